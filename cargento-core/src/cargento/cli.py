@@ -1,0 +1,206 @@
+"""The ``cargento`` command.
+
+``--diagnose`` and ``--json`` run in core alone; serving the dashboard (and ``--daemon``,
+``--status``, ``--stop``, ``--demo``) is handed to :mod:`cargento_web`, imported only then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from typing import NoReturn
+
+import attrs
+
+from cargento.timestamps import parse_ts
+
+__all__ = ["Options", "main", "parse_args"]
+
+DEFAULT_PORT = 4553
+ALLOWED_HOSTS = ("127.0.0.1", "0.0.0.0")
+
+
+@attrs.frozen(kw_only=True)
+class Options:
+    """The parsed command line, handed to the web app when it serves."""
+
+    port: int = DEFAULT_PORT
+    host: str = "127.0.0.1"
+    window_hours: float = 24.0
+    all: bool = False
+    diagnose: bool = False
+    json: bool = False
+    as_of: datetime | None = None
+    daemon: bool = False
+    status: bool = False
+    stop: bool = False
+    demo: bool = False
+    no_events: bool = False
+    no_irreversible: bool = False
+    no_notify: bool = False
+    open_browser: bool = False
+    verbose: bool = False
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"port must be a whole number from 1 to 65535, not {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be from 1 to 65535, not {value}")
+    return value
+
+
+def _host(text: str) -> str:
+    if text not in ALLOWED_HOSTS:
+        raise argparse.ArgumentTypeError(
+            f"--host takes 127.0.0.1 (the default) or 0.0.0.0, not {text!r}: a narrower bind would not answer "
+            "on loopback, where --status, --stop and the hook forwarders reach the dashboard"
+        )
+    return text
+
+
+def _hours(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--window-hours takes a number of hours, not {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"--window-hours must be a positive number, not {text!r}")
+    return value
+
+
+def _moment(text: str) -> datetime:
+    value = parse_ts(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(
+            f"--as-of takes an ISO-8601 timestamp (2026-11-30T10:00:00Z) or epoch seconds, not {text!r}"
+        )
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="cargento",
+        description="A local dashboard of live coding-agent sessions across ten harnesses.",
+        allow_abbrev=False,
+    )
+    p.add_argument("--port", type=_port, default=DEFAULT_PORT, help="port (default 4553; 1-65535)")
+    p.add_argument("--host", type=_host, default="127.0.0.1", help="bind address: 127.0.0.1 (default) or 0.0.0.0")
+    p.add_argument("--window-hours", type=_hours, default=24.0, help="hide sessions idle longer than this (default 24)")
+    p.add_argument("--all", action="store_true", help="show every session ever, including idle ones (like ?all=1)")
+    p.add_argument("--diagnose", action="store_true", help="print every plugin and every store path searched, then exit")
+    p.add_argument("--json", action="store_true", help="print one board snapshot as JSON (with --diagnose: the report)")
+    p.add_argument("--as-of", type=_moment, default=None, metavar="TIMESTAMP", help="evaluate the board as of this moment")
+    p.add_argument("--daemon", action="store_true", help="detach and keep running; prints the URL, pid and log path")
+    p.add_argument("--status", action="store_true", help="report whether a dashboard runs on --port (exit 0 only when running)")
+    p.add_argument("--stop", action="store_true", help="stop the dashboard on --port and wait for the port to be free")
+    p.add_argument("--demo", action="store_true", help="serve a live demo board from simulated stores of all ten harnesses")
+    p.add_argument("--no-events", action="store_true", help="accept no lifecycle events; a fixed-interval scan keeps the board warm")
+    p.add_argument("--no-irreversible", action="store_true", help="disable irreversible-command reports for this run")
+    p.add_argument("--no-notify", action="store_true", help="raise no desktop notifications for this run")
+    p.add_argument("--open", dest="open_browser", action="store_true", help="open the dashboard in a browser once it serves")
+    p.add_argument("-v", "--verbose", action="store_true", help="tracebacks in --diagnose")
+    p.add_argument("--version", action="version", version=_version())
+    return p
+
+
+def _version() -> str:
+    from cargento import __version__
+
+    return f"cargento {__version__}"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Options:
+    ns = build_parser().parse_args(argv)
+    modes = [n for n in ("diagnose", "daemon", "status", "stop") if getattr(ns, n)]
+    if ns.json and not ns.diagnose:
+        modes.append("json")
+    if len(modes) > 1:
+        raise UsageError("choose one of " + ", ".join("--" + m for m in modes))
+    if ns.demo and (ns.status or ns.stop or ns.diagnose):
+        raise UsageError("--demo serves a dashboard; it does not combine with --status, --stop or --diagnose")
+    return Options(**vars(ns))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        options = parse_args(argv)
+    except UsageError as exc:
+        print(f"cargento: {exc} (see cargento --help)", file=sys.stderr)
+        return 2
+    try:
+        if options.diagnose:
+            return _diagnose(options)
+        if options.json:
+            return _snapshot(options)
+        return _serve(options)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+def _builder(options: Options) -> tuple[object, object]:
+    from cargento.board import BoardBuilder
+    from cargento.plugins import load_registry
+
+    env = dict(os.environ)
+    registry = load_registry(env=env)
+    clock = (lambda: options.as_of) if options.as_of else None
+    builder = BoardBuilder(registry, env=env, window_hours=options.window_hours, clock=clock)  # type: ignore[arg-type]
+    return registry, builder
+
+
+def _diagnose(options: Options) -> int:
+    from cargento.board import BoardBuilder
+    from cargento.diagnose import diagnose, render_json, render_text
+    from cargento.plugins import Registry
+
+    registry, builder = _builder(options)
+    assert isinstance(registry, Registry) and isinstance(builder, BoardBuilder)
+    report = diagnose(registry, builder)
+    if options.json:
+        sys.stdout.buffer.write(render_json(report) + b"\n")
+    else:
+        print(render_text(report, verbose=options.verbose))
+    return 0 if report.ok else 1
+
+
+def _snapshot(options: Options) -> int:
+    from cargento.board import BoardBuilder, board_json
+
+    _, builder = _builder(options)
+    assert isinstance(builder, BoardBuilder)
+    board = builder.build(all_sessions=options.all, as_of=options.as_of is not None)
+    sys.stdout.buffer.write(board_json(board) + b"\n")
+    return 0
+
+
+def _serve(options: Options) -> int:
+    try:
+        from cargento_web.cli import run
+    except ImportError:
+        print(
+            "cargento: the dashboard needs cargento-web, which is not installed (pip install cargento)",
+            file=sys.stderr,
+        )
+        return 2
+    return run(options)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""The harness hook specifications: the whole contract between core and a harness plugin.
+
+A harness plugin is a module registered under the entry-point group ``cargento.harness``; the
+entry-point name is the harness id. It implements these hooks with ``@cargento.hookimpl``.
+Core never fans a hook out to every plugin at once: each call goes to the one plugin that owns
+the session (or, for :func:`discover` and :func:`harness_info`, to each plugin in turn), inside
+its own guard, so one plugin's fault never reaches another plugin's row.
+
+Rules for every hook:
+
+* Read only. Never create, write, rename or lock anything under a harness store; open SQLite
+  through :func:`cargento.readers.open_ro`.
+* No network, no subprocesses, no ``time.time()``: the clock is ``ctx.now``.
+* Bounded work: use the bounded readers in :mod:`cargento.readers`; keep per-file state in
+  ``ctx.cache`` so a refresh costs what changed.
+* Raise :class:`cargento.HarnessError` for expected problems (a locked or corrupt store); it is
+  shown as a one-line reason. Any other exception is recorded as a bug fault with its traceback.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+from cargento.models import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Usage,
+)
+
+__all__ = ["HOOK_NAMES", "PROJECT", "REQUIRED_HOOKS", "hookspec"]
+
+PROJECT = "cargento"
+hookspec = pluggy.HookspecMarker(PROJECT)
+
+#: Every hook a harness plugin may implement, in the order core calls them.
+HOOK_NAMES = ("harness_info", "discover", "read_session", "gate_state", "model", "usage")
+#: Hooks a plugin must implement to be loaded.
+REQUIRED_HOOKS = ("harness_info", "discover", "read_session")
+
+
+@hookspec
+def harness_info() -> HarnessInfo:  # type: ignore[empty-body]
+    """Say who this harness is and what its store can tell.
+
+    Called once when the plugin is loaded, before any other hook.
+
+    :returns: a :class:`~cargento.models.HarnessInfo` whose ``key`` equals the plugin's
+        entry-point name. A plugin whose key differs is not loaded (status ``invalid``).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def discover(ctx: HarnessContext) -> Discovery:  # type: ignore[empty-body]
+    """Find this harness's stores and the sessions in them.
+
+    Called once per board build (and by ``cargento --diagnose``), before any session is read.
+    Resolve store roots with :func:`cargento.locations.resolve_root` so relocation variables
+    are authoritative. Report every path searched in ``locations`` with what is there
+    (``missing``, ``unreadable`` or ``present``) even when nothing was found, because that is
+    what ``--diagnose`` shows. Return one :class:`~cargento.models.SessionRef` per session with
+    a cheap ``modified_at`` (a ``stat``, never a parse) so core can apply the display window
+    before reading. A sub-store that cannot be listed is skipped and named in ``problems``.
+
+    :param ctx: the clock, environment, home directory, platform, window and cache.
+    :returns: a :class:`~cargento.models.Discovery`; never ``None``. A harness with no data on
+        this machine returns its locations with status ``missing`` and no sessions.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:  # type: ignore[empty-body]
+    """Read one session this plugin discovered.
+
+    Called for each :class:`~cargento.models.SessionRef` inside the display window whose
+    ``fingerprint`` changed since the last build (or that has none). Record facts, not
+    verdicts: timestamps of activity, what the store says about the current turn
+    (:class:`~cargento.models.TurnEvidence`), tasks, subagents, title, cwd, the latest
+    instruction. Core derives the state, the detail line, the turn estimate and the project
+    label from them the same way for every harness.
+
+    A child session (a subagent with its own store) sets ``parent_id`` and ``agent_name``;
+    core folds it onto its parent's row as a pill, and keeps it as a row of its own when the
+    parent is not on the board.
+
+    :param ref: a session returned by this plugin's :func:`discover`.
+    :param ctx: the clock, environment and the plugin's cache.
+    :returns: a :class:`~cargento.models.SessionReading`, or ``None`` when the ref turned out
+        not to be a session (for example a file holding only metadata records).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:  # type: ignore[empty-body]
+    """Say whether the session stands at a gate waiting on the human.
+
+    Called after :func:`read_session` for every session read, on every board build (a gate's
+    standing changes with the clock even when no file does). Only harnesses whose store
+    records waits implement it. Say what is asked only where the harness allows: a Copilot
+    gate names the kind (command or URL), never the command.
+
+    :param reading: this plugin's reading of the session.
+    :param ctx: the clock, environment and the plugin's cache.
+    :returns: a :class:`~cargento.models.Gate`, or ``None`` when the store records no standing
+        wait. ``None`` is not an all-clear: whether the harness can report waits at all is
+        declared in :class:`~cargento.models.HarnessInfo`.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:  # type: ignore[empty-body]
+    """Name the model the session uses, exactly as the harness's own records write it.
+
+    Called after :func:`read_session` for every session read.
+
+    :param reading: this plugin's reading of the session.
+    :param ctx: the clock, environment and the plugin's cache.
+    :returns: a :class:`~cargento.models.ModelInfo`, or ``None`` when the store names no
+        model (never a guess from the harness's current default).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:  # type: ignore[empty-body]
+    """Measure the session's consumption: output tokens in the last ten minutes, totals,
+    rate-limit snapshots and AI Units, where the store records them.
+
+    Called after :func:`read_session` for every session read, on every board build (the
+    window slides with ``ctx.now``). Count each API response once.
+
+    :param reading: this plugin's reading of the session.
+    :param ctx: the clock, environment and the plugin's cache.
+    :returns: a :class:`~cargento.models.Usage` whose unmeasured fields are ``None``, or
+        ``None`` when nothing is measured. Never report an unmeasured figure as zero.
+
+    .. versionadded:: 0.1
+    """

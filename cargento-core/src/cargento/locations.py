@@ -1,0 +1,117 @@
+"""Where harness stores live: per-platform defaults and authoritative relocation variables.
+
+Every plugin resolves its roots through :func:`resolve_root` so that the rule is the same
+everywhere: when the relocation variable is set it is authoritative, with no fallback to the
+default location; otherwise the platform default applies.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+from cargento.models import HarnessContext, StoreLocation
+
+__all__ = [
+    "RELOCATION_VARIABLES",
+    "Root",
+    "data_dir",
+    "describe",
+    "resolve_root",
+]
+
+#: Every relocation variable the specification names, for ``--diagnose``.
+RELOCATION_VARIABLES = (
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "COPILOT_HOME",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+)
+
+
+@attrs.frozen(kw_only=True)
+class Root:
+    """A resolved store root and why it was chosen."""
+
+    path: Path
+    origin: str
+
+
+def _expand(value: str, home: Path) -> Path:
+    if value == "~" or value.startswith(("~/", "~\\")):
+        return home / value[2:]
+    return Path(value)
+
+
+def resolve_root(
+    ctx: HarnessContext,
+    *,
+    variable: str | None,
+    default: Mapping[str, str] | str,
+    suffix: str = "",
+) -> Root:
+    """Resolve a store root.
+
+    :param variable: the relocation variable; when set and non-empty it wins outright.
+    :param default: the default path relative to the home directory, either one string for
+        every platform or a mapping from ``linux``/``darwin``/``win32`` to a string. A
+        mapping value may start with ``$XDG_DATA_HOME``/``$APPDATA``/``$LOCALAPPDATA`` and
+        those are resolved from ``ctx.env`` with their platform defaults.
+    :param suffix: appended below the relocated directory (Gemini puts ``.gemini`` inside
+        ``GEMINI_CLI_HOME``).
+    """
+    if variable:
+        value = ctx.env.get(variable, "").strip()
+        if value:
+            path = _expand(value, ctx.home)
+            return Root(path=path / suffix if suffix else path, origin=f"env {variable}")
+    rel = default if isinstance(default, str) else default.get(ctx.platform, default.get("linux", ""))
+    return Root(path=_base_path(rel, ctx), origin="default")
+
+
+def _base_path(rel: str, ctx: HarnessContext) -> Path:
+    home = ctx.home
+    env = ctx.env
+    bases = {
+        "$XDG_DATA_HOME": env.get("XDG_DATA_HOME") or str(home / ".local" / "share"),
+        "$XDG_CONFIG_HOME": env.get("XDG_CONFIG_HOME") or str(home / ".config"),
+        "$APPDATA": env.get("APPDATA") or str(home / "AppData" / "Roaming"),
+        "$LOCALAPPDATA": env.get("LOCALAPPDATA") or str(home / "AppData" / "Local"),
+    }
+    for marker, base in bases.items():
+        if rel.startswith(marker):
+            rest = rel[len(marker) :].lstrip("/\\")
+            return Path(base) / rest if rest else Path(base)
+    return home / rel
+
+
+def data_dir(ctx: HarnessContext, app: str) -> Path:
+    """The platform's per-user data directory for *app* (XDG on Linux)."""
+    if ctx.platform == "darwin":
+        return ctx.home / "Library" / "Application Support" / app
+    if ctx.platform == "win32":
+        return _base_path("$LOCALAPPDATA", ctx) / app
+    return _base_path("$XDG_DATA_HOME", ctx) / app
+
+
+def describe(path: Path, *, role: str = "sessions", origin: str = "default") -> StoreLocation:
+    """Report what is at *path* without writing anything: missing, unreadable or present."""
+    try:
+        exists = path.exists()
+    except OSError as exc:
+        return StoreLocation(path=str(path), role=role, origin=origin, status="unreadable", detail=str(exc))
+    if not exists:
+        return StoreLocation(path=str(path), role=role, origin=origin, status="missing")
+    readable = os.access(path, os.R_OK | (os.X_OK if path.is_dir() else 0))
+    if not readable:
+        return StoreLocation(
+            path=str(path), role=role, origin=origin, status="unreadable", detail="permission denied"
+        )
+    return StoreLocation(path=str(path), role=role, origin=origin, status="present")

@@ -1,0 +1,314 @@
+"""Loading harness plugins one at a time, and calling them one at a time.
+
+Every entry point in the ``cargento.harness`` group ends with exactly one recorded status:
+``loaded``, ``blocked``, ``incompatible``, ``import-error``, ``invalid`` or ``duplicate``.
+Nothing here ever aborts the process, and a broken plugin never stops another from loading
+or being called.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import attrs
+import pluggy
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from cargento import hookspecs
+from cargento.errors import HarnessError
+from cargento.models import (
+    Discovery,
+    Gate,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    Usage,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Fault",
+    "Ok",
+    "PluginRecord",
+    "Registry",
+    "load_registry",
+]
+
+ENTRY_POINT_GROUP = "cargento.harness"
+Status = Literal["loaded", "blocked", "incompatible", "import-error", "invalid", "duplicate"]
+
+_RETURNS: dict[str, tuple[type, ...]] = {
+    "harness_info": (HarnessInfo,),
+    "discover": (Discovery,),
+    "read_session": (SessionReading, type(None)),
+    "gate_state": (Gate, type(None)),
+    "model": (ModelInfo, type(None)),
+    "usage": (Usage, type(None)),
+}
+
+
+@attrs.frozen(kw_only=True)
+class PluginRecord:
+    """What became of one harness plugin."""
+
+    name: str
+    status: Status
+    dist: str | None = None
+    version: str | None = None
+    module: str | None = None
+    hooks: tuple[str, ...] = ()
+    requires_core: str | None = None
+    error: str | None = None
+    traceback: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Fault:
+    """A failed hook call, attributed to its harness."""
+
+    harness: str
+    hook: str
+    #: ``expected`` (a HarnessError), ``bug`` (any other exception) or ``contract`` (wrong type).
+    kind: str
+    message: str
+    at: datetime
+    traceback: str | None = None
+
+
+@attrs.frozen
+class Ok:
+    value: Any
+
+
+def _core_version() -> str:
+    from cargento import __version__
+
+    return __version__
+
+
+def _env_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [x.strip() for x in value.split(",") if x.strip()]
+
+
+class Registry:
+    """The loaded harness plugins, their records, and guarded per-harness calls."""
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        self.records: dict[str, PluginRecord] = {}
+        self.harnesses: dict[str, HarnessInfo] = {}
+        self.faults: dict[str, list[Fault]] = {}
+        self.fault_counts: dict[str, int] = {}
+        self._callers: dict[tuple[str, str], Any] = {}
+        self._clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+    # -- registration -------------------------------------------------------------------
+
+    def add(
+        self,
+        plugin: object,
+        name: str,
+        *,
+        dist: str | None = None,
+        version: str | None = None,
+        requires_core: str | None = None,
+    ) -> PluginRecord:
+        """Register *plugin* under harness id *name* and record the outcome."""
+        module = getattr(plugin, "__name__", type(plugin).__name__)
+        base = {"name": name, "dist": dist, "version": version, "module": module, "requires_core": requires_core}
+        if name in self.records and self.records[name].status == "loaded":
+            return self._record(PluginRecord(status="duplicate", error=f"harness id {name!r} is already taken by {self.records[name].dist or self.records[name].module}", **base))
+        try:
+            self.pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            self._drop(plugin, name)
+            return self._record(PluginRecord(status="invalid", error=str(exc), **base))
+        except ValueError as exc:
+            return self._record(PluginRecord(status="duplicate", error=str(exc), **base))
+        hooks = tuple(sorted(h.name for h in (self.pm.get_hookcallers(plugin) or [])))
+        unknown = [h for h in hooks if h not in hookspecs.HOOK_NAMES]
+        missing = [h for h in hookspecs.REQUIRED_HOOKS if h not in hooks]
+        if unknown or missing:
+            self._drop(plugin, name)
+            why = []
+            if unknown:
+                why.append("unknown hook(s): " + ", ".join(unknown))
+            if missing:
+                why.append("missing required hook(s): " + ", ".join(missing))
+            return self._record(PluginRecord(status="invalid", hooks=hooks, error="; ".join(why), **base))
+        info = self.call(name, "harness_info")
+        if isinstance(info, Fault) or not isinstance(info.value, HarnessInfo):
+            self._drop(plugin, name)
+            msg = info.message if isinstance(info, Fault) else "harness_info returned nothing"
+            return self._record(PluginRecord(status="invalid", hooks=hooks, error=msg, **base))
+        if info.value.key != name:
+            self._drop(plugin, name)
+            return self._record(
+                PluginRecord(
+                    status="invalid",
+                    hooks=hooks,
+                    error=f"harness_info key {info.value.key!r} differs from entry-point name {name!r}",
+                    **base,
+                )
+            )
+        self.harnesses[name] = info.value
+        return self._record(PluginRecord(status="loaded", hooks=hooks, **base))
+
+    def note(self, record: PluginRecord) -> PluginRecord:
+        """Record a plugin that was not registered (blocked, incompatible, import error)."""
+        return self._record(record)
+
+    def _record(self, record: PluginRecord) -> PluginRecord:
+        if record.name not in self.records or self.records[record.name].status != "loaded":
+            self.records[record.name] = record
+        else:
+            self.records[f"{record.name}#{len(self.records)}"] = record
+        return record
+
+    def _drop(self, plugin: object, name: str) -> None:
+        try:
+            if self.pm.is_registered(plugin):
+                self.pm.unregister(plugin)
+        except Exception:  # pragma: no cover - pluggy leaves state behind rarely
+            pass
+        self._callers = {k: v for k, v in self._callers.items() if k[0] != name}
+        self.pm.set_blocked(name)
+        self.pm.unblock(name)
+
+    # -- calls --------------------------------------------------------------------------
+
+    def _caller(self, harness: str, hook: str) -> Any:
+        key = (harness, hook)
+        caller = self._callers.get(key)
+        if caller is None:
+            others = [p for n, p in self.pm.list_name_plugin() if n != harness and p is not None]
+            caller = self.pm.subset_hook_caller(hook, remove_plugins=others)
+            self._callers[key] = caller
+        return caller
+
+    def implements(self, harness: str, hook: str) -> bool:
+        plugin = self.pm.get_plugin(harness)
+        if plugin is None:
+            return False
+        return any(h.name == hook for h in (self.pm.get_hookcallers(plugin) or []))
+
+    def call(self, harness: str, hook: str, **kwargs: Any) -> Ok | Fault:
+        """Call *hook* on the one plugin *harness*, guarded; never raises."""
+        try:
+            results = self._caller(harness, hook)(**kwargs)
+            value = results[0] if results else None
+        except HarnessError as exc:
+            return self._fault(harness, hook, "expected", str(exc) or type(exc).__name__, None)
+        except Exception as exc:
+            return self._fault(harness, hook, "bug", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        expected = _RETURNS.get(hook)
+        if expected is not None and not isinstance(value, expected):
+            names = " or ".join("None" if t is type(None) else t.__name__ for t in expected)
+            return self._fault(harness, hook, "contract", f"{hook} returned {type(value).__name__}, expected {names}", None)
+        return Ok(value)
+
+    def _fault(self, harness: str, hook: str, kind: str, message: str, tb: str | None) -> Fault:
+        fault = Fault(harness=harness, hook=hook, kind=kind, message=message[:500], traceback=tb, at=self._clock())
+        bucket = self.faults.setdefault(harness, [])
+        bucket.append(fault)
+        del bucket[:-20]
+        self.fault_counts[harness] = self.fault_counts.get(harness, 0) + 1
+        return fault
+
+    def loaded(self) -> list[str]:
+        """Harness ids that loaded, in a stable order."""
+        return sorted(self.harnesses)
+
+    def failed(self) -> list[PluginRecord]:
+        """Installed plugins that did not load for a reason other than being switched off."""
+        return [r for r in self.records.values() if r.status not in ("loaded", "blocked")]
+
+
+def _requires_core(dist: md.Distribution | None) -> str | None:
+    if dist is None:
+        return None
+    for raw in dist.requires or []:
+        try:
+            req = Requirement(raw)
+        except InvalidRequirement:
+            continue
+        if req.name.lower().replace("_", "-") == "cargento-core" and not req.marker:
+            return str(req.specifier) or None
+    return None
+
+
+def load_registry(
+    *,
+    entry_points: bool = True,
+    only: Iterable[str] | None = None,
+    block: Iterable[str] = (),
+    env: Mapping[str, str] | None = None,
+    extra: Iterable[tuple[str, object]] = (),
+) -> Registry:
+    """Build a registry: load every ``cargento.harness`` entry point, each in isolation.
+
+    :param only: an allow-list of harness ids (``CARGENTO_LOAD_PLUGINS`` when ``None``).
+    :param block: harness ids to switch off (added to ``CARGENTO_BLOCK_PLUGINS``).
+    :param extra: ``(id, plugin)`` pairs registered directly, as tests do.
+    """
+    env = env if env is not None else {}
+    allow = list(only) if only is not None else _env_list(env.get("CARGENTO_LOAD_PLUGINS"))
+    blocked = set(block) | set(_env_list(env.get("CARGENTO_BLOCK_PLUGINS")) or [])
+    registry = Registry()
+    core = Version(_core_version())
+    candidates: list[tuple[str, Callable[[], object], md.Distribution | None]] = []
+    if entry_points:
+        seen: set[tuple[str, str]] = set()
+        for ep in md.entry_points(group=ENTRY_POINT_GROUP):
+            key = (ep.name, ep.value)
+            if key in seen:
+                continue
+            seen.add(key)
+            candidates.append((ep.name, ep.load, ep.dist))
+    for name, plugin in extra:
+        candidates.append((name, (lambda p=plugin: p), None))
+    for name, load, dist in sorted(candidates, key=lambda c: c[0]):
+        dist_name = dist.metadata["Name"] if dist is not None else None
+        dist_version = dist.version if dist is not None else None
+        requires = _requires_core(dist)
+        base: dict[str, Any] = {"name": name, "dist": dist_name, "version": dist_version, "requires_core": requires}
+        if (allow is not None and name not in allow) or name in blocked or "*" in blocked:
+            registry.note(PluginRecord(status="blocked", error="switched off for this run", **base))
+            continue
+        if requires:
+            try:
+                from packaging.specifiers import SpecifierSet
+
+                if core not in SpecifierSet(requires, prereleases=True):
+                    registry.note(
+                        PluginRecord(
+                            status="incompatible",
+                            error=f"needs cargento-core {requires}, installed {core}",
+                            **base,
+                        )
+                    )
+                    continue
+            except (InvalidVersion, ValueError):
+                pass
+        try:
+            plugin = load()
+        except Exception as exc:
+            registry.note(
+                PluginRecord(
+                    status="import-error",
+                    error=f"{type(exc).__name__}: {exc}",
+                    traceback=traceback.format_exc(),
+                    **base,
+                )
+            )
+            continue
+        registry.add(plugin, name, dist=dist_name, version=dist_version, requires_core=requires)
+    return registry

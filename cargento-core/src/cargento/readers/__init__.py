@@ -1,0 +1,25 @@
+"""Bounded, read-only readers shared by every plugin.
+
+None of them writes, creates, locks or renames anything; none of them reads a whole large file
+into memory; all of them tolerate garbage, truncated and half-written input.
+"""
+
+from cargento.readers.backward import walk_back, walk_back_records
+from cargento.readers.follow import FileIdentity, JsonlFollower
+from cargento.readers.jsonl import head_bytes, loads_record, read_head_records
+from cargento.readers.sqlite import open_ro, query_ro
+from cargento.readers.tail import tail_lines, tail_records
+
+__all__ = [
+    "FileIdentity",
+    "JsonlFollower",
+    "head_bytes",
+    "loads_record",
+    "open_ro",
+    "query_ro",
+    "read_head_records",
+    "tail_lines",
+    "tail_records",
+    "walk_back",
+    "walk_back_records",
+]

@@ -1,0 +1,54 @@
+"""Parsing single JSON-lines records leniently."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+__all__ = ["head_bytes", "loads_record", "read_head_records"]
+
+
+def loads_record(line: bytes | str) -> dict[str, Any] | None:
+    """Parse one JSONL line into a dict, or ``None`` for blank, garbage or non-object lines."""
+    if isinstance(line, str):
+        line = line.encode("utf-8", "surrogatepass")
+    line = line.strip()
+    if not line or line[:1] != b"{":
+        return None
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def head_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The first *limit* bytes of a file (fewer when it is shorter)."""
+    with open(path, "rb") as fh:
+        return fh.read(limit)
+
+
+def read_head_records(
+    path: str | os.PathLike[str], *, max_lines: int = 50, max_bytes: int = 64 * 1024
+) -> tuple[list[dict[str, Any]], bool]:
+    """Parse the first records of a file, bounded by lines and bytes.
+
+    Returns the records and whether the head was read conclusively (the bound was reached or
+    the file ended on a complete line), so a caller does not cache a verdict made on a head
+    that was still being written.
+    """
+    data = head_bytes(path, max_bytes)
+    lines = data.split(b"\n")
+    complete = lines[:-1]
+    tail = lines[-1]
+    records = []
+    for raw in complete[:max_lines]:
+        record = loads_record(raw)
+        if record is not None:
+            records.append(record)
+    conclusive = len(complete) >= max_lines or len(data) >= max_bytes or (not tail and bool(complete))
+    if not tail and not complete:
+        conclusive = False
+    return records, conclusive

@@ -1,0 +1,48 @@
+"""Credential redaction: credential-shaped values never reach a page or the API."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MARK", "redact"]
+
+MARK = "…REDACTED"
+
+_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
+    re.compile(r"\b(sk-(?:ant-|proj-)?)[A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\b(gh[pousr]_)[A-Za-z0-9]{20,}"),
+    re.compile(r"\b(github_pat_)[A-Za-z0-9_]{20,}"),
+    re.compile(r"\b(xox[abposr]-)[A-Za-z0-9\-]{10,}"),
+    re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
+    re.compile(r"\b(AIza)[0-9A-Za-z_\-]{30,}"),
+    re.compile(r"\b(glpat-)[A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\b(npm_)[A-Za-z0-9]{30,}"),
+    re.compile(r"\b(eyJ)[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*"),
+    re.compile(
+        r"(?i)\b((?:api[_-]?key|secret|token|passw(?:or)?d|client[_-]?secret|access[_-]?key)"
+        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]{8,}"
+    ),
+)
+
+
+def _keep_prefix(match: re.Match[str]) -> str:
+    prefix = match.group(1) if match.groups() and match.group(1) else ""
+    return prefix + MARK
+
+
+def redact(text: str) -> str:
+    """Replace every credential-shaped value in *text* with ``…REDACTED``.
+
+    The recognisable prefix (``sk-``, ``ghp_``, ``password=``) is kept so a reader can tell
+    what kind of value it was.
+    """
+    if not text:
+        return text
+    for pattern in _PATTERNS:
+        if pattern.pattern.startswith("-----"):
+            text = pattern.sub(MARK, text)
+        else:
+            text = pattern.sub(_keep_prefix, text)
+    return text

@@ -1,0 +1,212 @@
+"""``HarnessContract``: the conformance tests every harness plugin's suite subclasses.
+
+Subclass it in ``tests/test_contract.py``::
+
+    class TestMyContract(HarnessContract):
+        plugin = my_plugin_module
+        key = "mine"
+
+        def make_home(self, home):
+            ...  # write a representative store under home (a fake $HOME)
+            return {}  # extra environment variables, if any
+
+The contract checks: the plugin's key and sessions carry its own id; readings survive a
+converter round trip; usage is never negative; a board builds with it; nothing under the home
+is created, written, renamed or deleted (a full listing with sizes, mtimes and hashes,
+``-wal``/``-shm`` included); no network is opened; and random, truncated or half-written bytes
+in any store file never raise anything but :class:`~cargento.HarnessError`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cargento import serde
+from cargento.board import BoardBuilder
+from cargento.errors import HarnessError
+from cargento.models import Discovery, HarnessContext, HarnessInfo, SessionReading, Usage
+from cargento.plugins import load_registry
+from cargento.processes import StaticProcesses
+from cargento.testing.homes import make_context, snapshot_tree
+from cargento.testing.strategies import damaged
+
+__all__ = ["HarnessContract", "no_network"]
+
+
+@contextmanager
+def no_network() -> Iterator[None]:
+    """Make every socket connection attempt fail loudly for the duration."""
+
+    def refuse(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("a harness plugin opened a network connection")
+
+    saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection, socket.getaddrinfo)
+    socket.socket.connect = refuse  # type: ignore[method-assign]
+    socket.socket.connect_ex = refuse  # type: ignore[method-assign]
+    socket.create_connection = refuse
+    socket.getaddrinfo = refuse
+    try:
+        yield
+    finally:
+        socket.socket.connect, socket.socket.connect_ex, socket.create_connection, socket.getaddrinfo = saved  # type: ignore[method-assign]
+
+
+class HarnessContract:
+    """Base class of every harness plugin's conformance tests."""
+
+    #: The plugin module (the entry-point target).
+    plugin: ClassVar[Any]
+    #: The harness id (the entry-point name).
+    key: ClassVar[str]
+    #: Evaluate as of this moment (defaults to now); set it when the home carries fixed times.
+    now: ClassVar[datetime | None] = None
+    #: How many damaged variants the fuzz test tries.
+    fuzz_examples: ClassVar[int] = 40
+
+    def make_home(self, home: Path) -> Mapping[str, str]:
+        """Write a representative store under *home*; return extra environment variables."""
+        raise NotImplementedError
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _moment(self) -> datetime:
+        return self.now or datetime.now(UTC)
+
+    def _home(self, root: Path) -> tuple[Path, dict[str, str]]:
+        home = root / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        env = dict(self.make_home(home) or {})
+        return home, env
+
+    def _ctx(self, home: Path, env: Mapping[str, str]) -> HarnessContext:
+        return make_context(home, env=env, now=self._moment(), window_s=None)
+
+    def _read_all(self, ctx: HarnessContext) -> list[tuple[SessionReading, Any, Any, Any]]:
+        found = self.plugin.discover(ctx=ctx)
+        assert isinstance(found, Discovery)
+        out = []
+        for ref in found.sessions:
+            reading = self.plugin.read_session(ref=ref, ctx=ctx)
+            if reading is None:
+                continue
+            assert isinstance(reading, SessionReading)
+            gate = getattr(self.plugin, "gate_state", lambda **_: None)(reading=reading, ctx=ctx)
+            model = getattr(self.plugin, "model", lambda **_: None)(reading=reading, ctx=ctx)
+            usage = getattr(self.plugin, "usage", lambda **_: None)(reading=reading, ctx=ctx)
+            out.append((reading, gate, model, usage))
+        return out
+
+    def _builder(self, home: Path, env: Mapping[str, str]) -> BoardBuilder:
+        full = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config")}
+        full.update(env)
+        registry = load_registry(entry_points=False, extra=[(self.key, self.plugin)])
+        assert registry.records[self.key].status == "loaded", registry.records[self.key].error
+        moment = self._moment()
+        return BoardBuilder(registry, env=full, home=home, clock=lambda: moment, processes=StaticProcesses())
+
+    # -- the contract ---------------------------------------------------------------------
+
+    def test_contract_harness_info(self) -> None:
+        info = self.plugin.harness_info()
+        assert isinstance(info, HarnessInfo)
+        assert info.key == self.key
+        assert info.label
+
+    def test_contract_empty_home(self, tmp_path: Path) -> None:
+        ctx = make_context(tmp_path, now=self._moment())
+        found = self.plugin.discover(ctx=ctx)
+        assert isinstance(found, Discovery)
+        assert found.sessions == ()
+        assert found.locations, "discover must report every path it searched, even when missing"
+
+    def test_contract_sessions_carry_own_id(self, tmp_path: Path) -> None:
+        home, env = self._home(tmp_path)
+        readings = self._read_all(self._ctx(home, env))
+        assert readings, "make_home must produce at least one session"
+        for reading, *_ in readings:
+            assert reading.ref.harness == self.key
+
+    def test_contract_round_trip(self, tmp_path: Path) -> None:
+        home, env = self._home(tmp_path)
+        for reading, gate, model, usage in self._read_all(self._ctx(home, env)):
+            assert serde.structure(serde.unstructure(reading), SessionReading) == reading
+            for value in (gate, model, usage):
+                if value is not None:
+                    assert serde.structure(serde.unstructure(value), type(value)) == value
+
+    def test_contract_usage_non_negative(self, tmp_path: Path) -> None:
+        home, env = self._home(tmp_path)
+        for *_, usage in self._read_all(self._ctx(home, env)):
+            if isinstance(usage, Usage):
+                for figure in (usage.output_tokens_window, usage.output_tokens_total, usage.ai_units):
+                    assert figure is None or figure >= 0
+
+    def test_contract_board_builds(self, tmp_path: Path) -> None:
+        home, env = self._home(tmp_path)
+        board = self._builder(home, env).build(all_sessions=True)
+        assert board.sessions, "the board shows the plugin's sessions"
+        assert {s.harness for s in board.sessions} == {self.key}
+        assert not any(s.faults for s in board.sessions), [s.faults for s in board.sessions]
+        row = next(h for h in board.harnesses if h.key == self.key)
+        assert row.error is None, row.error
+
+    def test_contract_writes_nothing(self, tmp_path: Path) -> None:
+        home, env = self._home(tmp_path)
+        before = snapshot_tree(home)
+        builder = self._builder(home, env)
+        builder.build(all_sessions=True)
+        builder.build(all_sessions=True)
+        assert snapshot_tree(home) == before
+
+    def test_contract_no_network(self, tmp_path: Path) -> None:
+        home, env = self._home(tmp_path)
+        with no_network():
+            self._read_all(self._ctx(home, env))
+            self._builder(home, env).build(all_sessions=True)
+
+    def test_contract_damaged_bytes(self, tmp_path: Path) -> None:
+        home, env = self._home(tmp_path)
+        files = sorted(p for p in home.rglob("*") if p.is_file())
+        if not files:
+            pytest.skip("no store files to damage")
+        pristine = Path(tempfile.mkdtemp(prefix="cargento-fuzz-"))
+        try:
+            shutil.copytree(home, pristine / "home", copy_function=shutil.copy2)
+
+            @settings(max_examples=self.fuzz_examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+            @given(data=st.data())
+            def run(data: st.DataObject) -> None:
+                target = data.draw(st.sampled_from(files))
+                rel = target.relative_to(home)
+                original = (pristine / "home" / rel).read_bytes()
+                damaged_bytes = data.draw(damaged(original))
+                work = Path(tempfile.mkdtemp(prefix="cargento-fuzz-"))
+                try:
+                    shutil.copytree(pristine / "home", work / "home", copy_function=shutil.copy2)
+                    (work / "home" / rel).write_bytes(damaged_bytes)
+                    ctx = self._ctx(work / "home", {k: v.replace(str(home), str(work / "home")) for k, v in env.items()})
+                    try:
+                        self._read_all(ctx)
+                    except HarnessError:
+                        pass
+                    builder = self._builder(work / "home", {k: v.replace(str(home), str(work / "home")) for k, v in env.items()})
+                    builder.build(all_sessions=True)
+                    bugs = [f for fs in builder.registry.faults.values() for f in fs if f.kind != "expected"]
+                    assert not bugs, [(f.hook, f.message, f.traceback) for f in bugs]
+                finally:
+                    shutil.rmtree(work, ignore_errors=True)
+
+            run()
+        finally:
+            shutil.rmtree(pristine, ignore_errors=True)

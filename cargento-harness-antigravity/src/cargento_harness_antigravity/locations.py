@@ -1,0 +1,17 @@
+"""Where Antigravity CLI keeps its store on each platform."""
+
+from __future__ import annotations
+
+from cargento.locations import Root, resolve_root
+from cargento.models import HarnessContext
+
+#: The relocation variable; when set it is authoritative, with no fallback.
+VARIABLE: str | None = "GEMINI_CLI_HOME"
+DEFAULT = ".gemini/antigravity-cli"
+#: Session files below the root.
+PATTERNS = ['conversations/*.db']
+
+
+def root(ctx: HarnessContext) -> Root:
+    """The store root for this run."""
+    return resolve_root(ctx, variable=VARIABLE, default=DEFAULT, suffix='.gemini/antigravity-cli')

@@ -1,0 +1,3 @@
+"""Cargento harness plugin for Codex."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+"""Cargento harness plugin for GitHub Copilot CLI."""
+
+__version__ = "0.1.0"

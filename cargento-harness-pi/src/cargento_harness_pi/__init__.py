@@ -1,0 +1,3 @@
+"""Cargento harness plugin for Pi."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+"""Cargento web dashboard."""
+
+__version__ = "0.1.0"
