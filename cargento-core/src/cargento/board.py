@@ -591,19 +591,24 @@ def _order(session: BoardSession) -> tuple[int, float]:
 
 
 def _widen_display_ids(sessions: list[BoardSession]) -> list[BoardSession]:
+    """Widen the 8-character display id, in steps of four, only where rows would collide."""
     groups: dict[tuple[str, str], list[int]] = {}
     for index, s in enumerate(sessions):
         groups.setdefault((s.harness, s.project or ""), []).append(index)
     out = list(sessions)
     for members in groups.values():
-        if len(members) < 2:
-            continue
-        width = 8
-        ids = [sessions[i].session_id for i in members]
-        while width < max(len(x) for x in ids) and len({x[:width] for x in ids}) < len(set(ids)):
-            width += 4
-        if width > 8:
-            for i in members:
+        by_prefix: dict[str, list[int]] = {}
+        for i in members:
+            by_prefix.setdefault(sessions[i].session_id[:8], []).append(i)
+        for clash in by_prefix.values():
+            ids = {sessions[i].session_id for i in clash}
+            if len(clash) < 2 or len(ids) < 2:
+                continue
+            width = 8
+            longest = max(len(x) for x in ids)
+            while width < longest and len({x[:width] for x in ids}) < len(ids):
+                width += 4
+            for i in clash:
                 out[i] = attrs.evolve(out[i], display_id=out[i].session_id[:width])
     return out
 

@@ -38,6 +38,7 @@ class FakeSession:
         tokens_window: int | None = 1200,
         parent_id: str | None = None,
         agent_name: str | None = None,
+        at: datetime | None = None,
     ) -> None:
         self.session_id = session_id
         self.age_s = age_s
@@ -49,6 +50,11 @@ class FakeSession:
         self.tokens_window = tokens_window
         self.parent_id = parent_id
         self.agent_name = agent_name
+        #: A fixed activity time; when unset the session is ``age_s`` old at every build.
+        self.at = at
+
+    def active_at(self, now: datetime) -> datetime:
+        return self.at if self.at is not None else now - timedelta(seconds=self.age_s)
 
 
 class FakeHarness:
@@ -72,7 +78,7 @@ class FakeHarness:
                 session_id=s.session_id,
                 path=f"/fake/{s.session_id}",
                 location="/fake",
-                modified_at=ctx.now - timedelta(seconds=s.age_s),
+                modified_at=s.active_at(ctx.now),
             )
             for s in self.sessions.values()
         )
@@ -81,7 +87,7 @@ class FakeHarness:
     @hookimpl
     def read_session(self, ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         s = self.sessions[ref.session_id]
-        at: datetime = ctx.now - timedelta(seconds=s.age_s)
+        at = s.active_at(ctx.now)
         turn = TurnEvidence(state=s.turn, started_at=at if s.turn == "open" else None)  # type: ignore[arg-type]
         return SessionReading(
             ref=ref, title=s.title, cwd=s.cwd, last_active_at=at, started_at=at, turn=turn,

@@ -1,0 +1,128 @@
+"""Timestamps, labels, redaction, locations, turns and rates."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cargento.labels import clip, project_label
+from cargento.locations import describe, resolve_root
+from cargento.rates import per_minute, tokens_in_window
+from cargento.redact import redact
+from cargento.testing.homes import make_context
+from cargento.timestamps import newest_plausible, parse_ts
+from cargento.turns import TurnClock, estimate
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def test_parse_ts_forms() -> None:
+    assert parse_ts("2026-11-30T12:00:00Z") == NOW
+    assert parse_ts("2026-11-30T12:00:00") == NOW, "no offset means UTC"
+    assert parse_ts("2026-11-30T13:00:00+01:00") == NOW
+    assert parse_ts("2026-11-30 12:00:00") == NOW
+    assert parse_ts(NOW.timestamp()) == NOW
+    assert parse_ts(NOW.timestamp() * 1000) == NOW, "epoch milliseconds"
+    assert parse_ts(str(int(NOW.timestamp()))) == NOW
+    for junk in (None, "", "yesterday", True, float("nan"), [], {}, 1e30, -5):
+        assert parse_ts(junk) is None
+
+
+@given(st.text(max_size=80) | st.integers() | st.floats() | st.binary(max_size=40))
+def test_parse_ts_never_raises(value: object) -> None:
+    result = parse_ts(value)
+    assert result is None or result.tzinfo is not None
+
+
+def test_newest_plausible_rejects_far_future() -> None:
+    old = NOW - timedelta(minutes=5)
+    assert newest_plausible(NOW, old, NOW + timedelta(hours=3)) == old
+    assert newest_plausible(NOW, old, NOW + timedelta(seconds=60)) == NOW + timedelta(seconds=60)
+    assert newest_plausible(NOW, None) is None
+
+
+def test_project_label_rule() -> None:
+    assert project_label("/home/u/src/acme/api", "/home/u") == "acme/api"
+    assert project_label("/home/u/proj", "/home/u") == "proj"
+    assert project_label("/home/u", "/home/u") == "(home)"
+    assert project_label("/srv/lab/work/claude-a", "/root") == "work/claude-a"
+    assert project_label("relative/dir", "/home/u") is None
+    assert project_label("/a/../b", "/home/u") is None
+    assert project_label(r"C:\Users\U\code\proj", r"c:\users\u") == "code/proj"
+    assert project_label("file:///w/x/y", None) == "x/y"
+
+
+def test_clip_one_line_at_word_boundary() -> None:
+    assert clip("a  b\n c") == "a b c"
+    out = clip("word " * 40, 30)
+    assert len(out) <= 30 and out.endswith("…") and "  " not in out
+
+
+def test_redaction() -> None:
+    for secret in ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "ghp_abcdefghijklmnopqrstuvwxyz0123", "AKIAABCDEFGHIJKLMNOP",
+                   "xoxb-1234567890-abcdefghij", "Bearer abcdefghijklmnopqrstuvwx", "password=hunter2hunter2"):
+        text = f"use {secret} now"
+        out = redact(text)
+        assert "…REDACTED" in out and secret not in out
+    assert redact("nothing secret here, just sk-short") == "nothing secret here, just sk-short"
+
+
+@given(st.text(max_size=200))
+def test_redaction_never_raises_and_is_idempotent(text: str) -> None:
+    once = redact(text)
+    assert redact(once) == once
+
+
+def test_relocation_variable_is_authoritative(tmp_path: Path) -> None:
+    ctx = make_context(tmp_path, env={"CODEX_HOME": str(tmp_path / "elsewhere")})
+    (tmp_path / ".codex").mkdir()
+    root = resolve_root(ctx, variable="CODEX_HOME", default=".codex")
+    assert root.path == tmp_path / "elsewhere" and root.origin == "env CODEX_HOME"
+    assert describe(root.path).status == "missing", "no fallback to the default that exists"
+    ctx2 = make_context(tmp_path)
+    assert resolve_root(ctx2, variable="CODEX_HOME", default=".codex").path == tmp_path / ".codex"
+
+
+def test_platform_defaults(tmp_path: Path) -> None:
+    default = {"linux": "$XDG_DATA_HOME/app", "darwin": "Library/Application Support/app", "win32": "$APPDATA/app"}
+    assert resolve_root(make_context(tmp_path), variable=None, default=default).path == tmp_path / ".local/share/app"
+    assert resolve_root(make_context(tmp_path, platform="darwin"), variable=None, default=default).path == tmp_path / "Library/Application Support/app"
+    assert resolve_root(make_context(tmp_path, platform="win32"), variable=None, default=default).path == tmp_path / "AppData/Roaming/app"
+    suffix = resolve_root(make_context(tmp_path, env={"GEMINI_CLI_HOME": "/g"}), variable="GEMINI_CLI_HOME", default=".gemini", suffix=".gemini")
+    assert suffix.path == Path("/g/.gemini")
+
+
+def test_turn_clock_reanchors_after_quiet_gap_and_estimates() -> None:
+    clock = TurnClock()
+    t0 = NOW - timedelta(hours=2)
+    for i in range(3):
+        start = t0 + timedelta(minutes=20 * i)
+        clock.start(start)
+        clock.activity(start + timedelta(seconds=30))
+        clock.end(start + timedelta(seconds=120 + i * 60))
+    assert clock.completed == [120.0, 180.0, 240.0]
+    clock.start(NOW - timedelta(seconds=900))
+    clock.activity(NOW - timedelta(seconds=860))  # 40 s of work, then a permission wait
+    clock.activity(NOW - timedelta(seconds=20))  # 840 s gap > 300 s: re-anchor
+    ev = clock.evidence()
+    figures = estimate(ev, NOW)
+    assert figures is not None
+    assert figures.elapsed_s == 60.0, "40 s banked + 20 s since the re-anchor"
+    assert figures.eta_s == 120.0, "median of completed turns at least as long (120,180,240) minus elapsed"
+    assert not figures.long
+
+
+def test_estimate_withheld_without_sample_and_long_warning() -> None:
+    clock = TurnClock()
+    clock.start(NOW - timedelta(seconds=1000))
+    figures = estimate(clock.evidence(), NOW)
+    assert figures is not None and figures.eta_s is None and figures.long
+
+
+def test_rates_window() -> None:
+    events = [(NOW - timedelta(seconds=30), 100), (NOW - timedelta(seconds=700), 999), (None, 5)]
+    assert tokens_in_window(events, NOW) == 100
+    assert per_minute(600) == 60.0 and per_minute(None) is None
