@@ -64,3 +64,10 @@ def test_hook_usage_and_harness_info_calls_return_ok() -> None:
     assert isinstance(got, Ok) and got.value.key == "u"
     missing = reg.call("u", "no_such_hook")
     assert isinstance(missing, Fault)
+
+
+def test_hook_harness_info_identity_is_checked_against_the_entry_point_name() -> None:
+    reg = load_registry(entry_points=False, extra=[("wrong-name", FakeHarness("fake"))])
+    assert reg.records["wrong-name"].status == "invalid"
+    reg = load_registry(entry_points=False, extra=[("fake", FakeHarness("fake"))])
+    assert reg.harnesses["fake"].label == "Fake fake"

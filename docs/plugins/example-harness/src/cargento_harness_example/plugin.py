@@ -1,0 +1,144 @@
+"""A harness plugin for "example-agent", a toy agent that keeps one JSONL file per session:
+
+    ~/.example-agent/sessions/<session-id>.jsonl      (EXAMPLE_AGENT_HOME relocates the root)
+
+    {"type": "start", "cwd": "/w/proj", "at": "2026-11-30T10:00:00Z"}
+    {"type": "prompt", "text": "Add a retry", "at": "..."}
+    {"type": "tool", "name": "bash", "at": "..."}
+    {"type": "reply", "model": "toy-1", "output_tokens": 120, "at": "..."}
+    {"type": "turn_end", "at": "..."}
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from cargento import (
+    Discovery,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Usage,
+    hookimpl,
+)
+from cargento.labels import clip
+from cargento.locations import describe, resolve_root
+from cargento.rates import tokens_in_window
+from cargento.readers import JsonlFollower
+from cargento.timestamps import parse_ts
+from cargento.turns import TurnClock
+
+KEY = "example"
+
+
+@hookimpl
+def harness_info() -> HarnessInfo:
+    return HarnessInfo(key=KEY, label="Example Agent", turn_end_observable=False)
+
+
+@hookimpl
+def discover(ctx: HarnessContext) -> Discovery:
+    root = resolve_root(ctx, variable="EXAMPLE_AGENT_HOME", default=".example-agent")
+    sessions_dir = root.path / "sessions"
+    where = describe(sessions_dir, origin=root.origin)
+    refs = []
+    if where.status == "present":
+        for path in sorted(sessions_dir.glob("*.jsonl")):
+            st = path.stat()
+            refs.append(
+                SessionRef(
+                    harness=KEY,
+                    session_id=path.stem,
+                    path=str(path),
+                    location=where.path,
+                    modified_at=datetime.fromtimestamp(st.st_mtime, UTC),
+                    fingerprint=f"{st.st_size}:{st.st_mtime_ns}",
+                )
+            )
+    return Discovery(locations=(where,), sessions=tuple(refs))
+
+
+class _Summary:
+    """What we keep between refreshes for one file: the follower and what it has read."""
+
+    def __init__(self, path: str) -> None:
+        self.follower = JsonlFollower(path)
+        self.clear()
+
+    def clear(self) -> None:
+        self.cwd: str | None = None
+        self.title: str | None = None
+        self.model: str | None = None
+        self.last: datetime | None = None
+        self.last_tool: str | None = None
+        self.tokens: list[tuple[datetime | None, int]] = []
+        self.turns = TurnClock()
+
+    def feed(self, record: dict[str, Any]) -> None:
+        at = parse_ts(record.get("at"))
+        kind = record.get("type")
+        if at is not None and (self.last is None or at > self.last):
+            self.last = at
+        if kind == "start" and isinstance(record.get("cwd"), str):
+            self.cwd = record["cwd"]
+        elif kind == "prompt" and isinstance(record.get("text"), str):
+            self.title = self.title or clip(record["text"])
+            self.turns.start(at)
+        elif kind == "tool" and isinstance(record.get("name"), str):
+            self.last_tool = record["name"]
+            self.turns.activity(at)
+        elif kind == "reply":
+            if isinstance(record.get("model"), str):
+                self.model = record["model"]
+            tokens = record.get("output_tokens")
+            if isinstance(tokens, int) and tokens >= 0:
+                self.tokens.append((at, tokens))
+            self.turns.activity(at)
+        elif kind == "turn_end":
+            self.turns.end(at)
+
+
+def _summary(ref: SessionRef, ctx: HarnessContext) -> _Summary:
+    summary: _Summary = ctx.cache.setdefault(ref.path, lambda: _Summary(ref.path))
+    records = summary.follower.poll()
+    if summary.follower.reset:
+        summary.clear()
+    for record in records:
+        summary.feed(record)
+    return summary
+
+
+@hookimpl
+def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+    try:
+        s = _summary(ref, ctx)
+    except OSError:
+        return None
+    return SessionReading(
+        ref=ref,
+        title=s.title,
+        cwd=s.cwd,
+        last_active_at=s.last or ref.modified_at,
+        turn=s.turns.evidence(),
+        last_tool=s.last_tool,
+    )
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    s: _Summary | None = ctx.cache.get(reading.ref.path)
+    return ModelInfo(id=s.model) if s and s.model else None
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    s: _Summary | None = ctx.cache.get(reading.ref.path)
+    if s is None:
+        return None
+    return Usage(
+        output_tokens_window=tokens_in_window(s.tokens, ctx.now),
+        output_tokens_total=sum(n for _, n in s.tokens),
+    )
