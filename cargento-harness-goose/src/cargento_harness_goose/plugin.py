@@ -2,47 +2,35 @@
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
+from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, Usage, hookimpl
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
-from cargento.locations import describe
+from cargento_harness_goose import store
 
-from cargento_harness_goose import locations
-
-KEY = "goose"
+KEY = store.KEY
 
 
 @hookimpl
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='Goose',
+        label="Goose",
         turn_end_observable=False,
         reports_waits=False,
-        wait_coverage='Goose has no wait detection.',
+        wait_coverage="Goose records no wait on the human in its store, so a quiet Goose row is not proof nothing is waiting.",
         resumable=False,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    return store.discover(ctx)
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    return store.read(ref, ctx)
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    return store.usage(reading, ctx)

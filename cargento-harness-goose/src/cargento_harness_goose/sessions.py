@@ -1,0 +1,100 @@
+"""One Goose ``sessions`` row: what kind of session it is, and whether it belongs on the board."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+import attrs
+from cargento.timestamps import parse_ts
+
+__all__ = ["HIDDEN_TYPES", "SessionRow", "normalise_type", "parse_row"]
+
+#: Infrastructure session types that are never a row of their own.
+HIDDEN_TYPES = frozenset({"hidden", "terminal", "gateway", "acp"})
+#: Session types that mark a subagent (``sub_agent`` in some builds, ``subagent`` in others).
+SUBAGENT_TYPES = frozenset({"subagent"})
+_NON_ALNUM = re.compile(r"[^a-z0-9]")
+
+
+def normalise_type(value: object) -> str:
+    """``Sub_Agent`` → ``subagent``; anything unreadable is the default ``user``."""
+    if not isinstance(value, str) or not value.strip():
+        return "user"
+    return _NON_ALNUM.sub("", value.lower()) or "user"
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    return value or None
+
+
+def _int(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
+
+
+@attrs.frozen(kw_only=True)
+class SessionRow:
+    """The facts of one ``sessions`` row this plugin uses."""
+
+    id: str
+    title: str | None
+    kind: str
+    working_dir: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    archived: bool
+    parent_id: str | None
+    output_tokens_total: int | None
+    newest_message: int | None
+    #: The raw ``updated_at`` text, part of the change fingerprint.
+    updated_raw: str
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.kind in SUBAGENT_TYPES
+
+    @property
+    def shown(self) -> bool:
+        """Archived and infrastructure sessions are never on the board."""
+        return not self.archived and self.kind not in HIDDEN_TYPES
+
+    def fingerprint(self) -> str:
+        return "|".join(
+            str(x)
+            for x in (self.updated_raw, self.newest_message, self.title, self.kind, self.parent_id, self.output_tokens_total)
+        )
+
+
+def parse_row(raw: dict[str, Any]) -> SessionRow | None:
+    """A :class:`SessionRow` from a query row, or ``None`` when the row has no usable id."""
+    sid = _text(raw.get("id"))
+    if sid is None:
+        return None
+    name = _text(raw.get("name"))
+    archived_raw = raw.get("archived_at")
+    updated = raw.get("updated_at")
+    return SessionRow(
+        id=sid,
+        title=name or _text(raw.get("description")),
+        kind=normalise_type(raw.get("session_type")),
+        working_dir=_text(raw.get("working_dir")),
+        created_at=parse_ts(raw.get("created_at")),
+        updated_at=parse_ts(updated),
+        archived=archived_raw is not None and archived_raw != "",
+        parent_id=_text(raw.get("parent_session_id")),
+        output_tokens_total=_nonneg(_int(raw.get("accumulated_output_tokens"))),
+        newest_message=_int(raw.get("newest_message")),
+        updated_raw=str(updated),
+    )
+
+
+def _nonneg(value: int | None) -> int | None:
+    return value if value is None or value >= 0 else None
