@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
+from pathlib import Path
 
 from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
-from cargento.locations import describe
+from cargento.errors import HarnessDataMissing
 
-from cargento_harness_droid import locations
+from cargento_harness_droid import discovery, mapping, session_file
 
 KEY = "droid"
 
@@ -17,32 +17,27 @@ KEY = "droid"
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='Factory Droid',
+        label="Factory Droid",
         turn_end_observable=False,
         reports_waits=False,
-        wait_coverage='Factory Droid has no wait detection.',
+        wait_coverage="Factory Droid has no wait detection: its store records no permission prompt.",
         resumable=False,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    return discovery.discover(ctx, KEY)
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    path = Path(ref.path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise HarnessDataMissing(f"{path.name} is gone") from exc
+    transcript = session_file.follow(path, ctx)
+    if transcript.header is None and transcript.messages == 0:
+        return None
+    return mapping.reading(ref, transcript, datetime.fromtimestamp(st.st_mtime, UTC), ctx)
