@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import orjson
-
 from cargento.board import BoardBuilder, board_json
 from cargento.models import Gate
 from cargento.plugins import load_registry

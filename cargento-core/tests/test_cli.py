@@ -10,7 +10,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from cargento.cli import main
 
 EXE = [sys.executable, "-m", "cargento.cli"]

@@ -5,9 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from cargento.labels import clip, project_label
 from cargento.locations import describe, resolve_root
 from cargento.rates import per_minute, tokens_in_window
@@ -15,6 +12,8 @@ from cargento.redact import redact
 from cargento.testing.homes import make_context
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import TurnClock, estimate
+from hypothesis import given
+from hypothesis import strategies as st
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

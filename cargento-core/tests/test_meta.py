@@ -8,7 +8,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from cargento import hookspecs
 from cargento._hookdocs import render
 

@@ -8,12 +8,20 @@ from pathlib import Path
 
 import orjson
 import pytest
+from cargento.errors import HarnessError, StoreLocked
+from cargento.readers import (
+    JsonlFollower,
+    open_ro,
+    query_ro,
+    read_head_records,
+    tail_lines,
+    tail_records,
+    walk_back,
+    walk_back_records,
+)
+from cargento.testing.homes import snapshot_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from cargento.errors import HarnessError, StoreLocked
-from cargento.readers import JsonlFollower, open_ro, query_ro, read_head_records, tail_lines, tail_records, walk_back, walk_back_records
-from cargento.testing.homes import snapshot_tree
 
 records = st.lists(st.dictionaries(st.text(max_size=5), st.integers(-(2**62), 2**62) | st.text(max_size=20), max_size=3), max_size=30)
 

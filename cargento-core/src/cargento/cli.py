@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import NoReturn
 
@@ -160,8 +160,14 @@ def _builder(options: Options) -> tuple[object, object]:
 
     env = dict(os.environ)
     registry = load_registry(env=env)
-    clock = (lambda: options.as_of) if options.as_of else None
-    builder = BoardBuilder(registry, env=env, window_hours=options.window_hours, clock=clock)  # type: ignore[arg-type]
+    as_of = options.as_of
+    clock: Callable[[], datetime] | None = None
+    if as_of is not None:
+
+        def clock() -> datetime:
+            return as_of
+
+    builder = BoardBuilder(registry, env=env, window_hours=options.window_hours, clock=clock)
     return registry, builder
 
 

@@ -77,7 +77,7 @@ def discover(ctx: HarnessContext) -> Discovery:  # type: ignore[empty-body]
 
 
 @hookspec
-def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:  # type: ignore[empty-body]
+def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     """Read one session this plugin discovered.
 
     Called for each :class:`~cargento.models.SessionRef` inside the display window whose
@@ -101,7 +101,7 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
 
 
 @hookspec
-def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:  # type: ignore[empty-body]
+def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
     """Say whether the session stands at a gate waiting on the human.
 
     Called after :func:`read_session` for every session read, on every board build (a gate's
@@ -120,7 +120,7 @@ def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:  # 
 
 
 @hookspec
-def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:  # type: ignore[empty-body]
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
     """Name the model the session uses, exactly as the harness's own records write it.
 
     Called after :func:`read_session` for every session read.
@@ -135,7 +135,7 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:  # 
 
 
 @hookspec
-def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:  # type: ignore[empty-body]
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     """Measure the session's consumption: output tokens in the last ten minutes, totals,
     rate-limit snapshots and AI Units, where the store records them.
 

@@ -33,10 +33,14 @@ def project_label(cwd: str | None, home: str | None = None) -> str | None:
         return None
     if home:
         hparts, _ = _parts(home)
-        fold = (lambda s: s.lower()) if re.match(r"^[A-Za-z]:", home) else (lambda s: s)
-        if [fold(p) for p in parts] == [fold(p) for p in hparts]:
+        windows = bool(re.match(r"^[A-Za-z]:", home))
+
+        def fold(items: list[str]) -> list[str]:
+            return [x.lower() for x in items] if windows else items
+
+        if fold(parts) == fold(hparts):
             return "(home)"
-        if hparts and [fold(p) for p in parts[: len(hparts)]] == [fold(p) for p in hparts]:
+        if hparts and fold(parts[: len(hparts)]) == fold(hparts):
             parts = parts[len(hparts) :]
     if not parts:
         return "/"

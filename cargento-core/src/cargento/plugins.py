@@ -123,7 +123,7 @@ class Registry:
     ) -> PluginRecord:
         """Register *plugin* under harness id *name* and record the outcome."""
         module = getattr(plugin, "__name__", type(plugin).__name__)
-        base = {"name": name, "dist": dist, "version": version, "module": module, "requires_core": requires_core}
+        base: dict[str, Any] = {"name": name, "dist": dist, "version": version, "module": module, "requires_core": requires_core}
         if name in self.records and self.records[name].status == "loaded":
             return self._record(PluginRecord(status="duplicate", error=f"harness id {name!r} is already taken by {self.records[name].dist or self.records[name].module}", **base))
         try:
@@ -232,6 +232,10 @@ class Registry:
         return [r for r in self.records.values() if r.status not in ("loaded", "blocked")]
 
 
+def _constant(value: object) -> Callable[[], object]:
+    return lambda: value
+
+
 def _requires_core(dist: md.Distribution | None) -> str | None:
     if dist is None:
         return None
@@ -274,7 +278,7 @@ def load_registry(
             seen.add(key)
             candidates.append((ep.name, ep.load, ep.dist))
     for name, plugin in extra:
-        candidates.append((name, (lambda p=plugin: p), None))
+        candidates.append((name, _constant(plugin), None))
     for name, load, dist in sorted(candidates, key=lambda c: c[0]):
         dist_name = dist.metadata["Name"] if dist is not None else None
         dist_version = dist.version if dist is not None else None

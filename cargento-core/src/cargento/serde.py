@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import orjson
-from cattrs.preconf.orjson import OrjsonConverter, make_converter as _make_orjson
+from cattrs.preconf.orjson import OrjsonConverter
+from cattrs.preconf.orjson import make_converter as _make_orjson
 
 from cargento.timestamps import iso, parse_ts
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["CAPABILITY_HEADER", "read_state", "state_dir", "state_file", "log_file"]
+__all__ = ["CAPABILITY_HEADER", "log_file", "read_state", "state_dir", "state_file"]
 
 #: The header a forwarder sends the per-run capability in.
 CAPABILITY_HEADER = "X-Cargento-Capability"

@@ -4,13 +4,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+import cargento_harness_example.plugin as plugin
 from cargento.board import BoardBuilder
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing import HarnessContract
 from cargento.testing.homes import write_jsonl
-
-import cargento_harness_example.plugin as plugin
 
 NOW = datetime(2026, 11, 30, 10, 5, tzinfo=UTC)
 
