@@ -71,3 +71,43 @@ def test_hook_harness_info_identity_is_checked_against_the_entry_point_name() ->
     assert reg.records["wrong-name"].status == "invalid"
     reg = load_registry(entry_points=False, extra=[("fake", FakeHarness("fake"))])
     assert reg.harnesses["fake"].label == "Fake fake"
+
+
+def test_hook_simulate_runs_in_a_demo_home_and_steps(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from cargento import hookimpl
+    from cargento.demo import Demo
+
+    written: list[tuple[Path, datetime]] = []
+
+    class Sim:
+        def __init__(self, home: Path) -> None:
+            self.home = home
+
+        def step(self, now: datetime) -> None:
+            (self.home / "tick").write_text(now.isoformat())
+            written.append((self.home, now))
+
+    class Demoable(FakeHarness):
+        @hookimpl
+        def simulate(self, home: Path, ctx: object) -> Sim:
+            assert ctx.env["HOME"] == str(home) and "CODEX_HOME" not in ctx.env  # type: ignore[attr-defined]
+            return Sim(home)
+
+    class Broken(FakeHarness):
+        @hookimpl
+        def simulate(self, home: Path, ctx: object) -> object:
+            raise RuntimeError("no demo today")
+
+    reg = load_registry(entry_points=False, extra=[("d", Demoable("d")), ("b", Broken("b"))])
+    demo = Demo(reg, base_env={"HOME": "/real/home", "CODEX_HOME": "/real/codex"}, clock=lambda: NOW, interval_s=3600)
+    demo.start()
+    try:
+        assert set(demo.simulations) == {"d"} and "no demo today" in demo.faults["b"]
+        demo.step()
+        assert written and written[-1][0] == demo.home and (demo.home / "tick").read_text() == NOW.isoformat()
+        assert demo.env["HOME"] == str(demo.home) and "CODEX_HOME" not in demo.env
+    finally:
+        demo.stop()
+    assert not demo.home.exists(), "the demo home is removed on exit"

@@ -19,6 +19,8 @@ Rules for every hook:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pluggy
 
 from cargento.models import (
@@ -29,6 +31,7 @@ from cargento.models import (
     ModelInfo,
     SessionReading,
     SessionRef,
+    Simulation,
     Usage,
 )
 
@@ -38,7 +41,7 @@ PROJECT = "cargento"
 hookspec = pluggy.HookspecMarker(PROJECT)
 
 #: Every hook a harness plugin may implement, in the order core calls them.
-HOOK_NAMES = ("harness_info", "discover", "read_session", "gate_state", "model", "usage")
+HOOK_NAMES = ("harness_info", "discover", "read_session", "gate_state", "model", "usage", "simulate")
 #: Hooks a plugin must implement to be loaded.
 REQUIRED_HOOKS = ("harness_info", "discover", "read_session")
 
@@ -146,6 +149,27 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     :param ctx: the clock, environment and the plugin's cache.
     :returns: a :class:`~cargento.models.Usage` whose unmeasured fields are ``None``, or
         ``None`` when nothing is measured. Never report an unmeasured figure as zero.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    """Write a realistic demo store for this harness under *home* and keep it live.
+
+    Called once by ``cargento --demo``, with *home* a fresh temporary directory that stands in
+    for the user's home directory (``ctx.home`` is the same path and ``ctx.env`` points every
+    relocation variable there). Write the store exactly as the harness would (the same store
+    builders your tests use): some finished sessions from earlier, and sessions that are live
+    now. Return a :class:`~cargento.models.Simulation` whose ``step(now)`` the demo calls about
+    once a second to append what the harness would have written by *now* (turns starting and
+    ending, tool calls, tokens, tasks advancing, subagents coming and going, waits and their
+    answers). This is the one hook that writes, and only ever below *home*.
+
+    :param home: the demo home; nothing outside it may be touched.
+    :param ctx: the clock (``ctx.now`` is the demo's start), environment and cache.
+    :returns: a :class:`~cargento.models.Simulation`, or ``None`` when the plugin offers no demo.
 
     .. versionadded:: 0.1
     """

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -27,6 +27,7 @@ __all__ = [
     "RateLimit",
     "SessionReading",
     "SessionRef",
+    "Simulation",
     "StoreLocation",
     "Subagent",
     "Task",
@@ -290,3 +291,10 @@ class HarnessContext:
         if moment is None:
             return False
         return (self.now - moment).total_seconds() <= self.window_s
+
+
+@runtime_checkable
+class Simulation(Protocol):
+    """A live demo store: ``step`` appends what the harness would have written by *now*."""
+
+    def step(self, now: datetime) -> None: ...

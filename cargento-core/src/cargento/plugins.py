@@ -27,6 +27,7 @@ from cargento.models import (
     HarnessInfo,
     ModelInfo,
     SessionReading,
+    Simulation,
     Usage,
 )
 
@@ -49,6 +50,7 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "gate_state": (Gate, type(None)),
     "model": (ModelInfo, type(None)),
     "usage": (Usage, type(None)),
+    "simulate": (Simulation, type(None)),
 }
 
 

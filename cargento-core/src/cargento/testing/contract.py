@@ -210,3 +210,31 @@ class HarnessContract:
             run()
         finally:
             shutil.rmtree(pristine, ignore_errors=True)
+
+    def test_contract_simulate(self, tmp_path: Path) -> None:
+        """Where the plugin offers a demo (the ``simulate`` hook), it writes only below the demo
+        home, its store reads back as sessions of this harness, and stepping keeps it readable."""
+        if not hasattr(self.plugin, "simulate"):
+            pytest.skip("this plugin offers no demo")
+        from datetime import timedelta
+
+        from cargento.demo import demo_env
+
+        home = tmp_path / "demo-home"
+        home.mkdir()
+        outside = snapshot_tree(tmp_path)
+        start = self._moment()
+        env = demo_env({}, home)
+        ctx = make_context(home, env=env, now=start, window_s=None)
+        sim = self.plugin.simulate(home=home, ctx=ctx)
+        assert sim is not None
+        for second in range(1, 31):
+            sim.step(start + timedelta(seconds=second * 2))
+        after = {k: v for k, v in snapshot_tree(tmp_path).items() if not k.startswith("demo-home")}
+        assert after == {k: v for k, v in outside.items() if not k.startswith("demo-home")}
+        builder = self._builder(home, env)
+        builder.clock = lambda: start + timedelta(seconds=60)
+        board = builder.build(all_sessions=True)
+        assert board.sessions and {s.harness for s in board.sessions} == {self.key}
+        bugs = [f for fs in builder.registry.faults.values() for f in fs]
+        assert not bugs, [(f.hook, f.message) for f in bugs]
