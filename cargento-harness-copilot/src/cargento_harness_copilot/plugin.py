@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
+from cargento import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Usage,
+    hookimpl,
+)
 from cargento.locations import describe
 
 from cargento_harness_copilot import locations
+from cargento_harness_copilot import reading as sessions
 
 KEY = "copilot"
 
@@ -17,10 +27,13 @@ KEY = "copilot"
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='GitHub Copilot CLI',
+        label="GitHub Copilot CLI",
         turn_end_observable=False,
         reports_waits=True,
-        wait_coverage='Waits are read from events.jsonl with nothing installed: a permission request with no answer behind it.',
+        wait_coverage=(
+            "Waits are read from events.jsonl with nothing installed: a permission request with no answer "
+            "behind it, once it has stood about two seconds; only whether a command or a URL is asked about."
+        ),
         resumable=False,
     )
 
@@ -29,20 +42,41 @@ def harness_info() -> HarnessInfo:
 def discover(ctx: HarnessContext) -> Discovery:
     root = locations.root(ctx)
     where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    ledger_file = locations.ledger_path(root.path)
+    places = [where]
+    if where.status != "present":
+        return Discovery(locations=tuple(places))
+    places.append(describe(ledger_file, role="database", origin=root.origin))
+    found, problems = locations.find_sessions(root.path)
+    refs = [
+        SessionRef(
+            harness=KEY,
+            session_id=files.session_id,
+            path=str(files.events),
+            location=str(root.path),
+            modified_at=datetime.fromtimestamp(files.mtime_ns / 1e9, UTC),
+            fingerprint=sessions.fingerprint(files, ledger_file, ctx),
+        )
+        for files in found
+    ]
+    return Discovery(locations=tuple(places), sessions=tuple(refs), problems=tuple(problems))
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    return sessions.read(ref, ctx)
+
+
+@hookimpl
+def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
+    return sessions.gate(reading, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    return sessions.model(reading, ctx)
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    return sessions.usage(reading, ctx)
