@@ -2,47 +2,69 @@
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
+from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
+from cargento.errors import HarnessError
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
-from cargento.locations import describe
+from cargento_harness_codex import mapping
+from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
+from cargento_harness_codex.rollout import Rollout, load
 
-from cargento_harness_codex import locations
-
-KEY = "codex"
+__all__ = ["KEY", "discover", "harness_info", "model", "read_session", "usage"]
 
 
 @hookimpl
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='Codex',
+        label="Codex",
         turn_end_observable=True,
         reports_waits=True,
-        wait_coverage='Waits are reported only by the bundled PermissionRequest hook, once approved in Codex; the row cannot say which tool.',
+        wait_coverage=(
+            "Waits are reported only by the bundled PermissionRequest hook, once approved in Codex; "
+            "the row cannot say which tool."
+        ),
         resumable=True,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    found, _ = discover_rollouts(ctx)
+    return found
+
+
+def _rollout(path: str, ctx: HarnessContext) -> Rollout | None:
+    meta = cached_meta(ctx, path)
+    if meta is None:
+        return None
+    return load(ctx.cache, path, meta, ctx.now)
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    rollout = _rollout(ref.path, ctx)
+    if rollout is None:
+        return None
+    return mapping.reading(ref, rollout, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    rollout = _rollout(reading.ref.path, ctx)
+    return mapping.model_info(rollout.summary) if rollout is not None else None
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    rollout = _rollout(reading.ref.path, ctx)
+    if rollout is None:
+        return None
+    totals: list[int | None] = []
+    for path in descendants(ctx, rollout.meta.id):
+        try:
+            child = _rollout(path, ctx)
+        except HarnessError:
+            totals.append(None)
+            continue
+        totals.append(child.summary.total if child is not None else None)
+    return mapping.usage(rollout, ctx, totals)

@@ -1,0 +1,130 @@
+"""Finding rollouts: one session per id (the newest file wins), with its parent thread."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import attrs
+from cargento.locations import describe
+from cargento.models import Discovery, HarnessContext, SessionRef
+
+from cargento_harness_codex import locations
+from cargento_harness_codex.meta import RolloutMeta, read_meta, stem_id
+
+__all__ = ["TREE_KEY", "Found", "cached_meta", "descendants", "discover_rollouts"]
+
+KEY = "codex"
+#: Cache key of the id -> (path, parent id) map of the newest discovery.
+TREE_KEY = "tree"
+
+
+@attrs.frozen
+class Found:
+    """One rollout file that survived de-duplication."""
+
+    path: str
+    meta: RolloutMeta
+    mtime: datetime
+    size: int
+    mtime_ns: int
+
+
+def cached_meta(ctx: HarnessContext, path: str) -> RolloutMeta | None:
+    """Line 1 of *path*, cached once it was read conclusively (it never changes after that)."""
+    key = f"meta:{path}"
+    try:
+        st = os.stat(path)
+    except OSError:
+        ctx.cache.pop(key)
+        return None
+    stamp = (st.st_dev, st.st_ino)
+    hit = ctx.cache.get(key)
+    if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == stamp:
+        value: RolloutMeta | None = hit[1]
+        return value
+    try:
+        meta, conclusive = read_meta(path)
+    except OSError:
+        return None
+    if conclusive:
+        ctx.cache.set(key, (stamp, meta))
+    return meta
+
+
+def _rollout_files(sessions: Path) -> list[Path]:
+    out: list[Path] = []
+    for pattern in locations.PATTERNS:
+        try:
+            out.extend(sessions.glob(pattern))
+        except OSError:
+            continue
+    return sorted(set(out))
+
+
+def discover_rollouts(ctx: HarnessContext) -> tuple[Discovery, dict[str, Found]]:
+    """Every rollout under the sessions directory, de-duplicated to the newest file per id.
+
+    Files older than the display window are listed under their file-name id without reading
+    them (core leaves them unread); the rest are identified from line 1.
+    """
+    root = locations.root(ctx)
+    sessions = root.path / locations.SESSIONS
+    where = describe(sessions, origin=root.origin)
+    problems: list[str] = []
+    best: dict[str, Found] = {}
+    if where.status == "present":
+        for path in _rollout_files(sessions):
+            try:
+                st = path.stat()
+            except OSError as exc:
+                problems.append(f"{path.name}: {exc.strerror or exc}")
+                continue
+            mtime = datetime.fromtimestamp(st.st_mtime, UTC)
+            text = str(path)
+            if ctx.in_window(mtime):
+                meta = cached_meta(ctx, text)
+                if meta is None:
+                    continue
+            else:
+                meta = RolloutMeta(id=stem_id(path))
+            found = Found(path=text, meta=meta, mtime=mtime, size=st.st_size, mtime_ns=st.st_mtime_ns)
+            known = best.get(meta.id)
+            if known is None or (found.mtime_ns, found.path) > (known.mtime_ns, known.path):
+                best[meta.id] = found
+    ctx.cache.set(TREE_KEY, {sid: (f.path, f.meta.parent_id) for sid, f in best.items()})
+    refs = tuple(
+        SessionRef(
+            harness=KEY,
+            session_id=sid,
+            path=f.path,
+            location=where.path,
+            modified_at=f.mtime,
+            fingerprint=f"{f.size}:{f.mtime_ns}",
+        )
+        for sid, f in sorted(best.items(), key=lambda item: item[1].path)
+    )
+    return Discovery(locations=(where,), sessions=refs, problems=tuple(problems)), best
+
+
+def descendants(ctx: HarnessContext, session_id: str, limit: int = 256) -> list[str]:
+    """Paths of every subagent thread below *session_id*, at any depth, from the last discovery."""
+    tree = ctx.cache.get(TREE_KEY)
+    if not isinstance(tree, dict):
+        return []
+    children: dict[str, list[str]] = {}
+    for sid, (_path, parent) in tree.items():
+        if parent:
+            children.setdefault(parent, []).append(sid)
+    out: list[str] = []
+    queue = list(children.get(session_id, []))
+    seen = {session_id}
+    while queue and len(out) < limit:
+        sid = queue.pop(0)
+        if sid in seen:
+            continue
+        seen.add(sid)
+        out.append(tree[sid][0])
+        queue.extend(children.get(sid, []))
+    return out
