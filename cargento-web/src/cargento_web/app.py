@@ -1,0 +1,208 @@
+"""The Starlette application: the page, the JSON API, the live stream and shutdown.
+
+``create_app`` is the one way to make it. The server runner (:mod:`cargento_web.server`)
+binds the socket first, so ``settings.port`` is the real port, then sets
+``app.state.request_shutdown`` to the callable that stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import orjson
+from cargento import serde
+from cargento.board import Board, BoardBuilder
+from cargento.redact import redact
+from cargento.timestamps import iso
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from cargento_web.live import LiveBoard
+from cargento_web.page import render_page
+from cargento_web.security import HostGuard, check_host, check_state_change, read_body
+from cargento_web.settings import Settings
+from cargento_web.stream import events
+
+__all__ = ["APP_NAME", "Guard", "create_app", "document"]
+
+#: Names this server in ``/api/health``; ``--status`` and ``--stop`` trust nothing else.
+APP_NAME = "cargento"
+#: ``POST /api/shutdown`` takes no body worth reading.
+SHUTDOWN_BODY_LIMIT = 1024
+
+
+class Guard:
+    """The request checks, bundled for route modules the hub contributes."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def check_host(self, request: Request) -> Response | None:
+        return check_host(request, self.settings.allowed_hosts(), any_ip_literal_port=_open_port(self.settings))
+
+    def check_state_change(self, request: Request) -> Response | None:
+        return check_state_change(request, self.settings.allowed_origins())
+
+    async def read_body(self, request: Request, limit: int) -> bytes:
+        return await read_body(request, limit)
+
+
+def _open_port(settings: Settings) -> int | None:
+    return settings.port if settings.host == "0.0.0.0" else None
+
+
+def _redact_all(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_all(v) for v in value]
+    return value
+
+
+def document(board: Board) -> bytes:
+    """The ``/api/data`` document: the board JSON with every string redacted.
+
+    Core redacts the session texts; this also covers harness faults, store problems and
+    anything else a plugin put in a string, so no credential-shaped value reaches the page.
+    """
+    return orjson.dumps(_redact_all(serde.unstructure(board)), option=orjson.OPT_NON_STR_KEYS)
+
+
+def _flag(request: Request, name: str, default: bool) -> bool:
+    value = request.query_params.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("0", "false", "no", "off", "")
+
+
+class _Headers:
+    """Adds the house security headers to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                for key, value in (
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"cross-origin-resource-policy", b"same-origin"),
+                ):
+                    if key not in present:
+                        headers.append((key, value))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, wrapped)
+
+
+def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None = None) -> Starlette:
+    """The dashboard application over *builder*.
+
+    With *hub* (the event ingress), its overlays are applied to every board, its routes are
+    mounted behind the same guard, and ``hub.on_board(board)`` is called on every build.
+    """
+    live = LiveBoard(builder, settings, hub)
+    guard = Guard(settings)
+    page = render_page(settings)
+
+    async def index(request: Request) -> Response:
+        return Response(
+            page.body,
+            media_type="text/html; charset=utf-8",
+            headers={"Content-Security-Policy": page.csp, "Cache-Control": "no-store"},
+        )
+
+    async def data(request: Request) -> Response:
+        board = await live.board(_flag(request, "all", settings.all_sessions))
+        return Response(document(board), media_type="application/json", headers={"Cache-Control": "no-store"})
+
+    async def health(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "app": APP_NAME,
+                "pid": settings.pid or os.getpid(),
+                "port": settings.port,
+                "host": settings.host,
+                "started_at": iso(settings.started_at),
+                "version": settings.version,
+                "url": settings.url,
+            },
+            headers={"Cache-Control": "no-store"},
+        )
+
+    async def stream(request: Request) -> Response:
+        return StreamingResponse(
+            events(live, all_sessions=_flag(request, "all", settings.all_sessions), heartbeat_s=settings.heartbeat_s),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    async def shutdown(request: Request) -> Response:
+        refusal = guard.check_state_change(request)
+        if refusal is not None:
+            return refusal
+        await read_body(request, SHUTDOWN_BODY_LIMIT)
+        stop: Callable[[], None] | None = getattr(request.app.state, "request_shutdown", None)
+        if stop is None:
+            return JSONResponse({"stopping": False, "reason": "this app is not run by the cargento server"}, status_code=503)
+        await live.close()
+        stop()
+        return JSONResponse({"stopping": True, "pid": settings.pid or os.getpid()})
+
+    routes: list[BaseRoute] = [
+        Route("/", index, methods=["GET", "HEAD"]),
+        Route("/api/data", data, methods=["GET", "HEAD"]),
+        Route("/api/health", health, methods=["GET", "HEAD"]),
+        Route("/api/stream", stream, methods=["GET"]),
+        Route("/api/shutdown", shutdown, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+    ]
+    if hub is not None and hasattr(hub, "routes"):
+        routes.extend(hub.routes(guard))
+    routes.append(Mount("/static", app=StaticFiles(packages=[("cargento_web", "static")]), name="static"))
+
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(_Headers),
+            Middleware(
+                HostGuard,
+                allowed_hosts=settings.allowed_hosts,
+                any_ip_literal_port=lambda: _open_port(settings),
+            ),
+        ],
+        lifespan=_lifespan(live),
+    )
+    app.state.live = live
+    app.state.settings = settings
+    app.state.guard = guard
+    app.state.hub = hub
+    return app
+
+
+def _lifespan(live: LiveBoard) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await live.close()
+
+    return lifespan

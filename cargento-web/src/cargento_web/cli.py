@@ -1,0 +1,36 @@
+"""What ``cargento`` hands to the web app: serving, ``--daemon``, ``--status``, ``--stop``."""
+
+from __future__ import annotations
+
+import sys
+
+from cargento.cli import Options
+
+from cargento_web import lifecycle
+from cargento_web.environment import serving_environment
+from cargento_web.server import serve
+
+__all__ = ["run", "serve_options"]
+
+
+def serve_options(options: Options, *, log_path: str | None = None) -> int:
+    """Serve in the foreground the environment *options* select."""
+    served = serving_environment(options)
+    return serve(options, served, log_path=log_path)
+
+
+def run(options: Options) -> int:
+    """Carry out a serving command; returns the process exit code."""
+    try:
+        if options.status:
+            return lifecycle.status(options.port)
+        if options.stop:
+            return lifecycle.stop(options.port)
+        if options.daemon:
+            return lifecycle.daemon(options)
+        return serve_options(options)
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        print(f"cargento: {exc.strerror or exc}", file=sys.stderr)
+        return 1

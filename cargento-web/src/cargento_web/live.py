@@ -1,0 +1,294 @@
+"""The live board: rebuilt when the stores change, published only when its content changed.
+
+A :class:`LiveBoard` keeps one :class:`Feed` per flavour of board (the display window, and
+``?all=1``). A feed with no stream subscriber does nothing at all; ``/api/data`` builds on
+request then. While a page holds a stream, the feed watches the harness store roots from the
+last discovery (watchfiles), coalesces a burst of changes into one rebuild, and runs a slow
+timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
+board revision is pushed to subscribers only when the board's content changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from cargento.board import Board, BoardBuilder
+
+from cargento_web.settings import Settings
+
+__all__ = ["Feed", "LiveBoard", "watch_targets"]
+
+log = logging.getLogger("cargento_web")
+
+#: A board built this recently is reused by ``/api/data`` even with no stream open.
+REUSE_S = 1.0
+
+
+def watch_targets(builder: BoardBuilder) -> tuple[frozenset[str], frozenset[str]]:
+    """The paths to watch after the builder's last discovery.
+
+    Returns ``(recursive, shallow)``: every present store directory is watched recursively;
+    a present store file (a SQLite database) and the nearest parent of a missing root are
+    watched shallowly, so a store that appears or a ``-wal`` that grows is noticed without
+    walking a whole home directory.
+    """
+    deep: set[str] = set()
+    shallow: set[str] = set()
+    for discovery in builder.last_discovery.values():
+        for loc in getattr(discovery, "locations", ()):
+            path = Path(loc.path)
+            try:
+                if path.is_dir():
+                    deep.add(str(path))
+                elif path.exists() or (path.parent.is_dir() and len(path.parent.parts) > 1):
+                    # A store file (its -wal beside it), or the parent a missing root appears in;
+                    # never the filesystem root.
+                    shallow.add(str(path.parent))
+            except OSError:
+                continue
+    shallow -= deep
+    return frozenset(deep), frozenset(shallow)
+
+
+class Feed:
+    """One flavour of the board, its subscribers and its rebuild loop."""
+
+    def __init__(self, builder: BoardBuilder, *, all_sessions: bool) -> None:
+        self.builder = builder
+        self.all_sessions = all_sessions
+        self.board: Board | None = None
+        self.built_at = 0.0
+        self.subscribers: set[asyncio.Queue[int | None]] = set()
+        self.dirty = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.published = -1
+
+    @property
+    def live(self) -> bool:
+        return bool(self.subscribers)
+
+    def publish(self, revision: int | None) -> None:
+        for queue in list(self.subscribers):
+            if queue.full():
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    queue.get_nowait()
+            queue.put_nowait(revision)
+
+
+class LiveBoard:
+    """The boards a dashboard serves, built on demand or kept live for open pages.
+
+    *hub* is the optional event hub: when present its ``overlays(now)`` are applied to every
+    build and, if it has ``on_board(board)``, it is handed each board built.
+    """
+
+    def __init__(self, builder: BoardBuilder, settings: Settings, hub: object | None = None) -> None:
+        self.settings = settings
+        self.hub = hub
+        self._builders = {settings.all_sessions: builder}
+        self._base = builder
+        self.feeds: dict[bool, Feed] = {}
+        self._lock = threading.Lock()
+        self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._watcher: asyncio.Task[None] | None = None
+        self._watching: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        self._watch_stop: asyncio.Event | None = None
+        #: Number of boards built, for tests and ``/api/health``-free diagnostics.
+        self.builds = 0
+
+    # -- builders -----------------------------------------------------------------------
+
+    def builder(self, all_sessions: bool) -> BoardBuilder:
+        """The builder of one flavour; each keeps its own revision and plugin caches."""
+        found = self._builders.get(all_sessions)
+        if found is None:
+            b = self._base
+            found = BoardBuilder(
+                b.registry, env=b.env, home=b.home, platform=b.platform, window_hours=b.window_hours,
+                clock=b.clock, processes=b.processes,
+            )
+            self._builders[all_sessions] = found
+        return found
+
+    def feed(self, all_sessions: bool) -> Feed:
+        found = self.feeds.get(all_sessions)
+        if found is None:
+            found = self.feeds[all_sessions] = Feed(self.builder(all_sessions), all_sessions=all_sessions)
+        return found
+
+    def _build_sync(self, feed: Feed) -> Board:
+        with self._lock:
+            builder = feed.builder
+            now = builder.clock()
+            overlays = None
+            if self.hub is not None and hasattr(self.hub, "overlays"):
+                overlays = self.hub.overlays(now)
+            board = builder.build(now=now, all_sessions=feed.all_sessions, overlays=overlays, as_of=self.settings.as_of)
+            self.builds += 1
+            on_board: Callable[[Board], Any] | None = getattr(self.hub, "on_board", None)
+            if on_board is not None:
+                try:
+                    on_board(board)
+                except Exception:  # the hub's problem must not stop the board
+                    log.exception("the event hub failed to take a board")
+            return board
+
+    async def _build(self, feed: Feed) -> Board:
+        board = await anyio.to_thread.run_sync(self._build_sync, feed)
+        feed.board = board
+        feed.built_at = time.monotonic()
+        return board
+
+    # -- the API ------------------------------------------------------------------------
+
+    async def board(self, all_sessions: bool) -> Board:
+        """The current board: the live one while a page streams it, else a fresh build."""
+        feed = self.feed(all_sessions)
+        fresh = feed.board is not None and time.monotonic() - feed.built_at < REUSE_S
+        if feed.board is not None and (feed.live or fresh):
+            return feed.board
+        return await self._build(feed)
+
+    def invalidate(self) -> None:
+        """Mark every live board out of date (thread-safe); the event hub calls this when an
+        overlay changes, since no store file did."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._mark_dirty)
+        except RuntimeError:
+            pass
+
+    def _mark_dirty(self) -> None:
+        for feed in self.feeds.values():
+            if feed.live:
+                feed.dirty.set()
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, all_sessions: bool) -> AsyncIterator[asyncio.Queue[int | None]]:
+        """Follow one board flavour: the queue yields each new revision (``None`` on close)."""
+        self._loop = asyncio.get_running_loop()
+        feed = self.feed(all_sessions)
+        queue: asyncio.Queue[int | None] = asyncio.Queue(maxsize=1)
+        feed.subscribers.add(queue)
+        if self._closing:
+            queue.put_nowait(None)
+        elif feed.task is None or feed.task.done():
+            feed.task = asyncio.create_task(self._run(feed), name=f"cargento-feed-{all_sessions}")
+        try:
+            yield queue
+        finally:
+            feed.subscribers.discard(queue)
+            if not feed.subscribers and feed.task is not None:
+                feed.task.cancel()
+                feed.task = None
+            if not any(f.live for f in self.feeds.values()):
+                await self._stop_watcher()
+
+    async def _run(self, feed: Feed) -> None:
+        """Keep one feed current while it has subscribers."""
+        try:
+            while feed.live and not self._closing:
+                board = await self._build(feed)
+                if board.revision != feed.published:
+                    feed.published = board.revision
+                    feed.publish(board.revision)
+                self._rewatch()
+                try:
+                    await asyncio.wait_for(feed.dirty.wait(), timeout=self.settings.rescan_s)
+                except TimeoutError:
+                    pass
+                await asyncio.sleep(self.settings.debounce_s)
+                feed.dirty.clear()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the live board stopped rebuilding")
+
+    # -- the file watcher ---------------------------------------------------------------
+
+    def _rewatch(self) -> None:
+        if not self.settings.watch:
+            return
+        deep: set[str] = set()
+        shallow: set[str] = set()
+        for builder in self._builders.values():
+            d, s = watch_targets(builder)
+            deep |= d
+            shallow |= s
+        targets = (frozenset(deep), frozenset(shallow - deep))
+        if targets == self._watching and self._watcher is not None and not self._watcher.done():
+            return
+        self._watching = targets
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+        if self._watcher is not None:
+            self._watcher.cancel()
+        self._watch_stop = asyncio.Event()
+        self._watcher = asyncio.create_task(self._watch(targets, self._watch_stop), name="cargento-watch")
+
+    async def _watch(self, targets: tuple[frozenset[str], frozenset[str]], stop: asyncio.Event) -> None:
+        deep, shallow = targets
+        tasks = []
+        if deep:
+            tasks.append(asyncio.create_task(self._watch_group(deep, True, stop)))
+        if shallow:
+            tasks.append(asyncio.create_task(self._watch_group(shallow, False, stop)))
+        try:
+            if tasks:
+                await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:
+                t.cancel()
+
+    async def _watch_group(self, paths: Iterable[str], recursive: bool, stop: asyncio.Event) -> None:
+        from watchfiles import awatch
+
+        try:
+            async for _changes in awatch(
+                *sorted(paths), stop_event=stop, recursive=recursive, debounce=400, step=30,
+                rust_timeout=1000, ignore_permission_denied=True,
+            ):
+                self._mark_dirty()
+        except (OSError, RuntimeError) as exc:
+            # A watched root vanished or the platform refused a watch: the slow timer still
+            # runs, and the next build picks new targets.
+            log.warning("watching the stores stopped: %s", exc)
+            self._watching = (frozenset(), frozenset())
+
+    async def _stop_watcher(self) -> None:
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._watcher
+        self._watcher = None
+        self._watching = (frozenset(), frozenset())
+
+    @property
+    def watching(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The (recursive, shallow) paths watched now; empty while no page is open."""
+        if self._watcher is None or self._watcher.done():
+            return (frozenset(), frozenset())
+        return self._watching
+
+    async def close(self) -> None:
+        """End every stream (their queues get ``None``) and stop all background work."""
+        self._closing = True
+        for feed in self.feeds.values():
+            feed.publish(None)
+            if feed.task is not None:
+                feed.task.cancel()
+                feed.task = None
+        await self._stop_watcher()

@@ -1,0 +1,53 @@
+"""The dashboard page: one HTML document, its import map, and the policy that pins it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from importlib import resources
+
+import orjson
+
+from cargento_web.settings import Settings
+
+__all__ = ["IMPORT_MAP", "Page", "render_page"]
+
+#: Bare module names the vendored modules import, resolved to the package's own copies.
+IMPORT_MAP = {"imports": {"preact": "/static/vendor/preact.mjs", "preact/hooks": "/static/vendor/preact-hooks.mjs"}}
+
+
+class Page:
+    """The rendered page and its Content-Security-Policy."""
+
+    def __init__(self, body: bytes, csp: str) -> None:
+        self.body = body
+        self.csp = csp
+
+
+def _template() -> str:
+    return resources.files("cargento_web").joinpath("static", "index.html").read_text(encoding="utf-8")
+
+
+def render_page(settings: Settings) -> Page:
+    """Fill the page template with this server's settings; nothing on it comes from a CDN."""
+    importmap = orjson.dumps(IMPORT_MAP).decode()
+    digest = base64.b64encode(hashlib.sha256(importmap.encode()).digest()).decode()
+    config = {
+        "heartbeat_s": settings.heartbeat_s,
+        "all": settings.all_sessions,
+        "version": settings.version,
+    }
+    text = (
+        _template()
+        .replace("{{IMPORTMAP}}", importmap)
+        .replace("{{CONFIG}}", html.escape(orjson.dumps(config).decode(), quote=True))
+        .replace("{{VERSION}}", html.escape(settings.version))
+    )
+    csp = (
+        "default-src 'none'; "
+        f"script-src 'self' 'sha256-{digest}'; "
+        "style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; "
+        "manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    return Page(text.encode("utf-8"), csp)

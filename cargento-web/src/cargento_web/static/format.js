@@ -1,0 +1,83 @@
+// Pure formatting helpers shared by the views (no DOM, no state).
+
+export function ago(seconds) {
+  if (seconds == null || !isFinite(seconds)) return "unknown";
+  const s = Math.max(0, seconds);
+  if (s < 5) return "just now";
+  if (s < 60) return `${Math.floor(s)} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+export function duration(seconds) {
+  if (seconds == null || !isFinite(seconds)) return "—";
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+export function clock(date) {
+  if (!date) return "—";
+  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+export function rate(perMin) {
+  // null is unmeasured and never a zero.
+  if (perMin == null) return { text: "—", label: "output rate unmeasured" };
+  const v = perMin >= 100 ? Math.round(perMin) : Math.round(perMin * 10) / 10;
+  return { text: `${v} tok/min`, label: `${v} output tokens per minute over the last ten minutes` };
+}
+
+export function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many || one + "s"}`;
+}
+
+export const STATE_TEXT = { needs_input: "Needs input", working: "Working", idle: "Idle" };
+
+export const SCANNING_NOTE = "Read by scanning: no turn end can be observed here";
+
+export const LONG_TURN_NOTE = "This request has run, or is estimated to run, 15 minutes or more";
+
+// Fragment routes: #n=sessions, #n=projects, #n=attention, #n=project:<p>, #n=session:<p>:<h>:<sid>
+export function parseRoute(hash) {
+  const raw = (hash || "").replace(/^#/, "");
+  const m = raw.match(/(?:^|&)n=([^&]*)/);
+  const n = m ? m[1] : "";
+  const dec = (s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch (_) {
+      return null;
+    }
+  };
+  if (n === "projects" || n === "attention" || n === "sessions") return { view: n };
+  if (n.startsWith("project:")) {
+    const project = dec(n.slice(8));
+    return project == null ? { view: "sessions" } : { view: "project", project };
+  }
+  if (n.startsWith("session:")) {
+    const parts = n.slice(8).split(":").map(dec);
+    if (parts.length === 3 && parts.every((p) => p != null) && parts[1] && parts[2]) {
+      return { view: "session", project: parts[0], harness: parts[1], sid: parts[2] };
+    }
+  }
+  return { view: "sessions" };
+}
+
+const enc = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+
+export function sessionHash(session) {
+  return `#n=session:${enc(session.project || "")}:${enc(session.harness)}:${enc(session.session_id)}`;
+}
+
+export function projectHash(project) {
+  return `#n=project:${enc(project)}`;
+}
+
+export function routeHash(route) {
+  if (route.view === "session") return `#n=session:${enc(route.project || "")}:${enc(route.harness)}:${enc(route.sid)}`;
+  if (route.view === "project") return projectHash(route.project);
+  return `#n=${route.view}`;
+}

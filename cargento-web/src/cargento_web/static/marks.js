@@ -1,0 +1,51 @@
+// The ten supported harnesses, in the strip's order, each with its own mark: a monogram on a
+// shape and hue of its own (drawn here, not any vendor's logo).
+import { h } from "preact";
+import htm from "/static/vendor/htm.mjs";
+
+const html = htm.bind(h);
+
+export const HARNESSES = [
+  { key: "claude", label: "Claude Code", mono: "CC", hue: 24, shape: "circle" },
+  { key: "codex", label: "Codex", mono: "CX", hue: 200, shape: "square" },
+  { key: "pi", label: "Pi", mono: "π", hue: 280, shape: "hex" },
+  { key: "gemini", label: "Gemini CLI", mono: "GE", hue: 220, shape: "diamond" },
+  { key: "antigravity", label: "Antigravity CLI", mono: "AG", hue: 160, shape: "triangle" },
+  { key: "copilot", label: "GitHub Copilot CLI", mono: "GH", hue: 250, shape: "circle" },
+  { key: "opencode", label: "OpenCode", mono: "OC", hue: 50, shape: "square" },
+  { key: "cursor", label: "Cursor CLI", mono: "CU", hue: 0, shape: "diamond" },
+  { key: "goose", label: "Goose", mono: "GO", hue: 100, shape: "hex" },
+  { key: "droid", label: "Factory Droid", mono: "FD", hue: 320, shape: "triangle" },
+];
+
+const BY_KEY = Object.fromEntries(HARNESSES.map((x) => [x.key, x]));
+
+function hueOf(key) {
+  let n = 0;
+  for (const c of key) n = (n * 31 + c.charCodeAt(0)) % 360;
+  return n;
+}
+
+const SHAPES = {
+  circle: html`<circle cx="12" cy="12" r="11" />`,
+  square: html`<rect x="1.5" y="1.5" width="21" height="21" rx="5" />`,
+  diamond: html`<path d="M12 0.8 L23.2 12 L12 23.2 L0.8 12 Z" />`,
+  hex: html`<path d="M6.5 1.5 H17.5 L23 12 L17.5 22.5 H6.5 L1 12 Z" />`,
+  triangle: html`<path d="M12 1 L23.5 22 H0.5 Z" />`,
+};
+
+export function harnessMeta(key, label) {
+  return BY_KEY[key] || { key, label: label || key, mono: (label || key).slice(0, 2).toUpperCase(), hue: hueOf(key), shape: "circle" };
+}
+
+// A small inline mark; the label is given to screen readers by the caller's text.
+export function Mark({ harness, label, dim, size }) {
+  const m = harnessMeta(harness, label);
+  const px = size || 18;
+  const fill = dim ? "hsl(220 8% 30%)" : `hsl(${m.hue} 55% 42%)`;
+  return html`<svg class="mark" width=${px} height=${px} viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+    <g fill=${fill}>${SHAPES[m.shape]}</g>
+    <text x="12" y=${m.shape === "triangle" ? 18.5 : 16} text-anchor="middle" font-size=${m.mono.length > 1 ? 9 : 12}
+      font-weight="700" fill=${dim ? "hsl(220 8% 65%)" : "white"}>${m.mono}</text>
+  </svg>`;
+}
