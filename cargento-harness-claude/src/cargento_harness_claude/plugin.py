@@ -1,14 +1,32 @@
-"""The Claude Code harness plugin: thin hook implementations over this package's modules."""
+"""The Claude Code harness plugin: thin hook implementations over this package's modules.
+
+* :mod:`~cargento_harness_claude.locations` - where the store lives;
+* :mod:`~cargento_harness_claude.discovery` - finding sessions with ``stat`` calls;
+* :mod:`~cargento_harness_claude.transcript` - folding a transcript incrementally;
+* :mod:`~cargento_harness_claude.records` - what one record says;
+* :mod:`~cargento_harness_claude.subagents`, :mod:`~cargento_harness_claude.teams`,
+  :mod:`~cargento_harness_claude.tasks`, :mod:`~cargento_harness_claude.pidfile` - the other
+  parts of the store;
+* :mod:`~cargento_harness_claude.reading` and :mod:`~cargento_harness_claude.gates` - mapping
+  it all onto core's models.
+"""
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
+from cargento import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Usage,
+    hookimpl,
+)
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
-from cargento.locations import describe
-
-from cargento_harness_claude import locations
+from cargento_harness_claude import discovery, gates
+from cargento_harness_claude import reading as mapping
 
 KEY = "claude"
 
@@ -17,32 +35,39 @@ KEY = "claude"
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='Claude Code',
+        label="Claude Code",
         turn_end_observable=True,
         reports_waits=True,
-        wait_coverage='Waits are read from the bundled PermissionRequest hook, actionable Notification hooks, a pending AskUserQuestion or ExitPlanMode in the transcript, and the teams roster.',
+        wait_coverage=(
+            "Waits are read from a live process's sessions/<pid>.json status, a pending "
+            "AskUserQuestion or ExitPlanMode in the transcript, and the teams roster; with events "
+            "installed, also from the PermissionRequest and Notification hooks."
+        ),
         resumable=True,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    return discovery.discover(ctx)[0]
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    return mapping.read(ref, ctx)
+
+
+@hookimpl
+def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
+    index, files = mapping.files_for(reading.ref, ctx)
+    return gates.gate(reading, index, files, mapping.summary_for(files, ctx), ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    return mapping.model_info(mapping.files_for(reading.ref, ctx)[1], ctx)
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    return mapping.usage_of(mapping.files_for(reading.ref, ctx)[1], ctx)

@@ -1,0 +1,102 @@
+"""``tasks/<session>/<n>.json``: the task list the Task* tools keep, one file per task.
+
+The current layout names the folder after the bare session id; older builds used
+``session-<id>``, and a session's implicit team keeps ``session-<first 8 hex>``. Dot-files
+(``.lock``, ``.highwatermark``) are not tasks. A task's creation time is the moment its
+``TaskCreate`` result was written to the transcript when that was seen, else the file's
+birth time (its mtime where the platform keeps none); its update time is the file's mtime.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+from cargento.labels import one_line
+from cargento.models import Task, TaskStatus
+
+__all__ = ["folders", "read_tasks", "stamp"]
+
+_MAX_BYTES = 256 * 1024
+_MAX_TASKS = 500
+_STATUSES: dict[str, TaskStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
+
+
+def folders(tasks_root: Path, session_id: str) -> list[Path]:
+    """The task folders that belong to *session_id*, existing or not."""
+    return [
+        tasks_root / session_id,
+        tasks_root / f"session-{session_id}",
+        tasks_root / f"session-{session_id[:8]}",
+    ]
+
+
+def _task_files(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return [e for e in entries if e.name.endswith(".json") and not e.name.startswith(".")][:_MAX_TASKS]
+
+
+def stamp(folder_list: list[Path]) -> str:
+    """``name:size:mtime`` of every task file, for a fingerprint."""
+    parts = []
+    for folder in folder_list:
+        for entry in _task_files(folder):
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+    return ",".join(sorted(parts))
+
+
+def _sort_key(task: Task) -> tuple[int, int, str]:
+    ident = task.id or ""
+    return (0, int(ident), ident) if ident.isdigit() else (1, 0, ident)
+
+
+def read_tasks(folder_list: list[Path], created: Mapping[str, datetime] | None = None) -> tuple[Task, ...]:
+    """Every task in *folder_list*, sorted by numeric id; damaged files are skipped."""
+    created = created or {}
+    found: dict[str, Task] = {}
+    for folder in folder_list:
+        for entry in _task_files(folder):
+            task = _read_one(entry, created)
+            if task is not None and (task.id or entry.name) not in found:
+                found[task.id or entry.name] = task
+    return tuple(sorted(found.values(), key=_sort_key))
+
+
+def _read_one(entry: os.DirEntry[str], created: Mapping[str, datetime]) -> Task | None:
+    try:
+        st = entry.stat()
+        if st.st_size > _MAX_BYTES:
+            return None
+        with open(entry.path, "rb") as fh:
+            data = orjson.loads(fh.read(_MAX_BYTES))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    raw_id = data.get("id")
+    ident = str(raw_id) if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else entry.name[: -len(".json")]
+    subject = data.get("subject")
+    subject = one_line(subject) if isinstance(subject, str) and subject.strip() else "(untitled)"
+    status = data.get("status")
+    active = data.get("activeForm")
+    updated = datetime.fromtimestamp(st.st_mtime, UTC)
+    birth = getattr(st, "st_birthtime", None)
+    born = created.get(ident) or (datetime.fromtimestamp(birth, UTC) if isinstance(birth, int | float) and birth > 0 else updated)
+    return Task(
+        subject=subject,
+        status=_STATUSES.get(status, "pending") if isinstance(status, str) else "pending",
+        active_form=one_line(active) if isinstance(active, str) and active.strip() else None,
+        id=ident,
+        created_at=born,
+        updated_at=updated,
+    )
