@@ -11,7 +11,6 @@ from pathlib import Path
 
 from cargento.testing import HarnessContract
 from cargento.testing.homes import golden_root
-
 from cargento_harness_copilot import plugin
 from cargento_harness_copilot.fixtures import CopilotStore
 
