@@ -48,7 +48,7 @@ def connect(path: str | os.PathLike[str], *, busy_ms: int = BUSY_MS) -> sqlite3.
     if len(header) < 100 or not header.startswith(_MAGIC):
         raise HarnessFormatUnsupported(f"{os.path.basename(name)} is not an SQLite database")
     wal_mode = header[18] == 2 or header[19] == 2
-    query_string = "mode=ro"
+    query_string = "mode=ro&readonly_shm=1"
     if wal_mode and not (os.path.exists(name + "-wal") and os.path.exists(name + "-shm")):
         # No -wal (or no -shm to read it through): opening mode=ro would create both files.
         query_string += "&immutable=1"

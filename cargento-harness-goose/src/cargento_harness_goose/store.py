@@ -144,7 +144,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     except HarnessError as exc:
         summary = messages.Summary()
         failed = True
-        missing.extend(MESSAGE_READINGS)
+        missing.extend((*MESSAGE_READINGS, TOKEN_RATE))
         notes.append(str(exc))
     finally:
         if conn is not None:
@@ -152,7 +152,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     if not schema.has_messages and "prompts" not in missing:
         missing.extend(MESSAGE_READINGS)
         notes.append("the database has no readable messages table")
-    if not schema.has_ledger:
+    if not schema.has_ledger and TOKEN_RATE not in missing:
         missing.append(TOKEN_RATE)
         notes.append("the database has no usage_ledger table")
     parent = row.parent_id if row.is_subagent else None
@@ -225,9 +225,12 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     catalogue = ctx.cache.get(_catalogue_key(db))
     row = catalogue.rows.get(reading.ref.session_id) if isinstance(catalogue, Catalogue) else None
     total = row.output_tokens_total if row is not None else None
-    ledger = _ledger(db, ctx)
+    try:
+        ledger: _Ledger | None = _ledger(db, ctx)
+    except HarnessError:
+        ledger = None  # locked or unreadable this pass: the rate is unmeasured, never zero
     window: int | None = None
-    if ledger.measured and TOKEN_RATE not in reading.missing:
+    if ledger is not None and ledger.measured and TOKEN_RATE not in reading.missing:
         window = tokens_in_window(ledger.events.get(reading.ref.session_id, ()), ctx.now)
     if window is None and total is None:
         return None
