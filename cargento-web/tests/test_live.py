@@ -1,0 +1,186 @@
+"""The live board over a real server: SSE revisions, the file watcher, coalescing, idling."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cargento.models import Gate
+from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento.testing.homes import copy_golden, golden_root, write_jsonl
+
+from cargento_web.live import watch_targets
+from cargento_web.stream import encode_event
+
+MOMENT = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+CLAUDE_A = "claude-code-2.1.332/A-single-turn"
+
+
+def events(url: str, *, seconds: float) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Read SSE events from *url* for at most *seconds*."""
+    deadline = time.monotonic() + seconds
+    with httpx.Client(timeout=httpx.Timeout(5.0)) as client, client.stream("GET", url) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        name = None
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: ") and name:
+                yield name, json.loads(line[6:])
+                name = None
+            if time.monotonic() > deadline:
+                return
+
+
+def test_encode_event_is_one_frame() -> None:
+    frame = encode_event("board", {"revision": 3, "text": "two\nlines"}, event_id=3)
+    assert frame == b'event: board\nid: 3\ndata: {"revision":3,"text":"two\\nlines"}\n\n'
+    with pytest.raises(ValueError):
+        encode_event("other", {})  # type: ignore[arg-type]
+
+
+def test_stream_sends_the_revision_then_pings_then_changes(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    fake = FakeHarness("fake", [FakeSession("s1", age_s=5)])
+    server = serve(builder_for([("fake", fake)], tmp_path, clock=lambda: MOMENT))
+    seen: list[tuple[str, dict[str, Any]]] = []
+    for name, data in events(server.url + "/api/stream", seconds=8):
+        seen.append((name, data))
+        if len(seen) == 2:
+            assert [n for n, _ in seen] == ["board", "ping"]
+            fake.sessions["s1"].gate = Gate(kind="question", text="Which branch?")
+        if name == "board" and len(seen) > 2:
+            break
+    first, *_, last = seen
+    assert first[0] == "board" and last[0] == "board"
+    assert last[1]["revision"] == first[1]["revision"] + 1
+    doc = httpx.get(server.url + "/api/data").json()
+    assert doc["revision"] == last[1]["revision"]
+    assert doc["sessions"][0]["state"] == "needs_input"
+
+
+def test_a_revision_is_published_only_when_content_changed(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    fake = FakeHarness("fake", [FakeSession("s1", age_s=5)])
+    # A fixed clock: a fake's ages are relative to it, so nothing in the content moves.
+    server = serve(builder_for([("fake", fake)], tmp_path, clock=lambda: MOMENT), rescan_s=0.1, heartbeat_s=0.3)
+    names = [name for name, _ in events(server.url + "/api/stream", seconds=2.0)]
+    assert server.app.state.live.builds >= 5  # the timer rebuilt many times...
+    assert names.count("board") == 1  # ...but the content never changed
+    assert names.count("ping") >= 3
+
+
+def test_no_scanning_while_no_page_is_open(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    fake = FakeHarness("fake", [FakeSession("s1")])
+    server = serve(builder_for([("fake", fake)], tmp_path), rescan_s=0.1)
+    live = server.app.state.live
+    time.sleep(0.5)
+    assert live.builds == 0
+    for _ in events(server.url + "/api/stream", seconds=0.6):
+        pass
+    time.sleep(0.3)  # the server notices the disconnect
+    settled = live.builds
+    assert settled >= 2
+    time.sleep(0.8)
+    assert live.builds == settled
+    assert live.feeds[False].task is None
+    assert live.watching == (frozenset(), frozenset())
+
+
+def test_watch_targets(builder_for: Any, tmp_path: Path) -> None:
+    from cargento.models import Discovery, StoreLocation
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "db.sqlite").write_bytes(b"")
+    builder = builder_for([], tmp_path)
+    builder.last_discovery = {
+        "a": Discovery(locations=(StoreLocation(path=str(tmp_path / "store"), status="present"),)),
+        "b": Discovery(locations=(StoreLocation(path=str(tmp_path / "db.sqlite"), status="present"),)),
+        "c": Discovery(locations=(StoreLocation(path=str(tmp_path / ".missing" / "deeper"), status="missing"),)),
+        "d": Discovery(locations=(StoreLocation(path=str(tmp_path / ".absent"), status="missing"),)),
+        "e": Discovery(locations=(StoreLocation(path="/fake", status="present"),)),
+    }
+    deep, shallow = watch_targets(builder)
+    assert deep == {str(tmp_path / "store")}
+    assert shallow == {str(tmp_path)}  # the db's folder (for -wal) and the missing root's parent
+
+
+def _golden_claude(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
+    if golden_root() is None:
+        if os.environ.get("CI"):
+            pytest.fail("the shared golden stores are not reachable under CI")
+        pytest.skip("the shared golden stores are not reachable")
+    home, truth = copy_golden(CLAUDE_A, tmp_path)
+    transcript = next((home / ".claude" / "projects").rglob("*.jsonl"))
+    ten_min_ago = time.time() - 600
+    for path in home.rglob("*"):
+        os.utime(path, (ten_min_ago, ten_min_ago))
+    return home, transcript, truth
+
+
+def prompt_record(transcript: Path, text: str) -> dict[str, Any]:
+    """A user prompt record shaped like the ones Claude Code 2.1.332 wrote, stamped now."""
+    first = json.loads(transcript.read_text().splitlines()[0])
+    session = first.get("sessionId") or transcript.stem
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return {
+        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": first.get("cwd", "/srv/lab/work/claude-a"),
+        "sessionId": session, "version": "2.1.332", "gitBranch": "HEAD", "type": "user",
+        "message": {"role": "user", "content": text}, "uuid": f"00000000-0000-4000-8000-{int(time.time() * 1000) % 10**12:012d}",
+        "timestamp": now,
+    }
+
+
+def append(path: Path, record: dict[str, Any]) -> None:
+    with open(path, "ab") as fh:
+        fh.write(json.dumps(record).encode() + b"\n")
+
+
+def test_a_store_append_is_picked_up_by_the_watcher(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    """The slow timer is an hour here: only the file watcher can notice the append."""
+    from cargento_harness_claude import plugin as claude
+
+    home, transcript, _ = _golden_claude(tmp_path)
+    server = serve(builder_for([("claude", claude)], home), rescan_s=3600, all_sessions=True)
+    stream = events(server.url + "/api/stream", seconds=10)
+    name, data = next(stream)
+    assert name == "board"
+    doc = httpx.get(server.url + "/api/data").json()
+    assert [s["state"] for s in doc["sessions"]] == ["idle"]
+    deep, _shallow = server.app.state.live.watching
+    assert any(Path(p) in (home / ".claude", home / ".claude" / "projects") or home / ".claude" in Path(p).parents for p in deep)
+    append(transcript, prompt_record(transcript, "SCENARIO-A: say hello again"))
+    started = time.monotonic()
+    for name, data in stream:
+        if name == "board":
+            break
+    assert time.monotonic() - started < 3
+    doc = httpx.get(server.url + "/api/data").json()
+    assert [s["state"] for s in doc["sessions"]] == ["working"]
+    stream.close()
+
+
+def test_a_burst_of_writes_is_coalesced(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    from cargento_harness_claude import plugin as claude
+
+    home, transcript, _ = _golden_claude(tmp_path)
+    server = serve(builder_for([("claude", claude)], home), rescan_s=3600, all_sessions=True, debounce_s=0.25)
+    stream = events(server.url + "/api/stream", seconds=10)
+    next(stream)
+    live = server.app.state.live
+    before = live.builds
+    for i in range(30):
+        append(transcript, prompt_record(transcript, f"burst {i}"))
+        time.sleep(0.005)
+    for name, _ in stream:
+        if name == "board":
+            break
+    time.sleep(0.8)
+    assert 1 <= live.builds - before <= 3
+    stream.close()
