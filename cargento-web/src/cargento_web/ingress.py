@@ -27,7 +27,8 @@ from typing import Any, Protocol
 import orjson
 from cargento.board import BoardBuilder
 from cargento.cli import Options
-from cargento.events import EventHub, PayloadError, create_hub as _create_hub
+from cargento.events import EventHub, PayloadError
+from cargento.events import create_hub as _create_hub
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.timestamps import parse_ts
 from starlette.requests import Request

@@ -1,0 +1,562 @@
+"""The event hub: live lifecycle events in, overlays and notifications out.
+
+One :class:`EventHub` runs per dashboard. The web app uses it through a small surface:
+
+* ``hub.capability``: the per-run secret the forwarders must send (``X-Cargento-Capability``),
+  generated with :func:`secrets.token_urlsafe`; ``None`` with events off, so nothing is
+  published and every hook stays silent.
+* ``hub.routes(guard)``: the Starlette routes ``POST /api/events/{harness}``,
+  ``POST /api/notify`` and ``GET /api/overlays`` (see :mod:`cargento_web.ingress`); none with
+  events off.
+* ``hub.overlays(now)``: the overlay per ``(harness, session_id)`` to hand to
+  ``BoardBuilder.build(overlays=...)``.
+* ``hub.on_board(board) -> Board``: call after every build. The hub reads the board (a
+  session's own transcript write clears its standing gate; a transition into Needs input
+  raises a notification) and returns the board to publish, with the sessions the hub saw
+  end marked ended.
+* ``hub.subscribe(callback)``: *callback()* runs (on the ingesting thread, so it must not
+  block; :meth:`cargento_web.live.LiveBoard.invalidate` is the intended one) whenever an event
+  changed what the hub asserts or asks for a rescan. The ingress routes also invalidate the
+  app's live board directly.
+* ``hub.report_tab_lane(now)``, ``hub.raise_question(...)``: the page's own notification
+  lane and the ask lane's questions.
+* ``hub.diagnostics(now)``: the ``/api/overlays`` document; ``hub.deliveries_for(...)``,
+  ``hub.irreversible_reports(...)``, ``hub.status()`` for the session page and the header.
+
+Thread-safety: every public method takes the hub's lock; ingestion runs on the server's event
+loop, ``overlays``/``on_board`` on the board-building thread.
+"""
+
+from __future__ import annotations
+
+import hmac
+import importlib
+import secrets
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cargento.board import Board, BoardSession, Overlay, ago
+from cargento.events.alerts import Alerts, Pending
+from cargento.events.irreversible import Report, ReportLog
+from cargento.events.lanes import GRACE, Lane, LaneEvent
+from cargento.events.notifiers import MemoryNotifier, Notifier
+from cargento.events.payloads import LifecycleEvent, PayloadError, parse_event, parse_notification
+from cargento.events.stores import DeliveriesStore, Delivery, End, EndsStore
+from cargento.labels import clip
+from cargento.timestamps import iso
+
+__all__ = ["EventHub", "Ingested", "Overrule"]
+
+#: Lanes kept at most (the least recently active are dropped first).
+LANE_LIMIT = 4096
+#: Overrule records kept.
+OVERRULE_LIMIT = 200
+#: Turn-ended marks kept.
+TURN_END_LIMIT = 4096
+#: A lane with no event for this long and no claim is forgotten.
+LANE_IDLE_LIFE = timedelta(hours=24)
+_STATE_WORDS = {"needs_input": "needs input", "working": "working", "idle": "idle"}
+
+
+@attrs.frozen(kw_only=True)
+class Ingested:
+    """What one accepted event did."""
+
+    kind: str
+    effect: str
+    #: The state the session's lane now asserts (``None``: it asserts nothing).
+    state: str | None
+    #: The hub's assertions changed or a rescan was asked for: publish a new board.
+    changed: bool
+    irreversible: tuple[Report, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class Overrule:
+    """An event arrived for a session the dashboard had read as waiting, and asserted
+    something else."""
+
+    harness: str
+    session_id: str
+    at: datetime
+    event: str
+    read_as: str
+    read_source: str
+    asserted: str | None
+
+
+class EventHub:
+    """Live lifecycle events, their overlays, the ends store, reports and notifications."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], datetime],
+        state_dir: Path | None,
+        events: bool = True,
+        irreversible: bool = True,
+        notifier: Notifier | None = None,
+        notify: bool = True,
+        capability: str | None = None,
+    ) -> None:
+        self.clock = clock
+        self.events = events
+        self.irreversible_enabled = events and irreversible
+        #: The per-run secret; ``None`` with events off (nothing is published).
+        self.capability: str | None = (capability or secrets.token_urlsafe(32)) if events else None
+        self._lock = threading.RLock()
+        self._lanes: OrderedDict[tuple[str, str], Lane] = OrderedDict()
+        self._seq = 0
+        self._subscribers: list[Callable[[], None]] = []
+        self._turn_ends: OrderedDict[tuple[str, str], datetime] = OrderedDict()
+        self._overrules: deque[Overrule] = deque(maxlen=OVERRULE_LIMIT)
+        self._reports = ReportLog()
+        self._quota: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
+        self._board_states: dict[tuple[str, str], BoardSession] = {}
+        self._seen_board = False
+        self._subagents: OrderedDict[str, None] = OrderedDict()
+        started = clock()
+        self.started_at = started
+        # The session-end store is read and written only with events on.
+        self.ends: EndsStore | None = None
+        if events and state_dir is not None:
+            self.ends = EndsStore(state_dir)
+            self.ends.load(started)
+        self.deliveries = DeliveriesStore(state_dir)
+        self.deliveries.load()
+        self.notifier: Notifier = notifier if notifier is not None else MemoryNotifier(available=False)
+        self.notifier_checked_at = started
+        self.alerts = Alerts(self.notifier, self.deliveries, clock=clock, enabled=notify)
+
+    # -- the capability and subscriptions -------------------------------------------------
+
+    def check_capability(self, presented: str | None) -> bool:
+        """True when *presented* is this run's capability (constant-time comparison)."""
+        if self.capability is None or not presented:
+            return False
+        return hmac.compare_digest(presented.encode("utf-8", "replace"), self.capability.encode())
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call *callback()* whenever an event changes what the hub asserts; returns an
+        unsubscribe function."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _notify_subscribers(self) -> None:
+        with self._lock:
+            callbacks = list(self._subscribers)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # a subscriber's failure must not refuse the event
+                continue
+
+    def routes(self, guard: object) -> list[Any]:
+        """The ingress routes (none with events off); see :mod:`cargento_web.ingress`."""
+        if not self.events:
+            return []
+        ingress = importlib.import_module("cargento_web.ingress")
+        found: list[Any] = ingress.routes(self, guard)
+        return found
+
+    # -- ingestion ------------------------------------------------------------------------
+
+    def ingest(self, harness: str, body: Mapping[str, Any], *, hook_at: datetime | None = None) -> Ingested:
+        """Take one ``POST /api/events/<harness>`` body. Raises :class:`PayloadError`."""
+        if not self.events:
+            raise PayloadError(404, "lifecycle events are off for this run (--no-events)")
+        event = parse_event(harness, body, received_at=self.clock(), hook_at=hook_at)
+        return self._take(event)
+
+    def ingest_notification(self, body: Mapping[str, Any], *, hook_at: datetime | None = None) -> Ingested:
+        """Take one ``POST /api/notify`` body (Claude Notification or SessionEnd)."""
+        if not self.events:
+            raise PayloadError(404, "lifecycle events are off for this run (--no-events)")
+        event = parse_notification("claude", body, received_at=self.clock(), hook_at=hook_at)
+        return self._take(event)
+
+    def _take(self, event: LifecycleEvent) -> Ingested:
+        alerts: list[tuple[str, str, str, str, str]] = []
+        with self._lock:
+            self._seq += 1
+            now = event.received_at
+            if event.kind == "status" and event.quota is not None:
+                self._quota[event.harness] = (now, event.quota)
+            if event.agent_id is not None and event.kind in ("subagent_started", "subagent_stopped"):
+                self._remember_subagent(event.agent_id)
+            if event.session_id is None:
+                return Ingested(
+                    kind=event.kind, effect="no session: quota only" if event.kind == "status" else "rescan",
+                    state=None, changed=event.kind in ("store_moved", "status"),
+                )
+            key = (event.harness, event.session_id)
+            lane = self._lane(key)
+            before = lane.overlay(now)
+            effect = lane.apply(event, self._seq)
+            reports: tuple[Report, ...] = ()
+            if event.kind == "session_ended":
+                lane.end()
+                effect = "session ended: overlays retired"
+                if self.ends is not None:
+                    self.ends.record(End(harness=event.harness, session_id=event.session_id, at=now, reason=event.reason), now)
+                self.alerts.forget(*key)
+            elif (
+                event.kind == "session_started"
+                and event.reason != "compact"
+                and self.ends is not None
+                and self.ends.forget(*key)
+            ):
+                effect += "; earlier end withdrawn"
+            if effect.startswith("idle: turn ended"):
+                self._turn_ends.pop(key, None)
+                self._turn_ends[key] = now
+                while len(self._turn_ends) > TURN_END_LIMIT:
+                    self._turn_ends.popitem(last=False)
+            elif effect.startswith("working: turn started"):
+                self._turn_ends.pop(key, None)
+            if (
+                self.irreversible_enabled
+                and event.kind == "tool_finished"
+                and event.command
+                and event.harness in ("claude", "codex")
+            ):
+                reports = self._reports.add(event.harness, event.session_id, event.command, now, tool=event.tool)
+            after = lane.overlay(now)
+            self._record_overrule(key, event, after)
+            alert = self._event_alert(event, before, after)
+            if alert is not None:
+                alerts.append(alert)
+            if after is None and lane.gate is None:
+                self.alerts.forget(*key)
+            changed = (
+                _overlay_key(before) != _overlay_key(after)
+                or reports != ()
+                or event.kind in ("session_ended", "session_started", "store_moved", "tasks_changed", "compacted")
+            )
+            state = after.state if after is not None else None
+        for harness, sid, kind, title, body in alerts:
+            self.alerts.gate(harness, sid, title, body, now, kind=kind)
+        if changed:
+            self._notify_subscribers()
+        return Ingested(kind=event.kind, effect=effect, state=state, changed=changed, irreversible=reports)
+
+    def _lane(self, key: tuple[str, str]) -> Lane:
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = Lane(harness=key[0], session_id=key[1])
+            while len(self._lanes) > LANE_LIMIT:
+                self._lanes.popitem(last=False)
+        else:
+            self._lanes.move_to_end(key)
+        return lane
+
+    def _remember_subagent(self, agent_id: str) -> None:
+        self._subagents.pop(agent_id, None)
+        self._subagents[agent_id] = None
+        while len(self._subagents) > LANE_LIMIT:
+            self._subagents.popitem(last=False)
+
+    def _is_subagent(self, harness: str, session_id: str) -> bool:
+        if session_id in self._subagents:
+            return True
+        seen = self._board_states.get((harness, session_id))
+        return seen is None and any(
+            sub.session_id == session_id for s in self._board_states.values() if s.harness == harness for sub in s.subagents
+        )
+
+    def _record_overrule(self, key: tuple[str, str], event: LifecycleEvent, after: Overlay | None) -> None:
+        seen = self._board_states.get(key)
+        if seen is None or seen.state != "needs_input":
+            return
+        asserted = after.state if after is not None else None
+        if asserted == "needs_input":
+            return
+        if asserted is None and event.kind not in ("session_ended", "turn_started", "turn_stopped", "tool_finished", "wait_closed", "notification"):
+            return
+        self._overrules.append(
+            Overrule(
+                harness=key[0], session_id=key[1], at=event.received_at, event=event.name,
+                read_as="needs_input", read_source=seen.waiting.source if seen.waiting else seen.state_source,
+                asserted=asserted,
+            )
+        )
+
+    def _event_alert(
+        self, event: LifecycleEvent, before: Overlay | None, after: Overlay | None
+    ) -> tuple[str, str, str, str, str] | None:
+        """An alert an event itself raises: a gate opening, or an idle nudge."""
+        sid = event.session_id
+        if sid is None or self._is_subagent(event.harness, sid):
+            return None
+        label = self._label(event.harness, sid)
+        if after is not None and after.state == "needs_input" and (before is None or before.state != "needs_input"):
+            text = after.gate.text if after.gate is not None and after.gate.text else "waiting on you"
+            return (event.harness, sid, "gate", f"{label} needs input", clip(text, 180))
+        if event.kind == "notification" and event.disposition is not None and event.disposition.action == "idle":
+            return (event.harness, sid, "idle", f"{label} is waiting for your input", "the turn ended and the session is idle")
+        return None
+
+    def _label(self, harness: str, session_id: str) -> str:
+        seen = self._board_states.get((harness, session_id))
+        if seen is not None:
+            name = seen.title or seen.project or seen.display_id
+            return clip(f"{seen.harness_label} · {name}", 80)
+        return f"{harness} · {session_id[:8]}"
+
+    # -- publication ----------------------------------------------------------------------
+
+    def overlays(self, now: datetime) -> dict[tuple[str, str], Overlay]:
+        """The overlay per session at *now*: lane claims first, then observed ends."""
+        if not self.events:
+            return {}
+        out: dict[tuple[str, str], Overlay] = {}
+        with self._lock:
+            for key, lane in list(self._lanes.items()):
+                found = lane.overlay(now)
+                if found is not None:
+                    out[key] = found
+                elif lane.last_event_at is not None and now - lane.last_event_at > LANE_IDLE_LIFE:
+                    del self._lanes[key]
+            if self.ends is not None:
+                for end in self.ends.all():
+                    key = (end.harness, end.session_id)
+                    if key not in out:
+                        out[key] = Overlay(state="idle", at=end.at + GRACE, source="event:SessionEnd")
+        return out
+
+    def on_board(self, board: Board) -> Board:
+        """Read a freshly built board; return the board to publish (ends marked)."""
+        now = board.generated_at
+        alerts: list[tuple[str, str, str, str, str]] = []
+        changed = False
+        with self._lock:
+            first = not self._seen_board
+            self._seen_board = True
+            previous = self._board_states
+            current: dict[tuple[str, str], BoardSession] = {}
+            for s in board.sessions:
+                key = (s.harness, s.session_id)
+                current[key] = s
+                for sub in s.subagents:
+                    if sub.session_id:
+                        self._remember_subagent(sub.session_id)
+                changed |= self._clear_on_own_write(key, s)
+                prior = previous.get(key)
+                if (
+                    s.state == "needs_input"
+                    and not first
+                    and (prior is None or prior.state != "needs_input")
+                    and not self._is_subagent(s.harness, s.session_id)
+                ):
+                    text = s.waiting.text if s.waiting and s.waiting.text else s.detail
+                    alerts.append((s.harness, s.session_id, "gate", f"{self._label_of(s)} needs input", clip(text, 180)))
+                if s.state != "needs_input":
+                    self.alerts.forget(s.harness, s.session_id)
+            # Sessions missing from this board keep their last reading (the other flavour
+            # of board, or the display window, may hold them).
+            merged = dict(previous)
+            merged.update(current)
+            self._board_states = merged
+            amended = self._mark_ends(board, now)
+        for harness, sid, kind, title, body in alerts:
+            self.alerts.gate(harness, sid, title, body, now, kind=kind)
+        self.alerts.retry(now, self._still_wanted)
+        if changed:
+            self._notify_subscribers()
+        return amended
+
+    def _label_of(self, s: BoardSession) -> str:
+        return clip(f"{s.harness_label} · {s.title or s.project or s.display_id}", 80)
+
+    def _still_wanted(self, item: Pending) -> bool:
+        if item.kind != "gate":
+            return item.kind in ("idle", "question")
+        with self._lock:
+            seen = self._board_states.get((item.harness, item.session_id))
+            lane = self._lanes.get((item.harness, item.session_id))
+            return (seen is not None and seen.state == "needs_input") or (lane is not None and lane.gate is not None)
+
+    def _clear_on_own_write(self, key: tuple[str, str], s: BoardSession) -> bool:
+        """A standing gate clears on the session's own next transcript write; a subagent's
+        write says nothing about whether the human answered."""
+        lane = self._lanes.get(key)
+        if lane is None or lane.gate is None or s.last_active_at is None:
+            return False
+        if s.last_active_at <= lane.gate.since + GRACE:
+            return False
+        newest_sub = max((a.last_active_at for a in s.subagents if a.last_active_at is not None), default=None)
+        if newest_sub is not None and newest_sub >= s.last_active_at:
+            return False
+        lane.gate = None
+        self._seq += 1
+        lane.log.append(
+            LaneEvent(seq=self._seq, name="(transcript write)", kind="store", received_at=s.last_active_at, hook_at=None,
+                      effect="gate cleared by the session's own write")
+        )
+        return True
+
+    def _mark_ends(self, board: Board, now: datetime) -> Board:
+        if self.ends is None:
+            return board
+        sessions = list(board.sessions)
+        touched = False
+        for i, s in enumerate(sessions):
+            end = self.ends.get(s.harness, s.session_id)
+            if end is None or s.ended or s.state != "idle":
+                continue
+            if s.last_active_at is not None and s.last_active_at > end.at + GRACE:
+                continue  # it wrote again after the end: resumed without a start event
+            sessions[i] = attrs.evolve(s, ended=True, detail=f"session ended · last active {ago(s.idle_for_s)}")
+            touched = True
+        return attrs.evolve(board, sessions=tuple(sessions)) if touched else board
+
+    # -- other lanes in -------------------------------------------------------------------
+
+    def report_tab_lane(self, now: datetime | None = None) -> None:
+        """A dashboard tab reported its own (browser) notification lane."""
+        self.alerts.report_tab_lane(now or self.clock())
+
+    def raise_question(self, harness: str, session_id: str, text: str, now: datetime | None = None) -> str:
+        """A question registered through the ask lane: notify on arrival (own 15 s floor)."""
+        moment = now or self.clock()
+        with self._lock:
+            if self._is_subagent(harness, session_id):
+                return "subagent"
+            label = self._label(harness, session_id)
+        return self.alerts.question(harness, session_id, f"{label} asks a question", clip(text, 180), moment)
+
+    # -- reading back ---------------------------------------------------------------------
+
+    def turn_ended_at(self, harness: str, session_id: str) -> datetime | None:
+        """When an event last said this session's turn ended (survives retirement)."""
+        with self._lock:
+            return self._turn_ends.get((harness, session_id))
+
+    def session_end(self, harness: str, session_id: str) -> End | None:
+        return self.ends.get(harness, session_id) if self.ends is not None else None
+
+    def deliveries_for(self, harness: str, session_id: str) -> tuple[Delivery, ...]:
+        return self.deliveries.for_session(harness, session_id)
+
+    def irreversible_reports(self, harness: str | None = None, session_id: str | None = None) -> tuple[Report, ...]:
+        if not self.irreversible_enabled:
+            return ()
+        with self._lock:
+            return self._reports.reports(self.clock(), harness, session_id)
+
+    def pushed_quota(self, harness: str) -> tuple[datetime, Mapping[str, Any]] | None:
+        """The newest quota block a harness pushed (Antigravity's status line), in memory."""
+        with self._lock:
+            return self._quota.get(harness)
+
+    def status(self) -> dict[str, Any]:
+        """Event lane and notification availability, as the page's header reports it."""
+        return {
+            "events": self.events,
+            "irreversible": self.irreversible_enabled,
+            "notifications": {
+                "enabled": self.alerts.enabled,
+                "backend": self.notifier.name,
+                "available": self.notifier.available,
+                "detail": self.notifier.detail,
+                "checked_at": iso(self.notifier_checked_at),
+            },
+            "resets": [r for r in (self.ends.reset if self.ends else None, self.deliveries.reset) if r],
+            "write_errors": [w for w in (self.ends.write_error if self.ends else None, self.deliveries.write_error) if w],
+        }
+
+    def diagnostics(self, now: datetime | None = None) -> dict[str, Any]:
+        """The ``/api/overlays`` document: live overlays with their arrival order and
+        timings, and every time an event overruled a session read as waiting."""
+        moment = now or self.clock()
+        published = self.overlays(moment)
+        with self._lock:
+            lanes: list[tuple[int, dict[str, Any]]] = []
+            for (harness, sid), lane in self._lanes.items():
+                overlay = published.get((harness, sid))
+                newest = max((e.seq for e in lane.log), default=0)
+                lanes.append((newest, {
+                        "harness": harness,
+                        "session_id": sid,
+                        "overlay": _overlay_doc(overlay),
+                        "claim": {"state": lane.state, "at": iso(lane.claim_at), "source": lane.claim_source, "until": iso(lane.until)},
+                        "gate": None if lane.gate is None else {
+                            "kind": lane.gate.kind, "text": lane.gate.text, "since": iso(lane.gate.since),
+                            "origin": lane.gate.origin, "source": lane.gate.source,
+                            "age_s": round((moment - lane.gate.since).total_seconds(), 1),
+                        },
+                        "turn_ended_at": iso(self._turn_ends.get((harness, sid))),
+                        "events": [
+                            {
+                                "seq": e.seq, "name": e.name, "kind": e.kind, "received_at": iso(e.received_at),
+                                "hook_at": iso(e.hook_at),
+                                "delivery_ms": None if e.hook_at is None else round((e.received_at - e.hook_at).total_seconds() * 1000, 1),
+                                "age_s": round((moment - e.received_at).total_seconds(), 1),
+                                "effect": e.effect,
+                            }
+                            for e in lane.log
+                        ],
+                    }))
+            lanes.sort(key=lambda pair: pair[0], reverse=True)
+            ends = [
+                {"harness": e.harness, "session_id": e.session_id, "at": iso(e.at), "reason": e.reason}
+                for e in (self.ends.all() if self.ends else ())
+            ]
+            overrules = [
+                {
+                    "harness": o.harness, "session_id": o.session_id, "at": iso(o.at), "event": o.event,
+                    "read_as": o.read_as, "read_source": o.read_source, "asserted": o.asserted,
+                }
+                for o in reversed(self._overrules)
+            ]
+            return {
+                "generated_at": iso(moment),
+                "events_received": self._seq,
+                "overlays": [
+                    {"harness": h, "session_id": s, **_overlay_doc(o)}  # type: ignore[dict-item]
+                    for (h, s), o in sorted(published.items())
+                ],
+                "lanes": [doc for _, doc in lanes],
+                "overrules": overrules,
+                "ends": ends,
+                "status": self.status(),
+            }
+
+    def close(self) -> None:
+        """Stop the notification thread (after the alerts already raised)."""
+        self.alerts.close()
+
+
+def _overlay_key(overlay: Overlay | None) -> tuple[Any, ...] | None:
+    if overlay is None:
+        return None
+    gate = overlay.gate
+    return (overlay.state, overlay.source, None if gate is None else (gate.kind, gate.text, gate.since))
+
+
+def _overlay_doc(overlay: Overlay | None) -> dict[str, Any] | None:
+    if overlay is None:
+        return None
+    return {
+        "state": overlay.state,
+        "state_words": _STATE_WORDS[overlay.state],
+        "at": iso(overlay.at),
+        "source": overlay.source,
+        "until": iso(overlay.until),
+        "gate": None if overlay.gate is None else {
+            "kind": overlay.gate.kind, "text": overlay.gate.text, "since": iso(overlay.gate.since), "source": overlay.gate.source,
+        },
+    }

@@ -1,0 +1,137 @@
+"""What every forwarder shares: the state file, the loopback-only POST, and silence.
+
+A forwarder is one interpreter invocation that behaves the same in every shell: it reads its
+payload from stdin, reads the running dashboard's state file (``cargento-<port>.json`` in
+Cargento's state directory) for this run's capability, POSTs to ``127.0.0.1`` only, prints
+nothing (a hook's stdout can reach the agent's context, and a status line's is drawn on
+screen) and exits 0 whatever happens: with no dashboard running it reads one small file and
+stops. Proxies are never consulted (the connection is made directly).
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import os
+import sys
+import time
+from collections.abc import Mapping
+from typing import IO, Any
+from urllib.parse import urlsplit
+
+from cargento.statedir import CAPABILITY_HEADER, read_state
+
+__all__ = [
+    "DEFAULT_PORT",
+    "HOOK_AT_HEADER",
+    "Target",
+    "capability_for",
+    "loopback_target",
+    "port_from",
+    "post",
+    "read_payload",
+]
+
+DEFAULT_PORT = 4553
+HOOK_AT_HEADER = "X-Cargento-Hook-At"
+#: Largest payload a forwarder reads from stdin (a tool response can be large).
+STDIN_LIMIT = 16 * 1024 * 1024
+#: Seconds to connect and be answered: loopback answers in milliseconds or not at all.
+TIMEOUT_S = 2.0
+
+
+class Target:
+    """A loopback address to POST to."""
+
+    def __init__(self, port: int, path: str) -> None:
+        self.port = port
+        self.path = path
+
+
+def port_from(text: str | None, env: Mapping[str, str]) -> int | None:
+    """A port from an argument, else ``CARGENTO_PORT``, else the default; ``None`` if bad."""
+    value = text if text else env.get("CARGENTO_PORT", "").strip() or str(DEFAULT_PORT)
+    try:
+        port = int(value)
+    except ValueError:
+        return None
+    return port if 1 <= port <= 65535 else None
+
+
+def loopback_target(url: str) -> Target | None:
+    """The loopback target of an ``http://`` URL, or ``None`` when it names anywhere else.
+
+    Only IP literals on loopback (``127.0.0.0/8``, ``::1``) and ``localhost`` are accepted;
+    ``localhost`` is never resolved, the POST goes to ``127.0.0.1``.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme != "http" or parts.username or parts.password:
+        return None
+    host = (parts.hostname or "").lower()
+    if host != "localhost":
+        try:
+            if not ipaddress.ip_address(host).is_loopback:
+                return None
+        except ValueError:
+            return None
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    return Target(port or 80, path)
+
+
+def capability_for(port: int, env: Mapping[str, str]) -> str | None:
+    """This run's capability from the dashboard's state file, or ``None`` (no dashboard on
+    *port*, or one started with ``--no-events``)."""
+    state = read_state(port, env)
+    if state is None:
+        return None
+    value = state.get("capability")
+    return value if isinstance(value, str) and value else None
+
+
+def read_payload(stream: IO[bytes]) -> Any:
+    """The JSON document on *stream*, or ``None`` when it is absent, too large or broken."""
+    try:
+        data = stream.read(STDIN_LIMIT + 1)
+    except (OSError, ValueError):
+        return None
+    if not data or len(data) > STDIN_LIMIT:
+        return None
+    try:
+        return json.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+
+
+def post(target: Target, body: bytes, capability: str, *, hook_at: float | None = None, timeout_s: float = TIMEOUT_S) -> int | None:
+    """POST *body* to ``127.0.0.1``; the HTTP status, or ``None`` when nothing answered."""
+    conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=timeout_s)
+    headers = {
+        "Content-Type": "application/json",
+        CAPABILITY_HEADER: capability,
+        "Host": f"127.0.0.1:{target.port}",
+        HOOK_AT_HEADER: f"{hook_at if hook_at is not None else time.time():.3f}",
+    }
+    try:
+        conn.request("POST", target.path, body=body, headers=headers)
+        response = conn.getresponse()
+        response.read(64 * 1024)
+        return response.status
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+
+
+def stdin_bytes() -> IO[bytes]:
+    return sys.stdin.buffer
+
+
+def environ() -> Mapping[str, str]:
+    return os.environ
