@@ -1,0 +1,145 @@
+"""Finding Gemini CLI chat files and their full session ids (from line 1, never the name)."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from cargento.locations import describe
+from cargento.models import Discovery, HarnessContext, SessionRef
+from cargento.readers import head_bytes, loads_record
+
+from cargento_harness_gemini import locations
+from cargento_harness_gemini.records import Header, header_of
+
+__all__ = ["HEAD_BYTES", "children_of", "discover", "head_of", "parent_file", "same_id"]
+
+#: Line 1 is looked for in at most this many bytes.
+HEAD_BYTES = 64 * 1024
+_NOT_ALNUM = re.compile(r"[^0-9a-z]")
+
+
+def same_id(folder: str, session_id: str) -> bool:
+    """True when a subagent folder name is the (sanitised) id of *session_id*."""
+    a = _NOT_ALNUM.sub("", folder.lower())
+    return bool(a) and a == _NOT_ALNUM.sub("", session_id.lower())
+
+
+def head_of(path: Path, ctx: HarnessContext) -> Header | None:
+    """The header on line 1 of *path*, or ``None`` when line 1 carries no ``sessionId``.
+
+    A verdict is cached per inode; a first line still being written is not judged.
+    """
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = f"head:{path}"
+    cached = ctx.cache.get(key)
+    if cached is not None and cached[0] == (st.st_dev, st.st_ino):
+        return cached[1]  # type: ignore[no-any-return]
+    try:
+        data = head_bytes(path, HEAD_BYTES)
+    except OSError:
+        return None
+    newline = data.find(b"\n")
+    if newline < 0 and len(data) < HEAD_BYTES:
+        record = loads_record(data)
+        return header_of(record) if record is not None else None
+    record = loads_record(data[:newline] if newline >= 0 else data)
+    header = header_of(record) if record is not None else None
+    ctx.cache.set(key, ((st.st_dev, st.st_ino), header))
+    return header
+
+
+def _stamp(path: Path) -> tuple[str, float] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}", st.st_mtime
+
+
+def _jsonl(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file())
+    except OSError:
+        return []
+
+
+def children_of(main: Path, session_id: str) -> list[Path]:
+    """The subagent recordings of the main session *session_id* stored at *main*."""
+    chats = main.parent
+    try:
+        folders = [p for p in chats.iterdir() if p.is_dir() and same_id(p.name, session_id)]
+    except OSError:
+        return []
+    return [f for folder in sorted(folders) for f in _jsonl(folder)]
+
+
+def parent_file(child: Path, ctx: HarnessContext) -> tuple[Path, str] | None:
+    """The main chat file (and its full id) a subagent recording's folder names."""
+    folder = child.parent.name
+    for path in sorted(child.parent.parent.glob("session-*.jsonl")):
+        header = head_of(path, ctx)
+        if header is not None and header.kind != "subagent" and same_id(folder, header.session_id):
+            return path, header.session_id
+    return None
+
+
+def discover(ctx: HarnessContext, key: str) -> Discovery:
+    """Every main chat and subagent recording, with a stat-based freshness and fingerprint."""
+    root = locations.root(ctx)
+    where = describe(root.path, role="sessions", origin=root.origin)
+    if where.status != "present":
+        return Discovery(locations=(where,))
+    problems: list[str] = []
+    refs: dict[str, SessionRef] = {}
+    mains: dict[Path, str] = {}
+    for path in sorted(root.path.glob(locations.MAIN_PATTERN)):
+        header = head_of(path, ctx)
+        if header is None:
+            problems.append(f"{path.name}: line 1 carries no sessionId; skipped")
+            continue
+        if header.kind == "subagent":
+            continue
+        mains[path] = header.session_id
+    for path, ident in mains.items():
+        files = [path, *children_of(path, ident)]
+        stamps = [s for s in (_stamp(f) for f in files) if s is not None]
+        if not stamps or _stamp(path) is None:
+            continue
+        _add(refs, SessionRef(
+            harness=key, session_id=ident, path=str(path), location=where.path,
+            modified_at=datetime.fromtimestamp(max(s[1] for s in stamps), UTC),
+            fingerprint="|".join(s[0] for s in stamps),
+        ))
+    for path in sorted(root.path.glob(locations.SUBAGENT_PATTERN)):
+        header = head_of(path, ctx)
+        if header is None:
+            problems.append(f"{path.parent.name}/{path.name}: line 1 carries no sessionId; skipped")
+            continue
+        own = _stamp(path)
+        if own is None:
+            continue
+        parent = parent_file(path, ctx)
+        parent_stamp = _stamp(parent[0]) if parent else None
+        _add(refs, SessionRef(
+            harness=key, session_id=header.session_id, path=str(path), location=where.path,
+            modified_at=datetime.fromtimestamp(own[1], UTC),
+            fingerprint=own[0] + ("|" + parent_stamp[0] if parent_stamp else ""),
+        ))
+    return Discovery(locations=(where,), sessions=tuple(refs.values()), problems=tuple(problems))
+
+
+def _add(refs: dict[str, SessionRef], ref: SessionRef) -> None:
+    prior = refs.get(ref.session_id)
+    if prior is None or (prior.modified_at and ref.modified_at and ref.modified_at > prior.modified_at):
+        refs[ref.session_id] = ref
+
+
+def is_subagent_file(path: Path) -> bool:
+    """True for a recording inside a parent session's folder."""
+    return path.parent.name != "chats" and os.path.basename(path.parent.parent) == "chats"

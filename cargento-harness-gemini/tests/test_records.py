@@ -1,0 +1,51 @@
+"""Parser-level property tests: no line shape makes the Gemini CLI parsers raise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cargento_harness_gemini.history import history_of
+from cargento_harness_gemini.records import header_of, message_facts
+from cargento_harness_gemini.transcript import ChatState
+from hypothesis import given
+from hypothesis import strategies as st
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+keys = st.sampled_from(["sessionId", "id", "type", "timestamp", "content", "toolCalls", "tokens", "model",
+                        "$set", "$rewindTo", "directories", "kind", "displayContent"])
+tool_calls = st.lists(st.fixed_dictionaries(
+    {"name": st.sampled_from(["write_todos", "update_topic", "invoke_agent", "complete_task", "x"]),
+     "args": json_values, "status": json_values, "agentId": json_values, "timestamp": json_values}), max_size=3)
+messages = st.fixed_dictionaries(
+    {"id": st.sampled_from(["a", "b", "c"]), "type": st.sampled_from(["user", "gemini", "info"]),
+     "content": json_values, "tokens": json_values, "toolCalls": tool_calls | json_values,
+     "timestamp": json_values}
+)
+lines = st.dictionaries(keys, json_values, max_size=5) | messages | st.fixed_dictionaries(
+    {"$set": st.fixed_dictionaries({"messages": st.lists(messages | json_values, max_size=3)})}
+) | st.fixed_dictionaries({"$rewindTo": st.sampled_from(["a", "b", "c"]) | json_values})
+
+
+@given(st.lists(lines, max_size=14))
+def test_any_lines_fold_and_derive_without_raising(batch: list[dict[str, Any]]) -> None:
+    state = ChatState()
+    for record in batch:
+        header_of(record)
+        message_facts(record)
+        state.apply(record)
+    history = history_of(state)
+    assert all(n >= 0 for _, n in history.tokens)
+    assert len(state.messages) <= 3
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=10), st.integers(0, 50))
+def test_each_id_counts_once_however_often_it_is_reappended(ids: list[str], tokens: int) -> None:
+    state = ChatState()
+    state.apply({"sessionId": "s"})
+    for ident in ids:
+        state.apply({"id": ident, "type": "gemini", "content": "", "tokens": {"output": tokens}})
+    assert sum(n for _, n in history_of(state).tokens) == tokens * len(set(ids))
