@@ -91,7 +91,8 @@ class _Reader:
             ch = text[self.pos]
             if ch == quote:
                 self.pos += 1
-                return "".join(out)
+                # JavaScript strings are UTF-16: join escaped surrogate pairs, replace lone ones.
+                return "".join(out).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
             if ch == "\\":
                 self.pos += 1
                 if self.pos >= len(text):
