@@ -67,8 +67,8 @@ def test_js_literal_never_raises(text: str) -> None:
 
 @given(st.lists(st.tuples(st.text(min_size=1, max_size=30).filter(str.strip), st.sampled_from(["pending", "in_progress", "completed"])), max_size=8))
 def test_js_literal_round_trip(steps: list[tuple[str, str]]) -> None:
-    body = ", ".join("{step: %s, status: '%s'}" % (json.dumps(s), st_) for s, st_ in steps)
-    parsed = plan_from_exec_source("await tools.update_plan({plan: [%s]});" % body)
+    body = ", ".join("{step: " + json.dumps(s) + ", status: '" + st_ + "'}" for s, st_ in steps)
+    parsed = plan_from_exec_source("await tools.update_plan({plan: [" + body + "]});")
     assert parsed == tuple(PlanStep(s.strip(), st_) for s, st_ in steps)  # type: ignore[arg-type]
 
 
