@@ -1,17 +1,43 @@
-"""Where OpenCode keeps its store on each platform."""
+"""Where OpenCode keeps its databases on each platform."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
 
-#: The relocation variable; when set it is authoritative, with no fallback.
+__all__ = ["DEFAULT", "PATTERN", "VARIABLE", "databases", "roots"]
+
+#: OpenCode has no relocation variable of its own; it follows XDG.
 VARIABLE: str | None = None
-DEFAULT = {"linux": "$XDG_DATA_HOME/opencode", "darwin": "$XDG_DATA_HOME/opencode", "win32": "$XDG_DATA_HOME/opencode"}
-#: Session files below the root.
-PATTERNS = ['opencode*.db']
+DEFAULT = {"linux": "$XDG_DATA_HOME/opencode", "darwin": "$XDG_DATA_HOME/opencode", "win32": "$LOCALAPPDATA/opencode/data"}
+#: Database files in a root (channel builds use suffixed names such as ``opencode-dev.db``).
+PATTERN = "opencode*.db"
 
 
-def root(ctx: HarnessContext) -> Root:
-    """The store root for this run."""
-    return resolve_root(ctx, variable=VARIABLE, default=DEFAULT, suffix='')
+def roots(ctx: HarnessContext) -> list[Root]:
+    """Every root searched, the platform default first."""
+    first = resolve_root(ctx, variable=VARIABLE, default=DEFAULT)
+    found = [first]
+    if ctx.platform == "win32":
+        for rel in ("$LOCALAPPDATA/opencode", ".local/share/opencode"):
+            extra = resolve_root(ctx, variable=None, default=rel)
+            if extra.path not in [r.path for r in found]:
+                found.append(extra)
+    return found
+
+
+def databases(root: Path) -> list[Path]:
+    """The ``opencode*.db`` files directly in *root* (never their ``-wal``/``-shm``)."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        path = root / name
+        if path.match(PATTERN) and path.is_file():
+            out.append(path)
+    return out

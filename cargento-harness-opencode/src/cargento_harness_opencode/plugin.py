@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
-
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
+from cargento import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Usage,
+    hookimpl,
+)
+from cargento.errors import HarnessError
 from cargento.locations import describe
+from cargento.timestamps import parse_ts
 
-from cargento_harness_opencode import locations
+from cargento_harness_opencode import locations, store
+from cargento_harness_opencode import reading as sessions
 
 KEY = "opencode"
 
@@ -17,32 +27,76 @@ KEY = "opencode"
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='OpenCode',
+        label="OpenCode",
         turn_end_observable=False,
         reports_waits=True,
-        wait_coverage='Parent permission waits are reported only through the per-project passive plugin, with events on.',
+        wait_coverage=(
+            "A tool call parked at a permission prompt is read from the database with nothing installed "
+            "(bash, edits, writes, task and question tools, after it has stood a few seconds); the per-project "
+            "passive plugin reports parent permission waits too, with events on."
+        ),
         resumable=False,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
+    places = []
+    refs: list[SessionRef] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for root in locations.roots(ctx):
+        where = describe(root.path, origin=root.origin)
+        places.append(where)
+        if where.status != "present":
+            continue
+        for path in locations.databases(root.path):
+            places.append(describe(path, role="database", origin=root.origin))
+            try:
+                snap = store.snapshot(path, ctx)
+            except HarnessError as exc:
+                problems.append(f"{path.name}: {exc}")
+                snap = ctx.cache.get(f"snapshot:{path}")
+                if snap is None:
                     continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
+                stale = True
+            else:
+                stale = False
+            for row in snap.rows.values():
+                if row.id in seen:
+                    continue
+                seen.add(row.id)
+                children = ":".join(
+                    f"{c.id}={c.stamps}" for c in snap.rows.values() if c.parent_id == row.id
                 )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+                refs.append(
+                    SessionRef(
+                        harness=KEY,
+                        session_id=row.id,
+                        path=str(path),
+                        location=str(root.path),
+                        modified_at=parse_ts(row.newest_ms) if row.newest_ms else row.updated_at,
+                        fingerprint=None if stale else f"{row.stamps}|{children}",
+                    )
+                )
+    return Discovery(locations=tuple(places), sessions=tuple(refs), problems=tuple(problems))
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    return sessions.read(ref, ctx)
+
+
+@hookimpl
+def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
+    return sessions.gate(reading, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    return sessions.model(reading, ctx)
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    return sessions.usage(reading, ctx)

@@ -1,0 +1,162 @@
+"""The session list of one ``opencode*.db``, read once per change of the database.
+
+One short read-only connection lists the sessions (archived ones filtered, newest first,
+bounded) with their own columns, then takes three indexed look-ups per session for the
+newest message, part and todo stamps. Those stamps make each session's fingerprint, so a
+board build re-reads only the sessions that changed, and an unchanged database costs one
+``stat``. Columns that an older or newer build lacks are left out of the query rather than
+failing it; a database missing ``session.id`` or ``session.time_updated`` is not read.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import attrs
+from cargento.errors import HarnessError
+from cargento.models import HarnessContext
+from cargento.timestamps import parse_ts
+
+from cargento_harness_opencode import database
+
+__all__ = ["MAX_SESSIONS", "SessionRow", "Snapshot", "snapshot"]
+
+#: Sessions listed per database inside the display window (all of them with ``?all=1``,
+#: up to :data:`MAX_ALL`).
+MAX_SESSIONS = 200
+MAX_ALL = 5000
+#: Slack added to the display window: ``session.time_updated`` can lag its messages.
+SLACK = timedelta(hours=1)
+_OPTIONAL = ("parent_id", "directory", "title", "time_created", "model", "agent")
+
+
+@attrs.frozen
+class SessionRow:
+    """One ``session`` row and the stamps of what was written into it."""
+
+    id: str
+    parent_id: str | None
+    directory: str | None
+    title: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    model_raw: str | None
+    agent: str | None
+    #: Newest ``time_updated`` (epoch ms) of the session, its messages, their parts and todos.
+    newest_ms: int
+    stamps: str
+
+
+@attrs.frozen
+class Snapshot:
+    """The sessions of one database at one database stamp."""
+
+    stamp: str
+    window_s: float | None
+    rows: dict[str, SessionRow]
+    has_messages: bool
+    has_parts: bool
+    has_todos: bool
+
+
+def _ms(value: object) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def snapshot(path: Path, ctx: HarnessContext) -> Snapshot:
+    """The database's sessions, from the cache while its stamp is unchanged.
+
+    :raises HarnessError: the database is locked, corrupt or lacks the session table.
+    """
+    stamp = database.stamp(path)
+    key = f"snapshot:{path}"
+    cached: Snapshot | None = ctx.cache.get(key)
+    if cached is not None and cached.stamp == stamp and cached.window_s == ctx.window_s:
+        return cached
+    name = str(path)
+    conn = database.connect(path)
+    try:
+        made = _read(conn, name, stamp, ctx)
+    finally:
+        conn.close()
+    ctx.cache.set(key, made)
+    return made
+
+
+def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) -> Snapshot:
+    tables = database.tables(conn, path=name)
+    cols = database.columns(conn, "session", path=name)
+    if not {"id", "time_updated"} <= cols:
+        raise HarnessError(f"{os.path.basename(name)}: no session table with id and time_updated")
+    select = ", ".join(c if c in cols else "NULL" for c in _OPTIONAL)
+    where = ["1 = 1"]
+    params: list[object] = []
+    if "time_archived" in cols:
+        where.append("time_archived IS NULL")
+    limit = MAX_ALL
+    if ctx.window_s is not None:
+        edge = ctx.now - timedelta(seconds=ctx.window_s) - SLACK
+        where.append("time_updated >= ?")
+        params.append(int(edge.timestamp() * 1000))
+        limit = MAX_SESSIONS
+    rows = database.fetch(
+        conn,
+        f"SELECT id, time_updated, {select} FROM session WHERE {' AND '.join(where)} "
+        f"ORDER BY time_updated DESC LIMIT ?",
+        (*params, limit),
+        path=name,
+        max_rows=limit,
+    )
+    has_messages = "message" in tables
+    has_parts = "part" in tables
+    has_todos = "todo" in tables and "session_id" in database.columns(conn, "todo", path=name)
+    out: dict[str, SessionRow] = {}
+    for ident, updated, parent, directory, title, created, model, agent in rows:
+        if not isinstance(ident, str) or not ident or ident in out:
+            continue
+        newest, stamps = _stamps(conn, name, ident, _ms(updated), has_messages, has_parts, has_todos)
+        out[ident] = SessionRow(
+            id=ident,
+            parent_id=parent if isinstance(parent, str) and parent else None,
+            directory=directory if isinstance(directory, str) and directory else None,
+            title=title if isinstance(title, str) else None,
+            created_at=parse_ts(created) if isinstance(created, int | float) else None,
+            updated_at=parse_ts(updated) if isinstance(updated, int | float) else None,
+            model_raw=model if isinstance(model, str) else None,
+            agent=agent if isinstance(agent, str) and agent else None,
+            newest_ms=newest,
+            stamps=stamps,
+        )
+    return Snapshot(stamp=stamp, window_s=ctx.window_s, rows=out, has_messages=has_messages, has_parts=has_parts, has_todos=has_todos)
+
+
+def _max_count(conn: sqlite3.Connection, name: str, sql: str, param: object) -> tuple[int, int]:
+    rows = database.fetch(conn, sql, (param,), path=name)
+    return (_ms(rows[0][0]), _ms(rows[0][1])) if rows else (0, 0)
+
+
+def _stamps(
+    conn: sqlite3.Connection, name: str, ident: str, updated: int, has_messages: bool, has_parts: bool, has_todos: bool
+) -> tuple[int, str]:
+    """The newest write (epoch ms) into a session, and a stamp of everything written."""
+    messages = parts = todos = (0, 0)
+    try:
+        if has_messages:
+            messages = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM message WHERE session_id = ?", ident)
+            newest = database.fetch(
+                conn,
+                "SELECT id FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 1",
+                (ident,), path=name,
+            )
+            if newest and has_parts:
+                parts = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM part WHERE message_id = ?",
+                                   newest[0][0])
+        if has_todos:
+            todos = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM todo WHERE session_id = ?", ident)
+    except HarnessError:
+        return updated, f"{updated}:?"
+    newest_ms = max(updated, messages[0], parts[0], todos[0])
+    return newest_ms, ":".join(str(x) for x in (updated, *messages, *parts, *todos))
