@@ -7,6 +7,7 @@ binds the socket first, so ``settings.port`` is the real port, then sets
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Callable
@@ -202,7 +203,17 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
 def _lifespan(live: LiveBoard) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        await live.close()
+        live.attach(asyncio.get_running_loop())
+        hub = live.hub
+        unsubscribe = hub.subscribe(live.invalidate) if hasattr(hub, "subscribe") else None
+        try:
+            yield
+        finally:
+            if callable(unsubscribe):
+                unsubscribe()
+            await live.close()
+            close = getattr(hub, "close", None)
+            if callable(close):
+                close()
 
     return lifespan

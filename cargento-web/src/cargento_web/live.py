@@ -102,6 +102,7 @@ class LiveBoard:
         self._watcher: asyncio.Task[None] | None = None
         self._watching: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._watch_stop: asyncio.Event | None = None
+        self._kick: asyncio.Task[None] | None = None
         #: Number of boards built, for tests and ``/api/health``-free diagnostics.
         self.builds = 0
 
@@ -137,9 +138,12 @@ class LiveBoard:
             on_board: Callable[[Board], Any] | None = getattr(self.hub, "on_board", None)
             if on_board is not None:
                 try:
-                    on_board(board)
+                    amended = on_board(board)
                 except Exception:  # the hub's problem must not stop the board
                     log.exception("the event hub failed to take a board")
+                else:
+                    if isinstance(amended, Board):
+                        board = amended
             return board
 
     async def _build(self, feed: Feed) -> Board:
@@ -170,9 +174,25 @@ class LiveBoard:
             pass
 
     def _mark_dirty(self) -> None:
-        for feed in self.feeds.values():
-            if feed.live:
-                feed.dirty.set()
+        live = [feed for feed in self.feeds.values() if feed.live]
+        for feed in live:
+            feed.dirty.set()
+        if not live and hasattr(self.hub, "on_board") and not self._closing:
+            # No page is open, but the hub reads every board (its notifications): one
+            # coalesced build of the default board, and nothing more.
+            if self._kick is None or self._kick.done():
+                self._kick = asyncio.get_running_loop().create_task(self._kick_build())
+
+    async def _kick_build(self) -> None:
+        await asyncio.sleep(self.settings.debounce_s)
+        try:
+            await self._build(self.feed(self.settings.all_sessions))
+        except Exception:
+            log.exception("building the board for the event hub failed")
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Remember the serving loop, so :meth:`invalidate` works before any page opens."""
+        self._loop = loop
 
     @contextlib.asynccontextmanager
     async def subscribe(self, all_sessions: bool) -> AsyncIterator[asyncio.Queue[int | None]]:
@@ -286,6 +306,8 @@ class LiveBoard:
     async def close(self) -> None:
         """End every stream (their queues get ``None``) and stop all background work."""
         self._closing = True
+        if self._kick is not None:
+            self._kick.cancel()
         for feed in self.feeds.values():
             feed.publish(None)
             if feed.task is not None:

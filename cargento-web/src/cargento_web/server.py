@@ -56,17 +56,19 @@ class DashboardServer(uvicorn.Server):
         await super().shutdown(sockets=sockets)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """SIGINT/SIGTERM stop the server cleanly (state file removed, exit 0) instead of
+        uvicorn's re-raising the signal once it has shut down, which would skip the clean-up."""
         super().handle_exit(sig, frame)
+        self._captured_signals.clear()
 
 
 def make_hub(options: Options, builder: BoardBuilder, settings: Settings) -> object | None:
     """The event hub of :mod:`cargento_web.ingress` when that module provides one.
 
     The seam: ``ingress.create_hub(builder=, settings=, options=)`` returns an object with
-    ``overlays(now)``, ``capability`` and ``routes(guard)``. ``--no-events`` attaches none.
+    ``overlays(now)``, ``capability`` and ``routes(guard)``; under ``--no-events`` it
+    publishes no capability and no routes, and still reads boards for notifications.
     """
-    if options.no_events:
-        return None
     try:
         from cargento_web import ingress  # type: ignore[attr-defined]
     except ImportError:

@@ -1,0 +1,209 @@
+"""``--daemon``, ``--status``, ``--stop``, a busy port and a stale state file, as real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CARGENTO = str(Path(sys.executable).parent / "cargento")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("CARGENTO_", "CLAUDE_", "CODEX_", "COPILOT_", "PI_", "GEMINI_"))}
+    out.update({"HOME": str(home), "CARGENTO_HOME": str(tmp_path / "state"), "CARGENTO_LOAD_PLUGINS": "", "PYTHONUNBUFFERED": "1"})
+    return out
+
+
+def run(env: dict[str, str], *args: str, timeout: float = 40) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CARGENTO, *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def state_path(env: dict[str, str], port: int) -> Path:
+    return Path(env["CARGENTO_HOME"]) / f"cargento-{port}.json"
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0); treat it as gone.
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@pytest.fixture
+def daemons(env: dict[str, str]) -> Iterator[list[int]]:
+    """Ports of daemons started by a test; stopped if the test did not stop them."""
+    ports: list[int] = []
+    yield ports
+    for port in ports:
+        state = state_path(env, port)
+        if state.exists():
+            pid = json.loads(state.read_text())["pid"]
+            run(env, "--port", str(port), "--stop")
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_daemon_status_stop(env: dict[str, str], daemons: list[int]) -> None:
+    port = free_port()
+    daemons.append(port)
+    started = run(env, "--port", str(port), "--daemon")
+    assert started.returncode == 0, started.stderr
+    lines = started.stdout.splitlines()
+    url = f"http://127.0.0.1:{port}/"
+    log = Path(env["CARGENTO_HOME"]) / f"cargento-{port}.log"
+    assert lines[0] == f"Cargento dashboard: {url}"
+    pid = int(lines[1].removeprefix("pid: "))
+    assert lines[2] == f"log: {log}"
+    assert log.exists() and alive(pid)
+
+    state = json.loads(state_path(env, port).read_text())
+    assert state["pid"] == pid and state["port"] == port and state["host"] == "127.0.0.1"
+    assert state["url"] == url and state["log"] == str(log)
+    assert isinstance(state["capability"], str) and len(state["capability"]) >= 32
+    assert state["version"] and state["started_at"].endswith("Z")
+    assert not list(Path(env["CARGENTO_HOME"]).glob("*.tmp"))
+
+    health = httpx.get(url + "api/health").json()
+    assert health["pid"] == pid and health["started_at"] == state["started_at"]
+    assert httpx.get(url + "api/data").json()["schema"] == 1
+
+    status = run(env, "--port", str(port), "--status")
+    assert status.returncode == 0
+    assert f"pid {pid}" in status.stdout and state["started_at"] in status.stdout and "running" in status.stdout
+
+    stopped = run(env, "--port", str(port), "--stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "the port is free" in stopped.stdout
+    with socket.socket() as s:  # the port is free the moment --stop returns
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port))
+    assert not state_path(env, port).exists()
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+
+    after = run(env, "--port", str(port), "--status")
+    assert after.returncode == 1 and f"not running on port {port}" in after.stdout
+
+
+def test_daemon_on_a_port_a_dashboard_already_holds(env: dict[str, str], daemons: list[int]) -> None:
+    port = free_port()
+    daemons.append(port)
+    assert run(env, "--port", str(port), "--daemon", "--no-events").returncode == 0
+    assert json.loads(state_path(env, port).read_text())["capability"] is None  # --no-events publishes none
+    again = run(env, "--port", str(port), "--daemon")
+    assert again.returncode == 1
+    assert again.stderr.count("\n") == 1 and "Traceback" not in again.stderr
+    assert "a Cargento dashboard already runs on port" in again.stderr
+
+
+@pytest.fixture
+def foreign(env: dict[str, str]) -> Iterator[int]:
+    """A port held by a listener that is not Cargento (it accepts and says nothing useful)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    yield int(sock.getsockname()[1])
+    sock.close()
+
+
+@pytest.mark.parametrize("mode", [[], ["--daemon"]])
+def test_busy_port_is_one_line(env: dict[str, str], foreign: int, mode: list[str]) -> None:
+    result = run(env, "--port", str(foreign), *mode)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    assert result.stderr.count("\n") == 1
+    assert f"port {foreign} on 127.0.0.1 is already in use by another process" in result.stderr
+    assert not state_path(env, foreign).exists()
+
+
+def test_status_and_stop_leave_another_process_alone(env: dict[str, str], foreign: int) -> None:
+    state = state_path(env, foreign)
+    state.parent.mkdir(parents=True)
+    state.write_text('{"pid": 1, "port": %d}' % foreign)
+    before = state.stat()
+
+    status = run(env, "--port", str(foreign), "--status")
+    assert status.returncode == 3
+    assert f"port {foreign} belongs to another process" in status.stdout
+
+    stop = run(env, "--port", str(foreign), "--stop")
+    assert stop.returncode == 3
+    assert "nothing was stopped or removed" in stop.stderr
+    assert state.exists() and state.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_stale_state_file(env: dict[str, str]) -> None:
+    port = free_port()
+    state = state_path(env, port)
+    state.parent.mkdir(parents=True)
+    state.write_text(json.dumps({"pid": 999999, "port": port, "url": f"http://127.0.0.1:{port}/"}))
+
+    status = run(env, "--port", str(port), "--status")
+    assert status.returncode == 1
+    assert "not running" in status.stdout and "stale state file from pid 999999" in status.stdout
+    assert state.exists()  # --status changes nothing
+
+    stop = run(env, "--port", str(port), "--stop")
+    assert stop.returncode == 0
+    assert "cleared a stale state file" in stop.stdout
+    assert not state.exists()
+
+
+def test_foreground_serves_and_cleans_up_on_sigterm(env: dict[str, str]) -> None:
+    port = free_port()
+    proc = subprocess.Popen([CARGENTO, "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not state_path(env, port).exists() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        state: dict[str, Any] = json.loads(state_path(env, port).read_text())
+        assert state["pid"] == proc.pid and state["log"] is None
+        for _ in range(100):
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert f"Cargento dashboard: http://127.0.0.1:{port}/ (pid {proc.pid})" in out
+    assert not state_path(env, port).exists()
+
+
+def test_stop_when_nothing_runs(env: dict[str, str]) -> None:
+    port = free_port()
+    result = run(env, "--port", str(port), "--stop")
+    assert result.returncode == 0 and f"not running on port {port}" in result.stdout
