@@ -22,7 +22,7 @@ from typing import Any
 from cargento.cache import HarnessCache
 from cargento.models import LoopReading, TurnEvidence
 from cargento.rates import tokens_in_window
-from cargento.readers import FileIdentity, JsonlFollower, read_head_records
+from cargento.readers import FileIdentity, JsonlFollower, head_bytes, read_head_records
 from cargento.turns import TurnClock
 
 from cargento_harness_claude import records as rec
@@ -42,6 +42,7 @@ _MAX_OPEN_CALLS = 64
 _MAX_TASK_TIMES = 1000
 _MAX_EVENTS = 20_000
 _EVENT_HORIZON = timedelta(hours=1)
+_HEAD_CHECK_BYTES = 512
 
 
 class Summary:
@@ -303,9 +304,12 @@ class Transcript:
         self.follower = JsonlFollower(path)
         self.summary = Summary()
         self.started = False
+        #: The file's first bytes: a file rewritten in place (same inode, grown) shows here.
+        self.head = b""
 
     def _cold_start(self) -> None:
         self.follower = JsonlFollower(self.path)
+        self.head = head_bytes(self.path, _HEAD_CHECK_BYTES)
         size = os.stat(self.path).st_size
         if size <= self.max_cold_bytes:
             self.summary = Summary()
@@ -333,6 +337,8 @@ class Transcript:
             self.started = True
         elif not self.follower.changed():
             return self.summary
+        elif self.head and head_bytes(self.path, len(self.head)) != self.head:
+            self._cold_start()
         stream = self.follower.iter_new()
         first = next(stream, None)
         if self.follower.reset:
