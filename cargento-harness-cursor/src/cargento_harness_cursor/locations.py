@@ -1,17 +1,30 @@
-"""Where Cursor CLI keeps its store on each platform."""
+"""Where Cursor CLI keeps its chat stores: ``~/.cursor/chats/<workspace-hash>/<agent-id>/store.db``.
+
+There is no relocation variable. ``<workspace-hash>`` is the MD5 of the workspace path and
+``<agent-id>`` (the directory name) is the session id; the sibling ``meta.json`` holds the cwd.
+"""
 
 from __future__ import annotations
 
-from cargento.locations import Root, resolve_root
-from cargento.models import HarnessContext
+from pathlib import Path
 
-#: The relocation variable; when set it is authoritative, with no fallback.
+from cargento import HarnessContext
+from cargento.locations import Root, resolve_root
+
+__all__ = ["CHATS", "DEFAULT", "VARIABLE", "chats", "root"]
+
+#: The relocation variable; Cursor CLI has none.
 VARIABLE: str | None = None
 DEFAULT = ".cursor"
-#: Session files below the root.
-PATTERNS = ['chats/*/*/store.db']
+CHATS = "chats"
 
 
 def root(ctx: HarnessContext) -> Root:
-    """The store root for this run."""
-    return resolve_root(ctx, variable=VARIABLE, default=DEFAULT, suffix='')
+    """The ``~/.cursor`` directory for this run."""
+    return resolve_root(ctx, variable=VARIABLE, default=DEFAULT)
+
+
+def chats(ctx: HarnessContext) -> tuple[Path, str]:
+    """The chats directory and why it was chosen."""
+    found = root(ctx)
+    return found.path / CHATS, found.origin

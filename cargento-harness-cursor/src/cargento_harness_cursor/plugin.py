@@ -2,47 +2,43 @@
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
+from cargento import Discovery, Gate, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, hookimpl
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
-from cargento.locations import describe
+from cargento_harness_cursor import store
 
-from cargento_harness_cursor import locations
-
-KEY = "cursor"
+KEY = store.KEY
 
 
 @hookimpl
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='Cursor CLI',
+        label="Cursor CLI",
         turn_end_observable=False,
         reports_waits=True,
-        wait_coverage='Waits are read from the store with nothing installed: a pending tool-call gate on the newest blob, while the row is fresh.',
+        wait_coverage=(
+            "Waits are read from the store with nothing installed: a pending tool-call gate on the newest "
+            "blob of a parent chat, while the row is fresh; a subagent's gate is not read."
+        ),
         resumable=False,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    return store.discover(ctx)
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    return store.read(ref, ctx)
+
+
+@hookimpl
+def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
+    return store.gate(reading, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    return store.model(reading, ctx)

@@ -1,0 +1,307 @@
+"""Reading one Cursor chat store: its meta, model and standing gate, within bounded queries.
+
+Each chat keeps its own ``store.db``; its file times are the session's activity (the database
+and its ``-wal``). The facts of a store are kept in the plugin cache under its fingerprint, so
+an unchanged store is not reopened, while the gate is judged against the clock on every build.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import attrs
+from cargento import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessError,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+)
+from cargento.errors import HarnessFormatUnsupported
+from cargento.locations import describe
+from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
+
+from cargento_harness_cursor import blobs, locations, sqlite_ro, workspace
+from cargento_harness_cursor.meta import ChatMeta, decode_payload, parse_meta
+
+__all__ = ["KEY", "StoreFacts", "discover", "gate", "model", "read"]
+
+KEY = "cursor"
+#: The project label of a chat whose workspace is not known.
+FALLBACK_PROJECT = "cursor"
+#: Bytes read from the tail of a root blob, and from the head of each message blob.
+ROOT_TAIL = 65_536
+MESSAGE_HEAD = 65_536
+#: How many of the newest messages are probed for a model.
+MODEL_PROBE = 12
+#: Bytes of the newest blob matched for the gate keys.
+GATE_HEAD = 1_048_576
+#: A gate stamp older than the store's last write by more than this was not what froze it.
+STAMP_SLACK_S = 15.0
+#: The freshness a gate needs when the board shows everything (``?all=1``).
+DEFAULT_WINDOW_S = 24 * 3600.0
+GATE = "permission gate"
+MODEL = "model"
+
+
+@attrs.frozen(kw_only=True)
+class StoreFacts:
+    """Everything one read of a store found."""
+
+    meta: ChatMeta
+    cwd: str | None = None
+    model: str | None = None
+    gate: blobs.PendingGate | None = None
+    last_write: datetime | None = None
+    missing: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _last_write(db: str) -> datetime | None:
+    times = [s.st_mtime for p in (db, db + "-wal") if (s := _stat(p)) is not None]
+    return datetime.fromtimestamp(max(times), UTC) if times else None
+
+
+def _fingerprint(db: str) -> str:
+    parts = []
+    for p in (db, db + "-wal", str(Path(db).parent / workspace.META_JSON)):
+        s = _stat(p)
+        parts.append(f"{s.st_size}:{s.st_mtime_ns}" if s else "-")
+    return "|".join(parts)
+
+
+def _problems_key(db: str) -> str:
+    return f"problem:{db}"
+
+
+def discover(ctx: HarnessContext) -> Discovery:
+    """Every ``chats/*/*/store.db``, found by listing alone (stores are read later)."""
+    chats, origin = locations.chats(ctx)
+    where = describe(chats, role="sessions", origin=origin)
+    refs: list[SessionRef] = []
+    problems: list[str] = []
+    if where.status == "present":
+        try:
+            candidates = sorted(chats.glob("*/*/store.db"))
+        except OSError as exc:
+            candidates = []
+            problems.append(f"{chats}: {exc}")
+        for path in candidates:
+            db = str(path)
+            when = _last_write(db)
+            if when is None:
+                continue
+            refs.append(
+                SessionRef(
+                    harness=KEY,
+                    session_id=path.parent.name,
+                    path=db,
+                    location=where.path,
+                    modified_at=when,
+                    fingerprint=_fingerprint(db),
+                )
+            )
+            problem = ctx.cache.get(_problems_key(db))
+            if isinstance(problem, str):
+                problems.append(problem)
+    return Discovery(locations=(where,), sessions=tuple(refs), problems=tuple(problems))
+
+
+def _meta(conn: sqlite3.Connection, name: str) -> ChatMeta:
+    cols = sqlite_ro.columns(conn, "meta", name=name)
+    if "value" not in cols:
+        raise HarnessFormatUnsupported(f"{name} has no meta table")
+    if "key" in cols:
+        rows = sqlite_ro.query(conn, "SELECT value FROM meta WHERE key = '0' LIMIT 1", name=name)
+        if not rows:
+            rows = sqlite_ro.query(conn, "SELECT value FROM meta ORDER BY rowid LIMIT 8", max_rows=8, name=name)
+    else:
+        rows = sqlite_ro.query(conn, "SELECT value FROM meta ORDER BY rowid LIMIT 8", max_rows=8, name=name)
+    for (value,) in rows:
+        payload = decode_payload(value)
+        if payload is not None:
+            return parse_meta(payload)
+    raise HarnessFormatUnsupported(f"{name}: the meta payload does not decode")
+
+
+def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | None:
+    if root_id is None:
+        return None
+    rows = sqlite_ro.query(
+        conn,
+        "SELECT length(CAST(data AS BLOB)), substr(CAST(data AS BLOB), max(1, length(CAST(data AS BLOB)) - ?), ?) "
+        "FROM blobs WHERE id = ? LIMIT 1",
+        (ROOT_TAIL - 1, ROOT_TAIL, root_id),
+        name=name,
+    )
+    if not rows or not isinstance(rows[0][1], bytes):
+        return None
+    size, tail = rows[0]
+    for child in blobs.child_ids(tail, complete=size <= ROOT_TAIL, newest=MODEL_PROBE):
+        got = sqlite_ro.query(
+            conn,
+            "SELECT length(CAST(data AS BLOB)), substr(CAST(data AS BLOB), 1, ?) FROM blobs WHERE id = ? LIMIT 1",
+            (MESSAGE_HEAD, child),
+            name=name,
+        )
+        if not got or not isinstance(got[0][1], bytes):
+            continue  # a stray frame or a missing blob: one lookup, nothing found
+        length, head = got[0]
+        found = blobs.model_name(head)
+        if found is not None:
+            return found
+        if isinstance(length, int) and length > MESSAGE_HEAD:
+            return None  # cut off where the model may sit: no reading rather than an older one
+    return None
+
+
+def _gate(conn: sqlite3.Connection, name: str) -> blobs.PendingGate | None:
+    rows = sqlite_ro.query(
+        conn, "SELECT substr(CAST(data AS BLOB), 1, ?) FROM blobs ORDER BY rowid DESC LIMIT 1", (GATE_HEAD,), name=name
+    )
+    if not rows or not isinstance(rows[0][0], bytes):
+        return None
+    return blobs.pending_gate(rows[0][0])
+
+
+def read_facts(db: str) -> StoreFacts:
+    """Open the store once and read its meta, model and gate.
+
+    :raises HarnessError: when the store cannot be opened or has no readable meta payload.
+    """
+    name = f"{Path(db).parent.name[:8]}/store.db"
+    conn = sqlite_ro.connect(db)
+    try:
+        chat = _meta(conn, name)
+        missing: list[str] = []
+        notes: list[str] = []
+        model = None
+        pending = None
+        if "data" in sqlite_ro.columns(conn, "blobs", name=name):
+            try:
+                model = _model(conn, chat.root_blob_id, name)
+                pending = _gate(conn, name)
+            except HarnessError as exc:
+                missing.extend((MODEL, GATE))
+                notes.append(str(exc))
+        else:
+            missing.extend((MODEL, GATE))
+            notes.append("the store has no blobs table")
+    finally:
+        conn.close()
+    return StoreFacts(
+        meta=chat,
+        cwd=workspace.resolve(Path(db).parent, chat.workspaces),
+        model=model,
+        gate=pending,
+        last_write=_last_write(db),
+        missing=tuple(missing),
+        notes=tuple(notes),
+    )
+
+
+def _facts_key(db: str) -> str:
+    return f"facts:{db}"
+
+
+def facts(ref: SessionRef, ctx: HarnessContext) -> StoreFacts:
+    """The store's facts, re-read only when its fingerprint moved."""
+    key = _facts_key(ref.path)
+    cached = ctx.cache.get(key)
+    fingerprint = ref.fingerprint or _fingerprint(ref.path)
+    if isinstance(cached, tuple) and cached[0] == fingerprint and isinstance(cached[1], StoreFacts):
+        return cached[1]
+    found = read_facts(ref.path)
+    ctx.cache.set(key, (fingerprint, found))
+    return found
+
+
+def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+    """One chat as a session reading; a store whose meta does not read is not a session."""
+    try:
+        got = facts(ref, ctx)
+    except HarnessFormatUnsupported as exc:
+        ctx.cache.set(_problems_key(ref.path), f"{ref.path}: {exc} (not read as a chat)")
+        return None
+    except HarnessError as exc:
+        # Locked or corrupt this pass: the row stays on its file times, and says what is missing.
+        ctx.cache.set(_problems_key(ref.path), f"{ref.path}: {exc} (skipped this pass)")
+        return SessionReading(
+            ref=ref,
+            last_active_at=_last_write(ref.path),
+            project=FALLBACK_PROJECT,
+            missing=("title", "workspace", MODEL, GATE),
+            notes=(str(exc),),
+        )
+    ctx.cache.pop(_problems_key(ref.path))
+    chat = got.meta
+    child = chat.parent_id is not None and chat.parent_id != ref.session_id
+    return SessionReading(
+        ref=ref,
+        title=chat.name,
+        cwd=got.cwd,
+        project=None if got.cwd else FALLBACK_PROJECT,
+        started_at=chat.created_at,
+        last_active_at=got.last_write,
+        parent_id=chat.parent_id if child else None,
+        agent_name=(chat.type_name or chat.name) if child else None,
+        agent_role=chat.type_name if child else None,
+        missing=got.missing,
+        notes=got.notes,
+    )
+
+
+def _cached(reading: SessionReading, ctx: HarnessContext) -> StoreFacts | None:
+    try:
+        return facts(reading.ref, ctx)
+    except HarnessError:
+        return None
+
+
+def gate(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
+    """A standing permission gate, published only while it can be believed.
+
+    Child gates are not read. The wait must be on the newest blob, the store fresh enough to
+    be a row at all (the display window), and its stamp no older than the store's own last
+    write allows: a real gate is what froze the file, so a stamp much older than the last write
+    belongs to a neighbouring record or to a message that merely quotes the key.
+    """
+    if reading.parent_id is not None or GATE in reading.missing:
+        return None
+    found = _cached(reading, ctx)
+    if found is None or found.gate is None or not found.gate.open or found.last_write is None:
+        return None
+    window = ctx.window_s if ctx.window_s is not None else DEFAULT_WINDOW_S
+    if (ctx.now - found.last_write).total_seconds() > window:
+        return None
+    stamp_ms = found.gate.started_ms
+    since = parse_ts(stamp_ms) if stamp_ms is not None and stamp_ms > 1e12 else None
+    if since is None:
+        return None
+    if since < found.last_write - timedelta(seconds=STAMP_SLACK_S):
+        return None
+    if since > found.last_write + timedelta(seconds=FUTURE_TOLERANCE_S) or since > ctx.now + timedelta(
+        seconds=FUTURE_TOLERANCE_S
+    ):
+        return None
+    return Gate(kind="permission", text=None, since=since, source="store.db")
+
+
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    """The model of the chat's newest message that names one, published verbatim."""
+    found = _cached(reading, ctx)
+    if found is None or found.model is None:
+        return None
+    return ModelInfo(id=found.model)
