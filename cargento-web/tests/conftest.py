@@ -15,11 +15,10 @@ import uvicorn
 from cargento.board import BoardBuilder
 from cargento.plugins import Registry, load_registry
 from cargento.processes import StaticProcesses
-from starlette.applications import Starlette
-
 from cargento_web.app import create_app
 from cargento_web.probe import bind_socket
 from cargento_web.settings import Settings
+from starlette.applications import Starlette
 
 pytest_plugins = ["cargento.testing.fixtures"]
 

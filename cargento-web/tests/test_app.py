@@ -16,13 +16,12 @@ from cargento import hookimpl
 from cargento.board import Overlay
 from cargento.models import Gate
 from cargento.testing.fakes import BrokenDiscover, FakeHarness, FakeSession, RaisingRead, WrongType
-from starlette.requests import Request
-from starlette.responses import PlainTextResponse
-from starlette.routing import Route
-
 from cargento_web.app import create_app
 from cargento_web.page import IMPORT_MAP
 from cargento_web.settings import Settings
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 MOMENT = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
 

@@ -147,7 +147,7 @@ def test_busy_port_is_one_line(env: dict[str, str], foreign: int, mode: list[str
 def test_status_and_stop_leave_another_process_alone(env: dict[str, str], foreign: int) -> None:
     state = state_path(env, foreign)
     state.parent.mkdir(parents=True)
-    state.write_text('{"pid": 1, "port": %d}' % foreign)
+    state.write_text(json.dumps({"pid": 1, "port": foreign}))
     before = state.stat()
 
     status = run(env, "--port", str(foreign), "--status")

@@ -14,8 +14,7 @@ import httpx
 import pytest
 from cargento.models import Gate
 from cargento.testing.fakes import FakeHarness, FakeSession
-from cargento.testing.homes import copy_golden, golden_root, write_jsonl
-
+from cargento.testing.homes import copy_golden, golden_root
 from cargento_web.live import watch_targets
 from cargento_web.stream import encode_event
 
@@ -149,7 +148,7 @@ def test_a_store_append_is_picked_up_by_the_watcher(serve: Any, builder_for: Any
     home, transcript, _ = _golden_claude(tmp_path)
     server = serve(builder_for([("claude", claude)], home), rescan_s=3600, all_sessions=True)
     stream = events(server.url + "/api/stream", seconds=10)
-    name, data = next(stream)
+    name, _ = next(stream)
     assert name == "board"
     doc = httpx.get(server.url + "/api/data").json()
     assert [s["state"] for s in doc["sessions"]] == ["idle"]
@@ -157,7 +156,7 @@ def test_a_store_append_is_picked_up_by_the_watcher(serve: Any, builder_for: Any
     assert any(Path(p) in (home / ".claude", home / ".claude" / "projects") or home / ".claude" in Path(p).parents for p in deep)
     append(transcript, prompt_record(transcript, "SCENARIO-A: say hello again"))
     started = time.monotonic()
-    for name, data in stream:
+    for name, _data in stream:
         if name == "board":
             break
     assert time.monotonic() - started < 3
@@ -184,3 +183,41 @@ def test_a_burst_of_writes_is_coalesced(serve: Any, builder_for: Any, tmp_path: 
     time.sleep(0.8)
     assert 1 <= live.builds - before <= 3
     stream.close()
+
+
+class _Hub:
+    def __init__(self) -> None:
+        self.boards: list[Any] = []
+        self.callbacks: list[Any] = []
+        self.closed = False
+
+    def overlays(self, now: datetime) -> dict[Any, Any]:
+        return {}
+
+    def on_board(self, board: Any) -> Any:
+        self.boards.append(board)
+        return board
+
+    def subscribe(self, callback: Any) -> Any:
+        self.callbacks.append(callback)
+        return lambda: self.callbacks.remove(callback)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_hub_change_builds_once_for_the_hub_with_no_page_open(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    hub = _Hub()
+    fake = FakeHarness("fake", [FakeSession("s1")])
+    server = serve(builder_for([("fake", fake)], tmp_path), hub=hub, rescan_s=0.1)
+    time.sleep(0.3)
+    assert hub.boards == [] and len(hub.callbacks) == 1
+    for _ in range(5):
+        hub.callbacks[0]()  # the hub says its overlays changed (from its own thread)
+    deadline = time.monotonic() + 3
+    while not hub.boards and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)
+    assert len(hub.boards) == 1  # coalesced, and no timer keeps scanning afterwards
+    server.stop()
+    assert hub.closed and hub.callbacks == []

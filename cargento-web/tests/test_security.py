@@ -8,14 +8,13 @@ from typing import Any
 
 import pytest
 from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.app import create_app
+from cargento_web.security import check_host, check_state_change, host_allowed, is_loopback, read_body
+from cargento_web.settings import Settings
 from hypothesis import given
 from hypothesis import strategies as st
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-
-from cargento_web.app import create_app
-from cargento_web.security import check_host, check_state_change, host_allowed, is_loopback, read_body
-from cargento_web.settings import Settings
 
 PORT = 4553
 ROUTES = ["/", "/api/data", "/api/health", "/api/stream", "/static/app.js", "/api/shutdown"]

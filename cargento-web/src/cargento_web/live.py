@@ -177,11 +177,11 @@ class LiveBoard:
         live = [feed for feed in self.feeds.values() if feed.live]
         for feed in live:
             feed.dirty.set()
-        if not live and hasattr(self.hub, "on_board") and not self._closing:
+        idle_kick = self._kick is None or self._kick.done()
+        if not live and hasattr(self.hub, "on_board") and not self._closing and idle_kick:
             # No page is open, but the hub reads every board (its notifications): one
             # coalesced build of the default board, and nothing more.
-            if self._kick is None or self._kick.done():
-                self._kick = asyncio.get_running_loop().create_task(self._kick_build())
+            self._kick = asyncio.get_running_loop().create_task(self._kick_build())
 
     async def _kick_build(self) -> None:
         await asyncio.sleep(self.settings.debounce_s)
