@@ -264,8 +264,9 @@ def parse_event(
     if table is None:
         raise PayloadError(404, f"no event lane for harness {harness!r}")
     name = _event_name(body)
-    if harness == "antigravity" and name is None and ("agent_state" in body or "quota" in body):
-        name = "StatusLine"
+    if harness == "antigravity" and name is None:
+        # A status-line push carries its state; a plugin hook only says the store moved.
+        name = "StatusLine" if ("agent_state" in body or "quota" in body) else "PostToolUse"
     if name is None:
         raise PayloadError(422, "hook_event_name is required (a name of letters, digits and . _ -)")
     kind: EventKind = table.get(name, "ignored")

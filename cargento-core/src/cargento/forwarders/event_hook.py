@@ -2,11 +2,12 @@
 
 Usage (a hook command; the payload arrives on stdin)::
 
-    cargento-event-hook <harness> [port]
-    python -m cargento.forwarders.event_hook <harness> [port]
+    cargento-event-hook <harness> [port] [--event NAME]
+    python -m cargento.forwarders.event_hook <harness> [port] [--event NAME]
 
 The harness name is required (``claude``, ``codex``, ``gemini``, ``antigravity``); the port
-defaults to ``CARGENTO_PORT`` or 4553. It POSTs the payload's lifecycle fields to
+defaults to ``CARGENTO_PORT`` or 4553. ``--event`` names the hook event for a harness whose
+payload may not carry ``hook_event_name`` (Antigravity's plugin hooks). It POSTs the payload's lifecycle fields to
 ``http://127.0.0.1:<port>/api/events/<harness>`` with this run's capability, prints nothing,
 and exits 0 in every case, so it never answers a gate (a Codex PermissionRequest hook that
 prints nothing and exits 0 has no opinion) and never fails a hook.
@@ -28,13 +29,19 @@ from cargento.forwarders.slim import slim_hook_payload
 __all__ = ["main"]
 
 _HARNESS = re.compile(r"^[a-z][a-z0-9-]{1,31}$")
-USAGE = "usage: cargento-event-hook <harness> [port]  (the harness name is required)"
+USAGE = "usage: cargento-event-hook <harness> [port] [--event NAME]  (the harness name is required)"
+_EVENT = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 
 
 def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, env: Mapping[str, str] | None = None) -> int:
     started = time.time()
     args = list(sys.argv[1:] if argv is None else argv)
     env = environ() if env is None else env
+    event_name: str | None = None
+    if "--event" in args:
+        at = args.index("--event")
+        event_name = args[at + 1] if at + 1 < len(args) and _EVENT.match(args[at + 1]) else None
+        del args[at : at + 2]
     if not args or not _HARNESS.match(args[0]):
         print(USAGE, file=sys.stderr)
         return 0
@@ -49,7 +56,10 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, e
     payload = read_payload(stdin if stdin is not None else stdin_bytes())
     if not isinstance(payload, dict):
         return 0
-    body = orjson.dumps(slim_hook_payload(payload))
+    document = slim_hook_payload(payload)
+    if event_name is not None and "hook_event_name" not in document:
+        document["hook_event_name"] = event_name
+    body = orjson.dumps(document)
     post(Target(port, f"/api/events/{harness}"), body, capability, hook_at=started)
     return 0
 
