@@ -13,7 +13,6 @@ from cargento.models import Gate, ModelInfo, SessionReading, Usage
 from cargento.plugins import load_registry
 from cargento.processes import ProcessTable, StaticProcesses
 from cargento.testing import make_context
-
 from cargento_harness_claude import plugin
 from cargento_harness_claude.fixtures import ClaudeStore
 

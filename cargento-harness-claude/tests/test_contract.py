@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cargento.testing import HarnessContract
-
 from cargento_harness_claude import plugin
 from cargento_harness_claude.fixtures import ClaudeStore
 

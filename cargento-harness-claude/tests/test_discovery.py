@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from cargento.testing import make_context, snapshot_tree
-
 from cargento_harness_claude import discovery, plugin
 from cargento_harness_claude.fixtures import ClaudeStore
 

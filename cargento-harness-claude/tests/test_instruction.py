@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from cargento_harness_claude.instruction import is_continuation, latest_instruction
 from hypothesis import given
 from hypothesis import strategies as st
-
-from cargento_harness_claude.instruction import is_continuation, latest_instruction
 
 AT = datetime(2026, 11, 30, 12, tzinfo=UTC)
 

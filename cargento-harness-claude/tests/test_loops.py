@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from cargento_harness_claude.loops import ToolOutcomes
 from hypothesis import given
 from hypothesis import strategies as st
-
-from cargento_harness_claude.loops import ToolOutcomes
 
 
 def _run(pattern: str, *, whole: bool = True) -> ToolOutcomes:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cargento_harness_claude import records as rec
 from hypothesis import given
 from hypothesis import strategies as st
-
-from cargento_harness_claude import records as rec
 
 
 def _user(content: Any, **extra: Any) -> dict[str, Any]:

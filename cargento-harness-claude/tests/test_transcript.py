@@ -10,11 +10,10 @@ from typing import Any
 import orjson
 from cargento.cache import HarnessCache
 from cargento.testing.strategies import damaged
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from cargento_harness_claude.fixtures import ClaudeStore
 from cargento_harness_claude.transcript import Summary, Transcript, follow
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC).timestamp()
 

@@ -180,7 +180,7 @@ class Transcript:
             self.append(record, at)
         return ids
 
-    def tool(self, name: str, at: Moment, *, input: dict[str, Any] | None = None, tokens: int = 10, text: str | None = None) -> str:  # noqa: A002 - the record's own key
+    def tool(self, name: str, at: Moment, *, input: dict[str, Any] | None = None, tokens: int = 10, text: str | None = None) -> str:
         """The model calls one tool; returns its tool-use id."""
         return self.respond(at, text=text, tools=[(name, input or {})], tokens=tokens)[0]
 
