@@ -1,17 +1,67 @@
-"""Where Pi keeps its store on each platform."""
+"""Where Pi keeps its sessions, by Pi's own precedence.
+
+1. ``$PI_CODING_AGENT_SESSION_DIR``: a direct session store, authoritative when set;
+2. else ``sessionDir`` from ``<config>/settings.json`` (``~`` expanded, relative to the config);
+3. else ``<config>/sessions``;
+
+where the config root is ``$PI_CODING_AGENT_DIR`` (authoritative when set) or ``~/.pi/agent``.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import orjson
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
 
-#: The relocation variable; when set it is authoritative, with no fallback.
-VARIABLE: str | None = "PI_CODING_AGENT_DIR"
-DEFAULT = ".pi/agent"
-#: Session files below the root.
-PATTERNS = ['sessions/*/*.jsonl', 'sessions/*.jsonl']
+__all__ = ["CONFIG_DEFAULT", "CONFIG_VARIABLE", "PATTERNS", "SESSION_VARIABLE", "config_root", "root"]
+
+SESSION_VARIABLE = "PI_CODING_AGENT_SESSION_DIR"
+CONFIG_VARIABLE = "PI_CODING_AGENT_DIR"
+CONFIG_DEFAULT = ".pi/agent"
+#: Session files: flat stores hold them directly, the default store one folder per cwd.
+PATTERNS = ("*.jsonl", "*/*.jsonl")
+_SETTINGS_BYTES = 256 * 1024
+
+
+def config_root(ctx: HarnessContext) -> Root:
+    """Pi's configuration directory for this run."""
+    return resolve_root(ctx, variable=CONFIG_VARIABLE, default=CONFIG_DEFAULT)
+
+
+def _setting(config: Path) -> str | None:
+    path = config / "settings.json"
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(_SETTINGS_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > _SETTINGS_BYTES:
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    folder = value.get("sessionDir")
+    return folder.strip() if isinstance(folder, str) and folder.strip() else None
 
 
 def root(ctx: HarnessContext) -> Root:
-    """The store root for this run."""
-    return resolve_root(ctx, variable=VARIABLE, default=DEFAULT, suffix='')
+    """The session store for this run and why it was chosen."""
+    direct = ctx.env.get(SESSION_VARIABLE, "").strip()
+    if direct:
+        return resolve_root(ctx, variable=SESSION_VARIABLE, default=CONFIG_DEFAULT)
+    config = config_root(ctx)
+    folder = _setting(config.path)
+    if folder is not None:
+        if folder == "~" or folder.startswith(("~/", "~\\")):
+            path = ctx.home / folder[2:]
+        else:
+            path = Path(folder)
+            if not path.is_absolute():
+                path = config.path / path
+        return Root(path=path, origin="setting sessionDir")
+    return Root(path=config.path / "sessions", origin=config.origin)

@@ -2,47 +2,57 @@
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
+from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
-from cargento.locations import describe
+from cargento_harness_pi import mapping
+from cargento_harness_pi.discovery import KEY, cached_header, discover_sessions
+from cargento_harness_pi.tree import SessionTree, load
 
-from cargento_harness_pi import locations
-
-KEY = "pi"
+__all__ = ["KEY", "discover", "harness_info", "model", "read_session", "usage"]
 
 
 @hookimpl
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='Pi',
+        label="Pi",
         turn_end_observable=False,
         reports_waits=True,
-        wait_coverage='Waits are reported only for extension UI prompts in persisted sessions, through the bundled pi_extension.js adapter with events on.',
+        wait_coverage=(
+            "Waits are reported only for extension UI prompts in persisted sessions, through the bundled "
+            "pi_extension.js adapter with events on."
+        ),
         resumable=False,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    return discover_sessions(ctx)
+
+
+def _tree(path: str, ctx: HarnessContext) -> SessionTree | None:
+    header = cached_header(ctx, path)
+    if header is None:
+        return None
+    return load(ctx.cache, path, header)
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    tree = _tree(ref.path, ctx)
+    if tree is None:
+        return None
+    return mapping.reading(ref, tree, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    tree = _tree(reading.ref.path, ctx)
+    return mapping.model_info(tree) if tree is not None else None
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    tree = _tree(reading.ref.path, ctx)
+    return mapping.usage(tree, ctx) if tree is not None else None

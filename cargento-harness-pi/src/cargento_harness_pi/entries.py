@@ -1,0 +1,221 @@
+"""Pi session records (format v3) reduced to what Cargento reads from them.
+
+Line 1 is the ``session`` header; every later line is an entry ``{type, id, parentId,
+timestamp, ...}`` of a tree. :func:`entry_from_record` keeps only the small facts of an entry
+(never whole message bodies) so a long session's tree stays small in memory.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+import attrs
+import orjson
+from cargento.timestamps import parse_ts
+
+__all__ = ["Entry", "Header", "entry_from_record", "header_from_record"]
+
+_MAX_TEXT = 2000
+_BOOT_COMMAND = re.compile(r"(?:spacedock|SPACEDOCK_BIN)[^\n|;&]*\bstatus\b[^\n|;&]*--boot\b")
+_BOOT_KEYS = ("workflow_dir", "workflow_dirs", "workflows", "entity_dir", "entity_dirs", "state_backend", "dispatchable")
+_MAX_BOOT = 512 * 1024
+_ABSOLUTE = re.compile(r"^(?:/|\\\\|[A-Za-z]:[\\\\/])")
+
+
+@attrs.frozen(kw_only=True)
+class Header:
+    """The ``session`` header on line 1."""
+
+    id: str
+    cwd: str | None = None
+    started_at: datetime | None = None
+    #: A fork's or clone's source session file: never a parent agent.
+    parent_session: str | None = None
+
+
+def header_from_record(record: dict[str, Any]) -> Header | None:
+    """The header of a v3 session file, or ``None`` when line 1 is not one."""
+    if record.get("type") != "session":
+        return None
+    sid = record.get("id")
+    version = record.get("version")
+    if not isinstance(sid, str) or not sid.strip():
+        return None
+    if isinstance(version, bool) or not isinstance(version, int) or version < 3:
+        return None
+    cwd = record.get("cwd")
+    parent = record.get("parentSession")
+    return Header(
+        id=sid.strip(),
+        cwd=cwd if isinstance(cwd, str) and cwd.strip() else None,
+        started_at=parse_ts(record.get("timestamp")),
+        parent_session=parent if isinstance(parent, str) and parent else None,
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Entry:
+    """The facts of one tree entry."""
+
+    id: str
+    parent: str | None
+    #: ``message`` entries use their role (``user``, ``assistant``, ``toolResult``...);
+    #: other entries their type (``model_change``, ``compaction``, ``session_info``...).
+    kind: str
+    at: datetime | None = None
+    text: str | None = None
+    #: Tool names an assistant message called, in order.
+    tools: tuple[str, ...] = ()
+    stop_reason: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    output_tokens: int | None = None
+    #: ``session_info`` only: whether a name was set, and which (``None`` clears the title).
+    name: str | None = None
+    #: A tool result: the call it answers, its tool, whether it failed.
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool = False
+    #: Assistant tool calls that ran ``spacedock status --boot`` (their ids).
+    boot_calls: tuple[str, ...] = ()
+    #: A tool result carrying one complete boot JSON object: the directories it names.
+    boot_dirs: tuple[str, ...] | None = None
+
+
+def _text(content: Any) -> str | None:
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(
+            part["text"] for part in content
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        )
+    else:
+        return None
+    text = text.strip()
+    return text[:_MAX_TEXT] if text else None
+
+
+def _full_text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
+        return "".join(parts) if parts else None
+    return None
+
+
+def _output(usage: Any) -> int | None:
+    if not isinstance(usage, dict):
+        return None
+    value = usage.get("output")
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return int(value)
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def boot_dirs(text: str | None) -> tuple[str, ...] | None:
+    """The directories a ``spacedock status --boot`` JSON result names, or ``None`` when the
+    text is not exactly one complete boot object."""
+    if text is None or len(text) > _MAX_BOOT:
+        return None
+    stripped = text.strip()
+    if not stripped.startswith("{") or not stripped.endswith("}"):
+        return None
+    try:
+        value = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(value, dict) or not any(key in value for key in _BOOT_KEYS):
+        return None
+    dirs: list[str] = []
+    for key in _BOOT_KEYS[:5]:
+        item = value.get(key)
+        items = item if isinstance(item, list) else [item]
+        for one in items:
+            if isinstance(one, dict):
+                one = one.get("dir") or one.get("path") or one.get("workflow_dir")
+            if isinstance(one, str) and _ABSOLUTE.match(one) and one not in dirs:
+                dirs.append(one)
+    return tuple(dirs)
+
+
+def _assistant(entry: dict[str, Any], message: dict[str, Any], base: dict[str, Any]) -> Entry:
+    tools: list[str] = []
+    boots: list[str] = []
+    content = message.get("content")
+    if isinstance(content, list):
+        for part in content:
+            if not isinstance(part, dict) or part.get("type") != "toolCall":
+                continue
+            name = _str(part.get("name"))
+            if name:
+                tools.append(name)
+            args = part.get("arguments")
+            command = args.get("command") if isinstance(args, dict) else None
+            call = _str(part.get("id"))
+            if call and isinstance(command, str) and _BOOT_COMMAND.search(command[:4096]):
+                boots.append(call)
+    stop = message.get("stopReason")
+    return Entry(
+        **base,
+        kind="assistant",
+        tools=tuple(tools),
+        stop_reason=stop if isinstance(stop, str) else None,
+        provider=_str(message.get("provider")),
+        model=_str(message.get("model")),
+        output_tokens=_output(message.get("usage")),
+        boot_calls=tuple(boots),
+    )
+
+
+def entry_from_record(record: dict[str, Any]) -> Entry | None:
+    """The facts of one entry line, or ``None`` for a line that is not a tree entry."""
+    eid = record.get("id")
+    if not isinstance(eid, str) or not eid:
+        return None
+    parent = record.get("parentId")
+    kind = record.get("type")
+    if not isinstance(kind, str) or kind == "session":
+        return None
+    base: dict[str, Any] = {
+        "id": eid,
+        "parent": parent if isinstance(parent, str) and parent else None,
+        "at": parse_ts(record.get("timestamp")),
+    }
+    if kind == "message":
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return Entry(**base, kind="message")
+        role = message.get("role")
+        if base["at"] is None:
+            base["at"] = parse_ts(message.get("timestamp"))
+        if role == "assistant":
+            return _assistant(record, message, base)
+        if role == "user":
+            return Entry(**base, kind="user", text=_text(message.get("content")))
+        if role == "toolResult":
+            error = message.get("isError")
+            return Entry(
+                **base,
+                kind="toolResult",
+                tool_call_id=_str(message.get("toolCallId")),
+                tool_name=_str(message.get("toolName")),
+                is_error=error is True,
+                output_tokens=_output(message.get("usage")),
+                boot_dirs=None if error is True else boot_dirs(_full_text(message.get("content"))),
+            )
+        return Entry(**base, kind=role if isinstance(role, str) and role else "message")
+    if kind == "model_change":
+        return Entry(**base, kind=kind, provider=_str(record.get("provider")), model=_str(record.get("modelId")))
+    if kind in ("compaction", "branch_summary"):
+        return Entry(**base, kind=kind, output_tokens=_output(record.get("usage")))
+    if kind == "session_info":
+        return Entry(**base, kind=kind, name=_str(record.get("name")))
+    return Entry(**base, kind=kind)

@@ -1,0 +1,131 @@
+"""A Pi session's entry tree, kept current from appended lines, and its active branch.
+
+The active branch is the newest persisted leaf and its ancestors. Pi appends every entry with
+the id of the entry it continues, so a rewind or ``/tree`` jump shows up as an append whose
+parent is not the previous entry: the path is recomputed from the newest entry each time.
+When the newest entry's ancestry is broken (a parent that is missing, or a cycle), the newest
+entry whose chain reaches the root is used instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+from cargento.cache import HarnessCache
+from cargento.errors import HarnessError
+from cargento.readers import JsonlFollower
+
+from cargento_harness_pi.entries import Entry, Header, entry_from_record
+
+__all__ = ["MAX_LINE_BYTES", "SessionTree", "load"]
+
+MAX_LINE_BYTES = 8 * 1024 * 1024
+_MAX_DEPTH = 1_000_000
+
+
+@attrs.define
+class SessionTree:
+    """Every entry read so far (in file order) and the follower positioned after them."""
+
+    path: str
+    header: Header
+    follower: JsonlFollower
+    entries: dict[str, Entry] = attrs.Factory(dict)
+    order: list[str] = attrs.Factory(list)
+    #: The newest ``session_info`` entry anywhere in the file (the title is global).
+    info: Entry | None = None
+    #: Directories named by a ``spacedock status --boot`` result, once one was seen.
+    boot: tuple[str, ...] | None = None
+    _boot_calls: set[str] = attrs.Factory(set)
+    _roots: dict[str, bool] = attrs.Factory(dict)
+
+    @classmethod
+    def open(cls, path: str, header: Header) -> SessionTree:
+        return cls(path=path, header=header, follower=JsonlFollower(path, max_line_bytes=MAX_LINE_BYTES))
+
+    def refresh(self) -> bool:
+        """Read appended lines; return False when the file was replaced or truncated."""
+        if not self.follower.changed():
+            return True
+        records = self.follower.poll()
+        if self.follower.reset:
+            return False
+        for record in records:
+            entry = entry_from_record(record)
+            if entry is not None:
+                self.add(entry)
+        return True
+
+    def add(self, entry: Entry) -> None:
+        if entry.id in self.entries:
+            self.order.remove(entry.id)
+            self._roots.clear()
+        self.entries[entry.id] = entry
+        self.order.append(entry.id)
+        if entry.kind == "session_info":
+            self.info = entry
+        self._boot_calls.update(entry.boot_calls)
+        if (
+            self.boot is None and entry.kind == "toolResult" and entry.boot_dirs is not None
+            and entry.tool_call_id in self._boot_calls
+        ):
+            self.boot = entry.boot_dirs
+
+    def _reaches_root(self, start: str) -> bool:
+        """Whether *start*'s ancestry reaches a root; only successes are remembered, since a
+        missing parent can still arrive."""
+        seen: list[str] = []
+        visited: set[str] = set()
+        current: str | None = start
+        verdict = False
+        while current is not None and len(seen) < _MAX_DEPTH:
+            if self._roots.get(current):
+                verdict = True
+                break
+            entry = self.entries.get(current)
+            if entry is None or current in visited:
+                break
+            seen.append(current)
+            visited.add(current)
+            if entry.parent is None:
+                verdict = True
+                break
+            current = entry.parent
+        if verdict:
+            for eid in seen:
+                self._roots[eid] = True
+        return verdict
+
+    def leaf(self) -> Entry | None:
+        """The newest entry whose ancestry reaches the root."""
+        for eid in reversed(self.order):
+            if self._reaches_root(eid):
+                return self.entries[eid]
+        return None
+
+    def active_path(self) -> list[Entry]:
+        """The active branch, root first."""
+        leaf = self.leaf()
+        out: list[Entry] = []
+        current: Entry | None = leaf
+        while current is not None and len(out) < _MAX_DEPTH:
+            out.append(current)
+            current = self.entries.get(current.parent) if current.parent else None
+        out.reverse()
+        return out
+
+
+def load(cache: HarnessCache, path: str, header: Header) -> SessionTree:
+    """The current tree of one session file, from the cache when possible."""
+    key = f"tree:{path}"
+    try:
+        tree = cache.get(key)
+        if not (isinstance(tree, SessionTree) and tree.header == header and tree.refresh()):
+            tree = SessionTree.open(path, header)
+            tree.refresh()
+    except OSError as exc:
+        cache.pop(key)
+        raise HarnessError(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from exc
+    cache.set(key, tree)
+    return tree
