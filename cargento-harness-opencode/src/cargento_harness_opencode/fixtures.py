@@ -79,8 +79,11 @@ def _ms(at: Moment) -> int:
 class OpenCodeStore:
     """An OpenCode data directory (``$XDG_DATA_HOME/opencode``) and one database in it."""
 
-    def __init__(self, home: Path, *, data_dir: Path | None = None, name: str = "opencode.db", seed: int = 7) -> None:
+    def __init__(
+        self, home: Path, *, data_dir: Path | None = None, name: str = "opencode.db", seed: int = 7, wal: bool = True
+    ) -> None:
         self.home = Path(home)
+        self.journal = "WAL" if wal else "DELETE"
         self.data_dir = Path(data_dir) if data_dir is not None else self.home / ".local" / "share" / "opencode"
         self.path = self.data_dir / name
         self._random = random.Random(seed)
@@ -97,7 +100,7 @@ class OpenCodeStore:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA journal_mode={self.journal}")
             conn.executescript(SCHEMA)
             conn.execute(sql, tuple(params))
             conn.commit()
