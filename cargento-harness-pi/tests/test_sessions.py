@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -327,5 +328,5 @@ def test_active_path_is_a_root_chain(links: list[tuple[int, int | None]]) -> Non
     path = tree.active_path()
     if path:
         assert path[0].parent is None
-        assert all(b.parent == a.id for a, b in zip(path, path[1:], strict=False))
+        assert all(b.parent == a.id for a, b in itertools.pairwise(path))
         assert len({e.id for e in path}) == len(path)
