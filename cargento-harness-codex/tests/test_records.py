@@ -218,3 +218,47 @@ def test_files_outside_the_window_are_not_opened(tmp_path: Path) -> None:
         "01a22b67-0000-7000-8000-0000000000f4"
     ]
     assert plugin.discover(ctx=make_context(tmp_path, now=T0, window_s=None)).sessions == ()
+
+
+def test_newer_turn_spellings(tmp_path: Path) -> None:
+    store = CodexStore(tmp_path)
+    s = store.session("01a22b67-0000-7000-8000-0000000000f5", cwd="/w/p", at=T0)
+    s.event("turn_started", T0, turn_id="t1")
+    s.prompt("Go", T0)
+    ctx = make_context(tmp_path, now=T0 + timedelta(seconds=200), window_s=None)
+    reading = plugin.read_session(ref=plugin.discover(ctx=ctx).sessions[0], ctx=ctx)
+    assert reading is not None and reading.turn.state == "open" and reading.turn.started_at == T0
+    s.event("turn_complete", T0 + timedelta(seconds=30), turn_id="t1")
+    reading = plugin.read_session(ref=plugin.discover(ctx=ctx).sessions[0], ctx=ctx)
+    assert reading is not None and reading.turn.state == "ended"
+    assert reading.turn.completed_s == (30.0,)
+
+
+def test_nested_subagents_fold_into_the_root_row(tmp_path: Path) -> None:
+    from cargento.board import BoardBuilder
+    from cargento.plugins import load_registry
+    from cargento.processes import StaticProcesses
+
+    store = CodexStore(tmp_path)
+    lead = store.session("01a22b67-0000-7000-8000-0000000000f6", cwd="/w/p", at=T0)
+    lead.turn_start(T0)
+    lead.turn_context("gpt-5-codex", T0)
+    lead.prompt("Fan out", T0)
+    child = lead.spawn("01a22b67-0000-7000-8000-0000000000f7", nickname="Ada", at=T0 + timedelta(seconds=1))
+    child.turn_start(T0 + timedelta(seconds=1))
+    child.turn_context("gpt-5-codex-mini", T0 + timedelta(seconds=1))
+    child.end_turn(T0 + timedelta(seconds=5))
+    grandchild = child.spawn("01a22b67-0000-7000-8000-0000000000f8", nickname="Babbage", at=T0 + timedelta(seconds=2))
+    grandchild.turn_start(T0 + timedelta(seconds=2))
+    grandchild.tokens(30, T0 + timedelta(seconds=50))
+    now = T0 + timedelta(seconds=60)
+    registry = load_registry(entry_points=False, extra=[("codex", plugin)])
+    board = BoardBuilder(registry, env={"HOME": str(tmp_path)}, home=tmp_path, clock=lambda: now,
+                         processes=StaticProcesses()).build(all_sessions=True)
+    assert [s.session_id for s in board.sessions] == [lead.session_id]
+    pills = {a.name: a for a in board.sessions[0].subagents}
+    assert set(pills) == {"Ada", "Babbage"}
+    assert pills["Ada"].model == "gpt-5-codex-mini" and not pills["Ada"].running
+    assert pills["Babbage"].running
+    assert board.sessions[0].state == "working"
+    assert board.sessions[0].output_tokens_total == 30
