@@ -46,6 +46,8 @@ MAX_AGE = timedelta(hours=24)
 _SEPARATOR_CHARS = frozenset(";&|\n")
 _PREFIX_WORDS = frozenset({"sudo", "command", "exec", "nohup", "time"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: Environment assignments whose value looks secret (``PGPASSWORD=...``), masked in reports.
+_SECRET_ASSIGNMENT = re.compile(r"\b([A-Za-z_]*(?:PASS|TOKEN|SECRET|KEY|AUTH)[A-Za-z_]*=)(?:'[^']*'|\"[^\"]*\"|\S+)", re.IGNORECASE)
 _DROP_TABLE = re.compile(r"\bdrop\s+table\b", re.IGNORECASE)
 _TEMP_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "$TMPDIR/", "${TMPDIR}/")
 #: git options that take a separate value before the subcommand.
@@ -187,6 +189,11 @@ def match_command(command: str, *, budget_s: float = BUDGET_S) -> tuple[Shape, .
     return tuple(found)
 
 
+def _shown(command: str) -> str:
+    """The command as a report shows it: secrets masked, one line, at most 200 characters."""
+    return clip(redact(_SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + "…REDACTED", command)), 200)
+
+
 @attrs.frozen(kw_only=True)
 class Report:
     """One after-tool report of an irreversible command shape."""
@@ -214,7 +221,7 @@ class ReportLog:
         """Match *command* and record a report per shape found."""
         shapes = match_command(command)
         added = tuple(
-            Report(harness=harness, session_id=session_id, at=at, shape=s, command=clip(redact(command), 200), tool=tool)
+            Report(harness=harness, session_id=session_id, at=at, shape=s, command=_shown(command), tool=tool)
             for s in shapes
         )
         for report in added:

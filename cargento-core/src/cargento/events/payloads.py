@@ -62,6 +62,7 @@ EVENT_HARNESSES: Mapping[str, str] = {
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$")
+_BUCKET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 #: Longest command text kept for the irreversible-shape matcher.
 COMMAND_LIMIT = 8192
 
@@ -182,10 +183,11 @@ def _text(value: object, limit: int = 256) -> str | None:
 
 
 def _ident(value: object) -> str | None:
-    text = _text(value, 128)
-    if text is None or not _ID.match(text):
+    """An id as given (never clipped: a cut id would name another session)."""
+    if not isinstance(value, str):
         return None
-    return text
+    text = value.strip()
+    return text if _ID.match(text) else None
 
 
 def _session(body: Mapping[str, Any], kind: EventKind) -> str | None:
@@ -361,7 +363,7 @@ def _quota(value: object) -> Mapping[str, Any] | None:
         return None
     out: dict[str, Any] = {}
     for key, bucket in list(value.items())[:16]:
-        if not isinstance(key, str) or not _NAME.match(key) or not isinstance(bucket, Mapping):
+        if not isinstance(key, str) or not _BUCKET.match(key) or not isinstance(bucket, Mapping):
             continue
         fraction = bucket.get("remaining_fraction")
         reset = bucket.get("reset_time")

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from cargento.board import Board, BoardSession, Counts, Waiting
+from cargento.events.hub import EventHub
+from cargento.events.notifiers import MemoryNotifier
+from cargento.models import Subagent
+
+T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+
+
+class Clock:
+    """A hand-moved clock for the hub."""
+
+    def __init__(self, start: datetime = T0) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def tick(self, seconds: float) -> datetime:
+        self.now += timedelta(seconds=seconds)
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def notifier() -> MemoryNotifier:
+    return MemoryNotifier()
+
+
+@pytest.fixture
+def make_hub(tmp_path: Path, clock: Clock, notifier: MemoryNotifier) -> Callable[..., EventHub]:
+    hubs: list[EventHub] = []
+
+    def make(**kwargs: object) -> EventHub:
+        options: dict[str, object] = {"clock": clock, "state_dir": tmp_path / "state", "notifier": notifier}
+        options.update(kwargs)
+        hub = EventHub(**options)  # type: ignore[arg-type]
+        hubs.append(hub)
+        return hub
+
+    yield make  # type: ignore[misc]
+    for hub in hubs:
+        hub.close()
+
+
+def session(
+    sid: str,
+    *,
+    harness: str = "claude",
+    state: str = "idle",
+    last_active_at: datetime | None = None,
+    waiting: Waiting | None = None,
+    subagents: tuple[Subagent, ...] = (),
+    state_source: str = "store",
+    idle_for_s: float | None = 30.0,
+) -> BoardSession:
+    """A board row as core would publish it, with only what the hub reads set."""
+    return BoardSession(
+        harness=harness, harness_label=harness.title(), session_id=sid, key=f"{harness}:{sid}", display_id=sid[:8],
+        identity=(harness, "w/proj", sid), project="w/proj", cwd="/w/proj", title=None, state=state,  # type: ignore[arg-type]
+        detail="", waiting=waiting, subagents=subagents, tasks=(), tasks_done=0, model=None, model_display=None,
+        authority=None, output_tokens_per_min=None, output_tokens_total=None, started_at=None,
+        last_active_at=last_active_at, idle_for_s=idle_for_s, turn=None, resume_command=None, resume_cwd=None,
+        read_by_scanning=False, instruction=None, role=None, loop=None, ended=False, missing=(), notes=(), faults=(),
+        rate_limits=(), ai_units=None, state_source=state_source,
+    )
+
+
+def board(now: datetime, *sessions: BoardSession) -> Board:
+    return Board(
+        schema=1, revision=1, generated_at=now, as_of=None, window_hours=24.0, all=False,
+        counts=Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
+        harnesses=(), sessions=tuple(sessions),
+    )
+
+
+@pytest.fixture
+def row() -> Callable[..., BoardSession]:
+    """Make a board row (see :func:`session`)."""
+    return session
+
+
+@pytest.fixture
+def board_of() -> Callable[..., Board]:
+    """Make a board of rows (see :func:`board`)."""
+    return board
+
+
+@pytest.fixture
+def t0() -> datetime:
+    return T0

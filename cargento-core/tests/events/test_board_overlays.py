@@ -1,0 +1,136 @@
+"""The hub's overlays and marks through core's real board builder, and the ends store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+from cargento.board import Board, BoardBuilder
+from cargento.events.hub import EventHub
+from cargento.events.stores import ENDS_FILE
+from cargento.models import Gate
+from cargento.plugins import load_registry
+from cargento.processes import StaticProcesses
+from cargento.testing.fakes import FakeHarness, FakeSession
+
+
+def build(hub: EventHub, sessions: list[FakeSession], clock: Any, key: str = "claude") -> Board:
+    registry = load_registry(entry_points=False, extra=[(key, FakeHarness(key, sessions))])
+    builder = BoardBuilder(registry, env={"HOME": "/home/u"}, clock=clock, processes=StaticProcesses())
+    board = builder.build(overlays=hub.overlays(clock()))
+    return hub.on_board(board)
+
+
+def row(board: Board, sid: str) -> Any:
+    return next(s for s in board.sessions if s.session_id == sid)
+
+
+def test_working_overlay_beats_a_quiet_store_until_the_stop(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    hub = make_hub()
+    quiet = FakeSession("s1", at=clock() - timedelta(seconds=5))
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt_id": "p"})
+    clock.tick(300)  # five minutes of a long tool run: recency alone would read idle
+    assert row(build(hub, [quiet], clock), "s1").state == "working"
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "Stop", "prompt_id": "p"})
+    s = row(build(hub, [quiet], clock), "s1")
+    assert s.state == "idle" and s.state_source == "event:Stop"
+
+
+def test_idle_overlay_reads_idle_at_once_where_recency_says_working(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "Stop"})
+    fresh = FakeSession("s1", at=clock() - timedelta(seconds=1))  # written a second before the stop
+    clock.tick(10)
+    assert row(build(hub, [fresh], clock), "s1").state == "idle"
+
+
+def test_gate_overlay_makes_needs_input_with_its_wording(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PermissionRequest", "tool_name": "ExitPlanMode",
+                          "tool_input": {"plan": "# Migrate the schema\n\n1. add column"}})
+    s = row(build(hub, [FakeSession("s1", age_s=1)], clock), "s1")
+    assert s.state == "needs_input" and s.waiting.kind == "plan" and s.waiting.text == "Migrate the schema"
+
+
+def test_a_store_gate_still_outranks_an_event_working_claim(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "UserPromptSubmit"})
+    gated = FakeSession("s1", age_s=1, gate=Gate(kind="question", text="Which?", source="transcript"))
+    assert row(build(hub, [gated], clock), "s1").state == "needs_input"
+
+
+def test_session_end_persists_and_reads_as_ended_after_a_restart(make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path) -> None:
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other"})
+    stored = orjson.loads((tmp_path / "state" / ENDS_FILE).read_bytes())
+    assert [(e["harness"], e["session_id"], e["reason"]) for e in stored["ends"]] == [("claude", "s1", "other")]
+    hub.close()
+    restarted = make_hub()
+    clock.tick(30)
+    s = row(build(restarted, [FakeSession("s1", at=clock() - timedelta(seconds=31))], clock), "s1")
+    assert s.ended and s.state == "idle" and s.detail.startswith("session ended")
+
+
+def test_a_write_after_the_end_means_the_session_resumed(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
+    clock.tick(120)
+    s = row(build(hub, [FakeSession("s1", at=clock() - timedelta(seconds=60))], clock), "s1")
+    assert not s.ended
+
+
+def test_session_start_withdraws_an_end(make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path) -> None:
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionStart", "source": "resume"})
+    assert hub.session_end("claude", "s1") is None
+    assert orjson.loads((tmp_path / "state" / ENDS_FILE).read_bytes())["ends"] == []
+
+
+def test_no_events_neither_reads_nor_writes_the_ends_store(make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path) -> None:
+    make_hub().ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
+    before = (tmp_path / "state" / ENDS_FILE).read_bytes()
+    quiet = make_hub(events=False)
+    s = row(build(quiet, [FakeSession("s1", at=clock() - timedelta(seconds=600))], clock), "s1")
+    assert not s.ended, "a session that ended before this run reads as quiet"
+    assert (tmp_path / "state" / ENDS_FILE).read_bytes() == before
+
+
+def test_a_corrupt_ends_store_is_discarded_and_says_so(make_hub: Callable[..., EventHub], tmp_path: Path) -> None:
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / ENDS_FILE).write_bytes(b"{not json")
+    hub = make_hub()
+    assert hub.ends is not None and hub.ends.all() == ()
+    assert any("not valid JSON" in r for r in hub.status()["resets"])
+    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
+    assert orjson.loads((tmp_path / "state" / ENDS_FILE).read_bytes())["ends"][0]["session_id"] == "s1"
+
+
+def test_transition_into_needs_input_pops_once_not_on_every_refresh(make_hub: Callable[..., EventHub], clock: Any, notifier: Any) -> None:
+    hub = make_hub()
+    gate = Gate(kind="permission", text="asking to run a command", source="store")
+    build(hub, [FakeSession("s1", age_s=5)], clock)  # the first board is the baseline
+    for _ in range(5):
+        clock.tick(2)
+        build(hub, [FakeSession("s1", age_s=5, gate=gate)], clock)
+    assert hub.alerts.drain() and len(notifier.sent) == 1
+    assert "needs input" in notifier.sent[0][0]
+
+
+def test_waiting_at_startup_is_a_baseline_not_a_transition(make_hub: Callable[..., EventHub], clock: Any, notifier: Any) -> None:
+    hub = make_hub()
+    build(hub, [FakeSession("s1", age_s=5, gate=Gate(kind="permission"))], clock)
+    assert hub.alerts.drain() and notifier.sent == []
+
+
+def test_folded_subagent_rows_never_pop(make_hub: Callable[..., EventHub], clock: Any, notifier: Any) -> None:
+    hub = make_hub()
+    parent = FakeSession("p", age_s=5)
+    child = FakeSession("c", age_s=5, parent_id="p", agent_name="helper")
+    build(hub, [parent, child], clock)
+    clock.tick(5)
+    hub.ingest("claude", {"session_id": "c", "hook_event_name": "PermissionRequest", "tool_name": "Bash"})
+    assert hub.alerts.drain() and notifier.sent == []
