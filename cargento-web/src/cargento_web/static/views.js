@@ -62,10 +62,15 @@ export function Strip({ board }) {
 
 function TurnBar({ turn, ctx }) {
   if (!turn) return null;
+  // eta_s is the estimated time remaining when the board was built; both figures advance
+  // with the time since.
   const elapsed = turn.elapsed_s + ctx.drift;
-  const eta = turn.eta_s;
-  const pct = eta ? Math.min(100, Math.round((elapsed / eta) * 100)) : null;
-  const text = eta ? `${duration(elapsed)} of ~${duration(eta)}` : `${duration(elapsed)} · no estimate yet`;
+  const total = turn.eta_s == null ? null : turn.elapsed_s + turn.eta_s;
+  const left = total == null ? null : Math.max(0, total - elapsed);
+  const pct = total ? Math.min(100, Math.round((elapsed / total) * 100)) : null;
+  const text = total == null
+    ? `${duration(elapsed)} · no estimate (no comparable finished turn)`
+    : `${duration(elapsed)} · est. ${duration(left)} remaining`;
   return html`<div class="turn">
     <div class="bar" role="progressbar" aria-label="Current turn" aria-valuemin="0" aria-valuemax="100"
       aria-valuenow=${pct == null ? undefined : pct} aria-valuetext=${"current turn " + text}>

@@ -1,0 +1,512 @@
+"""Real-browser tests: Debian's Chromium through Playwright, a real uvicorn, fixture homes.
+
+Rows come from real on-disk stores where a harness package ships a store builder or a golden
+copy (Claude Code: a golden transcript; Copilot CLI: its store builder), and from scripted
+in-memory harnesses for the readings no store here can produce on demand (tasks, subagents,
+a long turn, an authority, a plugin fault).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cargento import hookimpl
+from cargento.models import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessInfo,
+    Instruction,
+    LoopReading,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    StoreLocation,
+    Subagent,
+    Task,
+    TurnEvidence,
+    Usage,
+)
+from cargento.testing.fakes import BrokenDiscover
+from cargento.testing.homes import copy_golden, golden_root
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+CLAUDE_A = "claude-code-2.1.332/A-single-turn"
+
+if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):
+    print(f"skipping the browser tests: {CHROMIUM} is absent (apt-get install chromium)")
+    pytest.skip(f"{CHROMIUM} is absent and CI is unset", allow_module_level=True)
+
+
+# -- a scripted harness for readings no fixture store produces on demand -----------------------
+
+Script = Callable[[SessionRef, datetime], SessionReading]
+
+
+class Scripted:
+    """An in-memory harness whose sessions are functions of ``ctx.now``; mutable from a test."""
+
+    def __init__(self, info: HarnessInfo, scripts: dict[str, Script], *, gates: dict[str, Gate] | None = None,
+                 models: dict[str, ModelInfo] | None = None, tokens: dict[str, int | None] | None = None) -> None:
+        self.info = info
+        self.scripts = scripts
+        self.gates = gates or {}
+        self.models = models or {}
+        self.tokens = tokens or {}
+        self.__name__ = f"scripted:{info.key}"
+
+    @hookimpl
+    def harness_info(self) -> HarnessInfo:
+        return self.info
+
+    @hookimpl
+    def discover(self, ctx: HarnessContext) -> Discovery:
+        refs = tuple(SessionRef(harness=self.info.key, session_id=sid, path=f"/scripted/{sid}", modified_at=ctx.now)
+                     for sid in self.scripts)
+        return Discovery(locations=(StoreLocation(path=f"/scripted/{self.info.key}", status="present"),), sessions=refs)
+
+    @hookimpl
+    def read_session(self, ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+        return self.scripts[ref.session_id](ref, ctx.now)
+
+    @hookimpl
+    def gate_state(self, reading: SessionReading, ctx: HarnessContext) -> Gate | None:
+        return self.gates.get(reading.ref.session_id)
+
+    @hookimpl
+    def model(self, reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+        return self.models.get(reading.ref.session_id)
+
+    @hookimpl
+    def usage(self, reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+        if reading.ref.session_id not in self.tokens:
+            return None
+        return Usage(output_tokens_window=self.tokens[reading.ref.session_id])
+
+
+def _ago(now: datetime, s: float) -> datetime:
+    return now - timedelta(seconds=s)
+
+
+def pi_harness() -> Scripted:
+    def busy(ref: SessionRef, now: datetime) -> SessionReading:
+        return SessionReading(
+            ref=ref, title="Port the tokenizer", cwd="/home/dev/work/tokenizer", started_at=_ago(now, 1500),
+            last_active_at=_ago(now, 3), last_tool="bash",
+            turn=TurnEvidence(state="open", started_at=_ago(now, 16 * 60), completed_s=(1000.0, 1100.0, 1200.0)),
+            tasks=(
+                Task(subject="Read the spec", status="completed", created_at=_ago(now, 1400), updated_at=_ago(now, 1200)),
+                Task(subject="Write the lexer", status="in_progress", active_form="Writing the lexer", created_at=_ago(now, 1100)),
+                Task(subject="Benchmark", status="pending", created_at=_ago(now, 1000)),
+            ),
+            subagents=(Subagent(name="scout", running=True, role="Explore"), Subagent(name="reviewer", running=False)),
+            instruction=Instruction(text="port the tokenizer to rust", source="prompt", at=_ago(now, 1500)),
+            missing=("output usage of one branch",),
+        )
+
+    return Scripted(
+        HarnessInfo(key="pi", label="Pi", reports_waits=True,
+                    wait_coverage="Extension UI prompts in persisted sessions, through its adapter on 0.85.1."),
+        {"pi-busy-0001": busy},
+        models={"pi-busy-0001": ModelInfo(id="gpt-5.6-sol", authority="via Codex · gpt-5.6-sol")},
+        tokens={"pi-busy-0001": 4200},
+    )
+
+
+def codex_harness() -> Scripted:
+    def quick(ref: SessionRef, now: datetime) -> SessionReading:
+        return SessionReading(
+            ref=ref, title="Fix flaky test", cwd="/home/dev/work/api", started_at=_ago(now, 400), last_active_at=_ago(now, 2),
+            turn=TurnEvidence(state="open", started_at=_ago(now, 60), completed_s=(100.0, 120.0, 140.0)),
+            thinking=True, resume_command="codex resume codex-quick-0002",
+            loop=LoopReading(kind="run", failures=4, successes=0, note="4 consecutive failed tool calls"),
+        )
+
+    def done(ref: SessionRef, now: datetime) -> SessionReading:
+        return SessionReading(ref=ref, title="Release notes", cwd="/home/dev/work/api", started_at=_ago(now, 9000),
+                              last_active_at=_ago(now, 7200), turn=TurnEvidence(state="ended", ended_at=_ago(now, 7200)),
+                              resume_command="codex resume codex-done-0003")
+
+    return Scripted(
+        HarnessInfo(key="codex", label="Codex", turn_end_observable=True, reports_waits=True, resumable=True,
+                    wait_coverage="Its bundled PermissionRequest hook, once events are installed."),
+        {"codex-quick-0002": quick, "codex-done-0003": done},
+        models={"codex-quick-0002": ModelInfo(id="gpt-5.6"), "codex-done-0003": ModelInfo(id="gpt-5.6")},
+        tokens={"codex-quick-0002": 900, "codex-done-0003": None},
+    )
+
+
+# -- homes --------------------------------------------------------------------------------------
+
+def claude_home(tmp_path: Path) -> tuple[Path, Path]:
+    if golden_root() is None:
+        if os.environ.get("CI"):
+            pytest.fail("the shared golden stores are not reachable under CI")
+        pytest.skip("the shared golden stores are not reachable")
+    home, _truth = copy_golden(CLAUDE_A, tmp_path)
+    ten_min_ago = time.time() - 600
+    for path in home.rglob("*"):
+        os.utime(path, (ten_min_ago, ten_min_ago))
+    return home, next((home / ".claude" / "projects").rglob("*.jsonl"))
+
+
+def append_prompt(transcript: Path, text: str) -> None:
+    first = json.loads(transcript.read_text().splitlines()[0])
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    record = {
+        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": first.get("cwd"),
+        "sessionId": first.get("sessionId") or transcript.stem, "version": "2.1.332", "gitBranch": "HEAD",
+        "type": "user", "message": {"role": "user", "content": text},
+        "uuid": f"00000000-0000-4000-8000-{int(time.time() * 1000) % 10**12:012d}", "timestamp": now,
+    }
+    with open(transcript, "ab") as fh:
+        fh.write(json.dumps(record).encode() + b"\n")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page_for(browser: Any) -> Iterator[Callable[..., Any]]:
+    contexts: list[Any] = []
+
+    def open_page(url: str, *, width: int = 1280, height: int = 800, notifications: bool = False) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        if notifications:
+            context.grant_permissions(["notifications"], origin=url.split("/#")[0].rstrip("/"))
+            context.add_init_script(
+                "window.__shown = []; window.Notification = class { constructor(t, o) { window.__shown.push([t, o && o.body]); }"
+                " static get permission() { return 'granted'; } static requestPermission() { return Promise.resolve('granted'); } };"
+            )
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.errors = errors
+        page.goto(url)
+        page.wait_for_selector("main .row, main .empty, main .session-page", timeout=10_000)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def board_server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., Any]:
+    """A server over Claude (golden copy), Copilot (store builder), scripted Pi and Codex, and a
+    Goose plugin that faults; ``all_sessions`` so the golden session shows whatever its age."""
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_copilot import plugin as copilot
+    from cargento_harness_copilot.fixtures import CopilotStore
+
+    def start(**settings: Any) -> Any:
+        home, transcript = claude_home(tmp_path)
+        store = CopilotStore(home)
+        t0 = time.time() - 120
+        cop = store.session(cwd=str(home / "work" / "webapp"), at=t0)
+        cop.prompt("add a login page", at=t0 + 1)
+        call = cop.tool("bash", at=t0 + 2)
+        cop.tool_done(call, at=t0 + 4)
+        cop.end_turn(at=t0 + 5)
+        pi, codex = pi_harness(), codex_harness()
+        plugins = [("claude", claude), ("copilot", copilot), ("pi", pi), ("codex", codex),
+                   ("goose", BrokenDiscover("goose", label="Goose"))]
+        values = {"all_sessions": True}
+        values.update(settings)
+        server = serve(builder_for(plugins, home), **values)
+        server.transcript = transcript
+        server.copilot = cop
+        server.pi = pi
+        server.codex = codex
+        server.home = home
+        return server
+
+    return start
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+
+
+def row(page: Any, key_prefix: str) -> Any:
+    return page.locator(f"main li.row[data-key^='{key_prefix}']").first
+
+
+# -- the tests ------------------------------------------------------------------------------------
+
+def test_the_board_renders_each_harness(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/")
+    strip = page.locator(".strip li.harness")
+    assert strip.count() == 10
+    assert [strip.nth(i).get_attribute("data-harness") for i in range(10)] == [
+        "claude", "codex", "pi", "gemini", "antigravity", "copilot", "opencode", "cursor", "goose", "droid"]
+    for key in ("claude", "codex", "pi", "copilot"):
+        assert "on" in page.locator(f".strip li[data-harness='{key}']").get_attribute("class")
+    gemini = page.locator(".strip li[data-harness='gemini']")
+    assert "off" in gemini.get_attribute("class") and "plugin not installed" in gemini.inner_text()
+    goose = page.locator(".strip li[data-harness='goose']")
+    assert "fault" in goose.get_attribute("class") and "discover exploded" in goose.inner_text()
+
+    claude_row = row(page, "claude:")
+    assert claude_row.get_attribute("data-state") == "idle"
+    assert "Idle" in claude_row.locator(".badge").inner_text()
+    assert "last active" in claude_row.locator(".detail").inner_text() and "ago" in claude_row.locator(".detail").inner_text()
+
+    cop = row(page, "copilot:")
+    assert "Read by scanning: no turn end can be observed here" in cop.inner_text()
+    assert cop.locator(".hname").inner_text() == "GitHub Copilot CLI"
+
+    pi = row(page, "pi:pi-busy")
+    assert pi.get_attribute("data-state") == "working"
+    assert pi.locator(".detail").inner_text() == "Writing the lexer"
+    assert pi.locator(".pill.run").inner_text().replace("\n", "") == "● scout, running"
+    assert "no longer running" in pi.locator(".pill.done").inner_text()
+    assert pi.locator(".task").count() == 3
+    assert "via Codex · gpt-5.6-sol" in pi.locator(".model").inner_text()
+    assert pi.locator(".rate").inner_text().startswith("420 tok/min")
+    assert "“port the tokenizer to rust” — prompt, 25 min ago" in pi.locator(".instruction").inner_text()
+    assert pi.locator(".turn [role=progressbar]").count() == 1
+    assert pi.locator(".long").get_attribute("title").startswith("This request has run")
+    assert "Source not fully read: output usage of one branch" in pi.inner_text()
+
+    done = row(page, "codex:codex-done")
+    assert done.locator(".rate").inner_text().strip().startswith("—")
+    assert "output rate unmeasured" in done.locator(".rate").inner_text()
+    quick = row(page, "codex:codex-quick")
+    assert "est." in quick.locator(".turn-text").inner_text() and "remaining" in quick.locator(".turn-text").inner_text()
+    assert "Read by scanning" not in quick.inner_text()
+
+    assert page.locator(".counts .c-run").inner_text() == "2 running sessions"
+    assert "2 subagents observed, 1 running" in page.locator(".counts").inner_text()
+    assert page.errors == []
+    shot(page, "sessions")
+
+
+def test_an_append_turns_a_row_working_without_a_reload(board_server: Any, page_for: Any) -> None:
+    server = board_server(rescan_s=3600)  # only the file watcher can notice the append
+    page = page_for(server.url + "/")
+    page.evaluate("window.__sameDocument = true")
+    claude_row = row(page, "claude:")
+    assert claude_row.get_attribute("data-state") == "idle"
+    append_prompt(server.transcript, "SCENARIO-A: and now say goodbye")
+    started = time.monotonic()
+    page.wait_for_selector("main li.row[data-key^='claude:'][data-state='working']", timeout=2000)
+    assert time.monotonic() - started < 2.0
+    assert page.evaluate("window.__sameDocument") is True
+
+
+def test_a_needs_input_store_turns_the_row_red(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/#n=attention")
+    before = int(page.locator(".att-count").inner_text())
+    assert page.locator("a.blocks").count() == 0
+    # A permission dialog opens in the Copilot session (written to its events.jsonl).
+    server.copilot.wait(at=time.time() - 5, kind="shell", detail="rm -rf build")
+    page.wait_for_selector(".attention li.needs[data-key^='copilot:']", timeout=5000)
+    assert int(page.locator(".att-count").inner_text()) == before + 1
+    assert page.locator("a.blocks").inner_text().startswith("1 block reported")
+    item = page.locator(".attention li.needs[data-key^='copilot:']")
+    assert "Needs input" in item.inner_text()
+    assert "rm -rf build" not in page.content()  # Copilot never publishes which command
+    shot(page, "attention")
+    page.keyboard.press("s")
+    red = row(page, "copilot:")
+    assert red.get_attribute("data-state") == "needs_input"
+    color = red.locator(".badge").evaluate("e => getComputedStyle(e).color")
+    assert color == "rgb(240, 107, 107)"
+
+
+def test_attention_names_what_is_not_covered(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/#n=attention")
+    text = page.locator(".attention").inner_text()
+    assert "NEEDS YOU NOW" in text and "AT RISK" in text and "NOT COVERED" in text
+    assert "That is not an all-clear" in text
+    coverage = page.locator(".coverage")
+    assert "Extension UI prompts in persisted sessions" in coverage.inner_text()  # Pi's stated conditions
+    assert "Gemini CLI: plugin not installed" in coverage.inner_text()
+    assert "discover exploded" in coverage.inner_text()  # collector errors named, not zero
+    assert "output usage of one branch" in coverage.inner_text()
+    risk = page.locator(".attention .rows").first.inner_text()
+    assert "Fix flaky test" in risk and "Port the tokenizer" in risk  # a loop, and a turn past 15 minutes
+
+
+def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/")
+    assert page.locator("main").get_attribute("data-view") == "sessions"
+    page.keyboard.press("p")
+    assert page.url.endswith("#n=projects")
+    page.wait_for_selector(".project[data-project='work/api']")
+    shot(page, "projects")
+    page.keyboard.press("a")
+    assert page.url.endswith("#n=attention") and page.locator(".attention").count() == 1
+    page.keyboard.press("Control+s")
+    page.keyboard.press("Alt+p")
+    assert page.url.endswith("#n=attention")  # modifiers are the browser's, not ours
+    page.evaluate("document.body.insertAdjacentHTML('beforeend', '<input id=typing>')")
+    page.focus("#typing")
+    page.keyboard.type("spa")
+    assert page.url.endswith("#n=attention")  # typing in a form control switches nothing
+    page.evaluate("document.getElementById('typing').blur()")
+    page.keyboard.press("s")
+    assert page.url.endswith("#n=sessions")
+
+    page.click(".project-link, main li.row[data-key^='codex:codex-quick'] a.title")
+    assert "#n=session:work%2Fapi:codex:codex-quick-0002" in page.url
+    page.wait_for_selector(".session-page[data-key='codex:codex-quick-0002']")
+    sp = page.locator(".session-page")
+    assert [b.inner_text() for b in sp.locator(".controls button").all()] == ["COPY ID", "COPY LINK", "COPY RESUME"]
+    assert sp.locator(".controls button").nth(2).get_attribute("data-copy") == "codex resume codex-quick-0002"
+    assert sp.locator(".controls button").nth(1).get_attribute("data-copy") == page.url
+    page.reload()
+    page.wait_for_selector(".session-page[data-key='codex:codex-quick-0002']")
+    shot(page, "session")
+    page.keyboard.press("Escape")
+    assert page.url.endswith("#n=project:work%2Fapi")
+    page.wait_for_selector("main li.row[data-key='codex:codex-done-0003']")
+    page.go_back()
+    page.wait_for_selector(".session-page[data-key='codex:codex-quick-0002']")
+
+    page.goto(server.url + "/#n=session:work%2Ftokenizer:pi:pi-busy-0001")
+    page.wait_for_selector(".session-page")
+    assert page.locator(".session-page .controls button").count() == 2  # no resume control on Pi
+    page.goto(server.url + "/#n=session::claude:no-such-session")
+    page.wait_for_selector(".missing-session")
+    assert "not in the current payload" in page.locator(".missing-session").inner_text()
+    assert "no-such-session" in page.locator(".missing-session").inner_text()
+    assert page.errors == []
+
+
+def test_copy_id_copies(board_server: Any, page_for: Any, browser: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/#n=session:work%2Fapi:codex:codex-quick-0002")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    page.wait_for_selector(".session-page")
+    page.locator(".controls button", has_text="COPY ID").click()
+    page.wait_for_selector(".controls .copied:has-text('copied the session id')")
+    assert page.evaluate("navigator.clipboard.readText()") == "codex-quick-0002"
+
+
+def test_stalled_after_two_missed_refreshes(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/")
+    page.wait_for_selector(".live:has-text('live · updated')")
+    server.stop()
+    page.wait_for_selector(".live.stalled", timeout=6000)
+    text = page.locator(".live").inner_text()
+    assert text.startswith("stalled — last successful update ")
+    shot(page, "stalled")
+
+
+def wait_until(page: Any, expression: str, timeout: float = 5.0) -> Any:
+    """Poll *expression* in the page (the page's policy forbids the eval wait_for_function uses)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression)
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+def test_browser_notifications(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/", notifications=True)
+    page.wait_for_timeout(700)
+    server.copilot.wait(at=time.time() - 5, kind="url")
+    assert wait_until(page, "window.__shown.length >= 1")
+    quick = server.codex.scripts["codex-quick-0002"]
+
+    def gone_quiet(ref: SessionRef, now: datetime) -> SessionReading:
+        r = quick(ref, now)
+        return SessionReading(ref=ref, title=r.title, cwd=r.cwd, last_active_at=_ago(now, 200),
+                              turn=TurnEvidence(state="ended", ended_at=_ago(now, 200)))
+
+    server.codex.scripts["codex-quick-0002"] = gone_quiet
+    assert wait_until(page, "window.__shown.length >= 2")
+    shown = page.evaluate("window.__shown")
+    assert shown[0][0] == "GitHub Copilot CLI: add a login page is waiting on you"
+    assert shown[1][0] == "Codex: Fix flaky test has gone quiet"
+
+
+@pytest.mark.parametrize(("width", "height", "name"), [(1280, 800, "sessions-1280"), (390, 844, "sessions-narrow")])
+def test_readable_at_desktop_and_narrow_sizes(board_server: Any, page_for: Any, width: int, height: int, name: str) -> None:
+    server = board_server()
+    page = page_for(server.url + "/", width=width, height=height)
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the page scrolls sideways by {overflow}px at {width}px"
+    for sel in (".tabs a[data-view='sessions']", ".tabs a[data-view='attention']", "main li.row a.title"):
+        assert page.locator(sel).first.is_visible()
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement && document.activeElement.tagName")
+    assert focused == "A"
+    if name == "sessions-narrow":
+        shot(page, name)
+
+
+def test_every_cue_has_text_for_a_screen_reader(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    page = page_for(server.url + "/")
+    pi = row(page, "pi:pi-busy")
+    assert "running" in pi.locator(".pill.run").inner_text()
+    assert "15 minutes or more" in pi.locator(".long .sr-only").inner_text()
+    assert pi.locator("[role=progressbar]").get_attribute("aria-valuetext").startswith("current turn ")
+    assert "in progress:" in pi.locator(".task.in_progress").inner_text()
+    assert page.locator(".strip li[data-harness='claude'] .sr-only").inner_text().startswith(": local session data found")
+    assert page.locator(".strip").get_attribute("aria-label") == "Discovered harnesses"
+    for svg in page.locator("svg.mark").all()[:5]:
+        assert svg.get_attribute("aria-hidden") == "true"
+
+
+def test_the_page_needs_nothing_from_another_host(board_server: Any, page_for: Any) -> None:
+    server = board_server()
+    requests: list[str] = []
+    page = page_for(server.url + "/")
+    page.on("request", lambda r: requests.append(r.url))
+    page.reload()
+    page.wait_for_selector("main .row")
+    assert requests and all(u.startswith(server.url) for u in requests)
+
+
+def test_polling_fallback_without_eventsource(board_server: Any, page_for: Any, browser: Any) -> None:
+    server = board_server(rescan_s=3600)
+    context = browser.new_context()
+    context.add_init_script("delete window.EventSource")
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        page.wait_for_selector("main li.row[data-key^='claude:'][data-state='idle']")
+        append_prompt(server.transcript, "polling works too")
+        page.wait_for_selector("main li.row[data-key^='claude:'][data-state='working']", timeout=5000)
+    finally:
+        context.close()
+
+
+def test_save_the_readme_screenshot_exists() -> None:
+    """The README shows one of the screenshots this module saves."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "../docs/screenshots/sessions.png" in readme
+
