@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
+from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
-from cargento.locations import describe
-
-from cargento_harness_antigravity import locations
+from cargento_harness_antigravity import discovery, mapping
 
 KEY = "antigravity"
 
@@ -17,32 +13,29 @@ KEY = "antigravity"
 def harness_info() -> HarnessInfo:
     return HarnessInfo(
         key=KEY,
-        label='Antigravity CLI',
+        label="Antigravity CLI",
         turn_end_observable=True,
         reports_waits=False,
-        wait_coverage='Antigravity reports no waits: its status-line flag has no precedence rule yet.',
+        wait_coverage="Antigravity reports no waits: its status-line flag has no precedence rule yet.",
         resumable=False,
     )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    refs = []
-    if where.status == "present":
-        for pattern in locations.PATTERNS:
-            for path in sorted(root.path.glob(pattern)):
-                try:
-                    mtime = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-                except OSError:
-                    continue
-                refs.append(
-                    SessionRef(harness=KEY, session_id=path.stem, path=str(path), location=where.path, modified_at=mtime)
-                )
-    return Discovery(locations=(where,), sessions=tuple(refs))
+    return discovery.discover(ctx, KEY)
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
-    return SessionReading(ref=ref, last_active_at=ref.modified_at)
+    return mapping.reading(ref, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    return mapping.model_of(reading, ctx)
+
+
+@hookimpl
+def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    return mapping.usage_of(reading, ctx)
