@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
-from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
+from pathlib import Path
+
+from cargento import (
+    Discovery,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Simulation,
+    Usage,
+    hookimpl,
+)
 from cargento.errors import HarnessError
 
 from cargento_harness_codex import mapping
+from cargento_harness_codex.demo import CodexDemo
 from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
 from cargento_harness_codex.rollout import Rollout, load
 
-__all__ = ["KEY", "discover", "harness_info", "model", "read_session", "usage"]
+__all__ = ["KEY", "discover", "harness_info", "model", "read_session", "simulate", "usage"]
 
 
 @hookimpl
@@ -68,3 +81,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
             continue
         totals.append(child.summary.total if child is not None else None)
     return mapping.usage(rollout, ctx, totals)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    demo = CodexDemo(home, ctx.now)
+    demo.step(ctx.now)
+    return demo

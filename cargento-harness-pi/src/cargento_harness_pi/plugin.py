@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
+from pathlib import Path
+
+from cargento import (
+    Discovery,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Simulation,
+    Usage,
+    hookimpl,
+)
 
 from cargento_harness_pi import mapping
+from cargento_harness_pi.demo import PiDemo
 from cargento_harness_pi.discovery import KEY, cached_header, discover_sessions
 from cargento_harness_pi.tree import SessionTree, load
 
-__all__ = ["KEY", "discover", "harness_info", "model", "read_session", "usage"]
+__all__ = ["KEY", "discover", "harness_info", "model", "read_session", "simulate", "usage"]
 
 
 @hookimpl
@@ -56,3 +69,10 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     tree = _tree(reading.ref.path, ctx)
     return mapping.usage(tree, ctx) if tree is not None else None
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    demo = PiDemo(home, ctx.now)
+    demo.step(ctx.now)
+    return demo
