@@ -32,7 +32,7 @@ class CodexDemo:
         self.done = -1.0
         self.cycle = -1
 
-    def _script(self, base: datetime) -> list[tuple[float, Callable[[datetime], object]]]:
+    def _script(self) -> list[tuple[float, Callable[[datetime], object]]]:
         live = self.live
 
         def spawn(at: datetime) -> None:
@@ -46,9 +46,13 @@ class CodexDemo:
                 self.child.tokens(90, at)
                 self.child.end_turn(at)
 
+        def begin(at: datetime) -> None:
+            live.turn_start(at)
+            live.turn_context("gpt-5-codex", at)
+            live.prompt("Port the scheduler to the new queue", at)
+
         return [
-            (0, lambda at: (live.turn_start(at), live.turn_context("gpt-5-codex", at),
-                            live.prompt("Port the scheduler to the new queue", at))),
+            (0, begin),
             (3, lambda at: live.agent("I'll map the jobs first.", at)),
             (6, lambda at: live.plan([("Map jobs", "in_progress"), ("Port workers", "pending"),
                                       ("Backfill", "pending")], at, shape="exec")),
@@ -71,7 +75,7 @@ class CodexDemo:
         cycle = max(0, int(self.done // _CYCLE_S))
         while cycle * _CYCLE_S <= elapsed:
             base = self.start + timedelta(seconds=cycle * _CYCLE_S)
-            for offset, act in self._script(base):
+            for offset, act in self._script():
                 moment = cycle * _CYCLE_S + offset
                 if self.done < moment <= elapsed:
                     act(base + timedelta(seconds=offset))
