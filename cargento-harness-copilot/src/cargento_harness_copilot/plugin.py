@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from cargento import (
     Discovery,
@@ -12,6 +13,7 @@ from cargento import (
     ModelInfo,
     SessionReading,
     SessionRef,
+    Simulation,
     Usage,
     hookimpl,
 )
@@ -19,6 +21,7 @@ from cargento.locations import describe
 
 from cargento_harness_copilot import locations
 from cargento_harness_copilot import reading as sessions
+from cargento_harness_copilot.simulation import CopilotSimulation
 
 KEY = "copilot"
 
@@ -80,3 +83,8 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     return sessions.usage(reading, ctx)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    return CopilotSimulation(home, ctx.now)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cargento import (
     Discovery,
     Gate,
@@ -10,6 +12,7 @@ from cargento import (
     ModelInfo,
     SessionReading,
     SessionRef,
+    Simulation,
     Usage,
     hookimpl,
 )
@@ -19,6 +22,7 @@ from cargento.timestamps import parse_ts
 
 from cargento_harness_opencode import locations, store
 from cargento_harness_opencode import reading as sessions
+from cargento_harness_opencode.simulation import OpenCodeSimulation
 
 KEY = "opencode"
 
@@ -100,3 +104,8 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     return sessions.usage(reading, ctx)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    return OpenCodeSimulation(home, ctx.now)
