@@ -441,7 +441,7 @@ class BoardBuilder:
             for child in row.children:
                 row.last_active = newest_plausible(now, row.last_active, child.last_active)
                 if child.rate is not None:
-                    row.rate = (row.rate or 0.0) + child.rate
+                    row.rate = round((row.rate or 0.0) + child.rate, 1)
         return top
 
     def _session(self, row: _Row, now: datetime, overlays: Mapping[tuple[str, str], Overlay]) -> BoardSession:
