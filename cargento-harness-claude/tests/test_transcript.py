@@ -11,7 +11,7 @@ import orjson
 from cargento.cache import HarnessCache
 from cargento.testing.strategies import damaged
 from cargento_harness_claude.fixtures import ClaudeStore
-from cargento_harness_claude.transcript import Summary, Transcript, follow
+from cargento_harness_claude.transcript import Summary, Transcript, follow, followed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -54,7 +54,7 @@ def test_incremental_refresh_reads_only_appended_records(store: ClaudeStore) -> 
     cache = HarnessCache()
     first = follow(cache, str(s.path))
     assert first.output_total == 10
-    entry = cache.get(f"transcript:{s.path}")
+    entry = followed(cache).get(str(s.path))
     assert isinstance(entry, Transcript)
     read_before = entry.follower.lines_read
     s.prompt("second", T0 + 60)

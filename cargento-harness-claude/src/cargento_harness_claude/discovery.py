@@ -21,10 +21,11 @@ from cargento.models import Discovery, HarnessContext, SessionRef, StoreLocation
 from cargento.readers import read_head_records
 
 from cargento_harness_claude import pidfile, tasks
-from cargento_harness_claude.locations import Store, store
+from cargento_harness_claude.locations import VARIABLE, Store, store
 from cargento_harness_claude.records import record_type
 from cargento_harness_claude.subagents import AgentFile, list_agents
-from cargento_harness_claude.teams import parse_roster
+from cargento_harness_claude.teams import Roster, parse_roster
+from cargento_harness_claude.transcript import retain
 
 __all__ = ["ACTIVE_S", "Head", "Index", "SessionFiles", "discover", "index_for"]
 
@@ -76,8 +77,20 @@ class Index:
     """The latest discovery pass."""
 
     store: Store
+    #: What the store was resolved from: the relocation variable, home and platform.
+    key: tuple[str, str, str] = ("", "", "")
     sessions: dict[str, SessionFiles] = attrs.Factory(dict)
+    #: Rosters by their lead session id (or, without one, by ``session-<8 hex>`` name).
+    rosters: dict[str, Roster] = attrs.Factory(dict)
     problems: list[str] = attrs.Factory(list)
+
+    def roster(self, session_id: str) -> Roster | None:
+        """The roster whose lead is *session_id*."""
+        return self.rosters.get(session_id) or self.rosters.get(f"session-{session_id[:8]}")
+
+
+def _key(ctx: HarnessContext) -> tuple[str, str, str]:
+    return (ctx.env.get(VARIABLE, ""), str(ctx.home), ctx.platform)
 
 
 def _mtime(st: os.stat_result) -> datetime:
@@ -165,10 +178,37 @@ def _resolve_parents(index: Index, teams_root: Path) -> None:
             parent.children.append(files.session_id)
 
 
-def _fingerprint(ctx: HarnessContext, files: SessionFiles, transcript_stamp: str, newest: datetime | None) -> str:
+def _rosters(ctx: HarnessContext, teams_root: Path, index: Index) -> None:
+    """Every ``teams/*/config.json``, parsed once per change of the file."""
+    known: dict[str, tuple[str, Roster | None]] = ctx.cache.setdefault("rosters", dict)
+    try:
+        folders = [e.path for e in os.scandir(teams_root) if e.is_dir()]
+    except OSError:
+        return
+    seen = set()
+    for folder in folders:
+        path = os.path.join(folder, "config.json")
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # an older layout without config.json: skipped, not broken
+        seen.add(path)
+        stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        cached = known.get(path)
+        roster = cached[1] if cached is not None and cached[0] == stamp else parse_roster(Path(path))
+        known[path] = (stamp, roster)
+        if roster is not None:
+            index.rosters[roster.lead_session_id or os.path.basename(folder)] = roster
+    for gone in [p for p in known if p not in seen]:
+        del known[gone]
+
+
+def _fingerprint(ctx: HarnessContext, files: SessionFiles, transcript_stamp: str, newest: datetime | None, roster: Roster | None) -> str:
     parts = [transcript_stamp]
     parts.extend(f"{a.agent_id}={a.stamp}" for a in files.agents)
     parts.append(tasks.stamp(files.task_folders))
+    if roster is not None:
+        parts.append(f"roster={roster.stamp}")
     if files.pid is not None:
         parts.append(f"pid={files.pid.stamp}:{files.pid_live}")
     if files.children:
@@ -181,7 +221,7 @@ def _fingerprint(ctx: HarnessContext, files: SessionFiles, transcript_stamp: str
 def discover(ctx: HarnessContext) -> tuple[Discovery, Index]:
     """One discovery pass: the sessions found, and the index the other hooks consult."""
     root = store(ctx)
-    index = Index(store=root)
+    index = Index(store=root, key=_key(ctx))
     where = describe(root.projects, role="sessions", origin=root.origin)
     locations: list[StoreLocation] = [
         where,
@@ -221,12 +261,20 @@ def discover(ctx: HarnessContext) -> tuple[Discovery, Index]:
         ):
             files.pid, files.pid_live = pid_file, live
     _resolve_parents(index, root.teams)
+    _rosters(ctx, root.teams, index)
+    try:
+        task_names = {e.name for e in os.scandir(root.tasks) if e.is_dir()}
+    except OSError:
+        task_names = set()
     refs = []
+    followed_paths: set[str] = set()
     for files in index.sessions.values():
         if files.session_dir is not None:
             files.agents = list_agents(files.session_dir)
         if files.transcript is not None:
-            files.task_folders = [f for f in tasks.folders(root.tasks, files.session_id) if f.is_dir()]
+            files.task_folders = [root.tasks / n for n in tasks.folder_names(files.session_id) if n in task_names]
+            followed_paths.add(files.transcript)
+        followed_paths.update(a.path for a in files.agents)
         moments = [m for m in [files.mtime, *(a.mtime for a in files.agents)] if m is not None]
         newest = max(moments) if moments else None
         refs.append(
@@ -236,9 +284,10 @@ def discover(ctx: HarnessContext) -> tuple[Discovery, Index]:
                 path=files.transcript or str(files.task_folders[0] if files.task_folders else root.tasks / files.session_id),
                 location=where.path,
                 modified_at=newest,
-                fingerprint=_fingerprint(ctx, files, stamps.get(files.session_id, "tasks"), newest),
+                fingerprint=_fingerprint(ctx, files, stamps.get(files.session_id, "tasks"), newest, index.roster(files.session_id)),
             )
         )
+    retain(ctx.cache, followed_paths)
     ctx.cache.set(_INDEX_KEY, index)
     return Discovery(locations=tuple(locations), sessions=tuple(refs), problems=tuple(index.problems)), index
 
@@ -272,6 +321,6 @@ def _task_only(root: Store, index: Index) -> None:
 def index_for(ctx: HarnessContext) -> Index:
     """The latest index, running a discovery pass when there is none yet."""
     index = ctx.cache.get(_INDEX_KEY)
-    if isinstance(index, Index) and index.store == store(ctx):
+    if isinstance(index, Index) and index.key == _key(ctx):
         return index
     return discover(ctx)[1]

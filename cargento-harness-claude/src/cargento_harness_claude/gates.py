@@ -77,7 +77,7 @@ def roster_gate(index: Index, files: SessionFiles, last_active: datetime | None,
     """A roster member that never wrote a transcript, past the start grace."""
     if not ctx.in_window(last_active):
         return None
-    roster = teams.find_roster(index.store.teams, files.session_id)
+    roster = index.roster(files.session_id)
     if roster is None or not roster.members:
         return None
     started = _started_names(index, files)

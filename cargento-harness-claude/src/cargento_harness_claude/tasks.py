@@ -18,20 +18,21 @@ import orjson
 from cargento.labels import one_line
 from cargento.models import Task, TaskStatus
 
-__all__ = ["folders", "read_tasks", "stamp"]
+__all__ = ["folder_names", "folders", "read_tasks", "stamp"]
 
 _MAX_BYTES = 256 * 1024
 _MAX_TASKS = 500
 _STATUSES: dict[str, TaskStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
+def folder_names(session_id: str) -> tuple[str, str, str]:
+    """The names of the task folders that belong to *session_id*."""
+    return (session_id, f"session-{session_id}", f"session-{session_id[:8]}")
+
+
 def folders(tasks_root: Path, session_id: str) -> list[Path]:
     """The task folders that belong to *session_id*, existing or not."""
-    return [
-        tasks_root / session_id,
-        tasks_root / f"session-{session_id}",
-        tasks_root / f"session-{session_id[:8]}",
-    ]
+    return [tasks_root / name for name in folder_names(session_id)]
 
 
 def _task_files(folder: Path) -> list[os.DirEntry[str]]:

@@ -28,10 +28,10 @@ from cargento.turns import TurnClock
 from cargento_harness_claude import records as rec
 from cargento_harness_claude.loops import ToolOutcomes
 
-__all__ = ["HEAD_BYTES", "HEAD_RECORDS", "MAX_COLD_SCAN_BYTES", "Summary", "Transcript", "follow"]
+__all__ = ["HEAD_BYTES", "HEAD_RECORDS", "MAX_COLD_SCAN_BYTES", "Summary", "Transcript", "follow", "followed", "retain"]
 
 #: A cold read of a larger transcript starts this many bytes before its end.
-MAX_COLD_SCAN_BYTES = 64 * 1024 * 1024
+MAX_COLD_SCAN_BYTES = 256 * 1024 * 1024
 #: Identity fields (cwd, agentName, teamName, agentSetting) come from the first records.
 HEAD_RECORDS = 50
 HEAD_BYTES = 256 * 1024
@@ -367,14 +367,32 @@ def _line_start_after(path: str, offset: int) -> int:
                 return fh.tell() - len(block) + newline + 1
 
 
-def follow(cache: HarnessCache, path: str, *, max_cold_bytes: int = MAX_COLD_SCAN_BYTES) -> Summary:
+_TRANSCRIPTS_KEY = "transcripts"
+
+
+def followed(cache: HarnessCache) -> dict[str, Transcript]:
+    """The followed transcripts, by path: one cache entry, pruned by :func:`retain` rather
+    than by the cache's LRU (which would thrash on a store of thousands of sessions)."""
+    table: dict[str, Transcript] = cache.setdefault(_TRANSCRIPTS_KEY, dict)
+    return table
+
+
+def retain(cache: HarnessCache, paths: set[str]) -> None:
+    """Forget every followed transcript not in *paths* (those discovery no longer lists)."""
+    table = followed(cache)
+    for gone in [p for p in table if p not in paths]:
+        del table[gone]
+
+
+def follow(cache: HarnessCache, path: str, *, max_cold_bytes: int | None = None) -> Summary:
     """The up-to-date summary of the transcript at *path*, kept in *cache* between builds.
 
     Raises :class:`OSError` when the file cannot be read.
     """
-    key = f"transcript:{path}"
-    entry = cache.get(key)
-    if not isinstance(entry, Transcript) or entry.max_cold_bytes != max_cold_bytes:
-        entry = Transcript(path, max_cold_bytes=max_cold_bytes)
-        cache.set(key, entry)
+    bound = MAX_COLD_SCAN_BYTES if max_cold_bytes is None else max_cold_bytes
+    table = followed(cache)
+    entry = table.get(path)
+    if entry is None or entry.max_cold_bytes != bound:
+        entry = Transcript(path, max_cold_bytes=bound)
+        table[path] = entry
     return entry.refresh()
