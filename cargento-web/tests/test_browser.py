@@ -337,6 +337,15 @@ def test_a_needs_input_store_turns_the_row_red(board_server: Any, page_for: Any)
     assert red.get_attribute("data-state") == "needs_input"
     color = red.locator(".badge").evaluate("e => getComputedStyle(e).color")
     assert color == "rgb(240, 107, 107)"
+    page.locator("a.blocks").click()
+    assert page.url.endswith("#n=attention")
+    page.locator(".attention li.needs[data-key^='copilot:'] a.title").click()
+    page.wait_for_selector(".session-page .question.big")
+    order = page.evaluate(
+        "[...document.querySelectorAll('.session-page > *')].map(e => e.className.split(' ')[0])"
+    )
+    assert order.index("question") < order.index("controls") < order.index("columns")  # the wait first
+    assert "Waiting on you" in page.locator(".question.big").inner_text()
 
 
 def test_attention_names_what_is_not_covered(board_server: Any, page_for: Any) -> None:
@@ -489,6 +498,30 @@ def test_the_page_needs_nothing_from_another_host(board_server: Any, page_for: A
     page.reload()
     page.wait_for_selector("main .row")
     assert requests and all(u.startswith(server.url) for u in requests)
+
+
+def test_one_tab_per_browser_holds_the_stream(board_server: Any, browser: Any) -> None:
+    server = board_server(rescan_s=3600)
+    context = browser.new_context()
+    streams: list[str] = []
+    context.on("request", lambda r: streams.append(r.url) if "/api/stream" in r.url else None)
+    try:
+        first, second = context.new_page(), context.new_page()
+        for page in (first, second):
+            page.goto(server.url + "/")
+            page.wait_for_selector("main li.row[data-key^='claude:'][data-state='idle']")
+        time.sleep(0.5)
+        assert len(streams) == 1
+        append_prompt(server.transcript, "both tabs hear it")
+        for page in (first, second):  # the tab without the stream hears it over its channel
+            page.wait_for_selector("main li.row[data-key^='claude:'][data-state='working']", timeout=3000)
+        first.close()  # the stream passes to the remaining tab
+        deadline = time.monotonic() + 5
+        while len(streams) < 2 and time.monotonic() < deadline:
+            second.wait_for_timeout(50)
+        assert len(streams) == 2
+    finally:
+        context.close()
 
 
 def test_polling_fallback_without_eventsource(board_server: Any, page_for: Any, browser: Any) -> None:

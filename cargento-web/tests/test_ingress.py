@@ -1,0 +1,153 @@
+"""The event ingress routes on a real loopback server: refusals, acceptance, the board."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cargento.events.hub import EventHub
+from cargento.events.notifiers import MemoryNotifier
+from cargento.statedir import CAPABILITY_HEADER
+from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.ingress import BODY_LIMIT
+
+CAP = "test-capability-0123456789"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> EventHub:
+    made = EventHub(clock=_now, state_dir=tmp_path / "state",
+                    notifier=MemoryNotifier(), capability=CAP)
+    yield made  # type: ignore[misc]
+    made.close()
+
+
+@pytest.fixture
+def server(serve: Any, builder_for: Any, tmp_path: Path, hub: EventHub) -> Any:
+    fake = FakeHarness("claude", [FakeSession("s1", age_s=600)])
+    return serve(builder_for([("claude", fake)], tmp_path), hub=hub)
+
+
+def post(server: Any, path: str, body: Any = None, *, headers: dict[str, str] | None = None, raw: bytes | None = None) -> httpx.Response:
+    sent = {"Content-Type": "application/json", CAPABILITY_HEADER: CAP, **(headers or {})}
+    content = raw if raw is not None else json.dumps(body).encode()
+    return httpx.post(server.url + path, content=content, headers=sent, timeout=10)
+
+
+def test_capability_absent_is_401_and_wrong_is_403(server: Any) -> None:
+    body = {"session_id": "s1", "hook_event_name": "UserPromptSubmit"}
+    assert post(server, "/api/events/claude", body, headers={CAPABILITY_HEADER: ""}).status_code == 401
+    assert post(server, "/api/events/claude", body, headers={CAPABILITY_HEADER: "guess"}).status_code == 403
+    assert post(server, "/api/notify", body, headers={CAPABILITY_HEADER: "guess"}).status_code == 403
+    assert httpx.get(server.url + "/api/overlays").json()["events_received"] == 0
+
+
+def test_a_foreign_origin_and_a_navigation_are_refused(server: Any) -> None:
+    body = {"session_id": "s1", "hook_event_name": "UserPromptSubmit"}
+    assert post(server, "/api/events/claude", body, headers={"Origin": "http://evil.example"}).status_code == 403
+    assert post(server, "/api/events/claude", body, headers={"Sec-Fetch-Mode": "navigate"}).status_code == 403
+    assert httpx.get(server.url + "/api/events/claude").status_code == 405
+
+
+def test_a_foreign_host_is_refused(server: Any) -> None:
+    body = {"session_id": "s1", "hook_event_name": "UserPromptSubmit"}
+    assert post(server, "/api/events/claude", body, headers={"Host": "attacker.example:80"}).status_code == 421
+
+
+@pytest.mark.parametrize(
+    ("path", "raw", "status"),
+    [
+        ("/api/events/claude", b"{not json", 400),
+        ("/api/events/claude", b"[1, 2]", 400),
+        ("/api/events/claude", b'"text"', 400),
+        ("/api/events/claude", b'{"hook_event_name": "Stop"}', 422),
+        ("/api/events/claude", b'{"session_id": "a b", "hook_event_name": "Stop"}', 422),
+        ("/api/events/copilot", b'{"session_id": "s1", "hook_event_name": "Stop"}', 404),
+        ("/api/notify", b'{"message": "no session"}', 422),
+    ],
+)
+def test_malformed_bodies_are_refused_with_a_clear_status(server: Any, path: str, raw: bytes, status: int) -> None:
+    response = post(server, path, raw=raw)
+    assert response.status_code == status and response.json()["accepted"] is False
+    assert response.json()["error"].startswith("refused:")
+
+
+def test_an_oversize_body_is_413(server: Any) -> None:
+    raw = json.dumps({"session_id": "s1", "hook_event_name": "Stop", "pad": "x" * (BODY_LIMIT + 10)}).encode()
+    assert post(server, "/api/events/claude", raw=raw).status_code == 413
+
+
+def test_refused_bodies_never_reach_the_board(server: Any, hub: EventHub) -> None:
+    for raw in (b"{", b"[]", b'{"hook_event_name": "PermissionRequest"}', b"\xff" * 100):
+        post(server, "/api/events/claude", raw=raw)
+    assert hub.overlays(hub.clock()) == {}
+    data = httpx.get(server.url + "/api/data").json()
+    assert [s["state"] for s in data["sessions"]] == ["idle"]
+
+
+def test_an_accepted_event_drives_the_board(server: Any) -> None:
+    response = post(server, "/api/events/claude", {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt_id": "p", "extra": {"x": 1}})
+    assert response.status_code == 202
+    assert response.json() == {"accepted": True, "kind": "turn_started", "effect": "working: turn started", "state": "working", "irreversible": []}
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        session = httpx.get(server.url + "/api/data").json()["sessions"][0]
+        if session["state"] == "working":
+            break
+        time.sleep(0.05)
+    assert session["state"] == "working" and session["state_source"] == "event:UserPromptSubmit"
+
+
+def test_notify_route_takes_claude_notifications(server: Any, hub: EventHub) -> None:
+    response = post(server, "/api/notify", {"session_id": "s1", "hook_event_name": "Notification", "notification_type": "permission_prompt",
+                                            "message": "Claude needs your permission to use Bash"})
+    assert response.status_code == 202 and response.json()["state"] == "needs_input"
+    assert hub.alerts.drain()
+    assert post(server, "/api/notify", {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other"}).json()["kind"] == "session_ended"
+
+
+def test_irreversible_reports_come_back_in_the_answer(server: Any) -> None:
+    body = {"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "git reset --hard"}}
+    assert post(server, "/api/events/claude", body).json()["irreversible"] == ["hard-reset"]
+
+
+def test_overlays_route_lists_overlays_and_timings(server: Any) -> None:
+    post(server, "/api/events/claude", {"session_id": "s1", "hook_event_name": "UserPromptSubmit"}, headers={"X-Cargento-Hook-At": f"{time.time() - 0.05:.3f}"})
+    doc = httpx.get(server.url + "/api/overlays").json()
+    assert doc["overlays"][0]["session_id"] == "s1" and doc["overlays"][0]["state"] == "working"
+    (event,) = doc["lanes"][0]["events"]
+    assert event["name"] == "UserPromptSubmit" and event["delivery_ms"] is not None and event["delivery_ms"] >= 0
+    assert doc["overrules"] == [] and doc["status"]["notifications"]["backend"] == "memory"
+
+
+def test_events_off_mounts_no_routes(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    quiet = EventHub(clock=_now, state_dir=tmp_path / "s2", events=False)
+    server = serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=quiet)
+    assert quiet.capability is None
+    assert httpx.post(server.url + "/api/events/claude", content=b"{}").status_code == 404
+    assert httpx.get(server.url + "/api/overlays").status_code == 404
+    quiet.close()
+
+
+def test_create_hub_follows_the_options(tmp_path: Path, builder_for: Callable[..., Any]) -> None:
+    from cargento.cli import Options
+    from cargento_web.ingress import create_hub
+
+    builder = builder_for([], tmp_path, env={"CARGENTO_HOME": str(tmp_path / "c")})
+    hub = create_hub(builder=builder, settings=None, options=Options(no_irreversible=True, no_notify=True))
+    assert hub.events and not hub.irreversible_enabled and not hub.alerts.enabled and hub.capability
+    assert hub.status()["notifications"]["detail"].endswith("(--no-notify)")
+    off = create_hub(builder=builder, settings=None, options=Options(no_events=True, no_notify=True))
+    assert off.capability is None and off.ends is None
+    hub.close()
+    off.close()
