@@ -138,3 +138,33 @@ def test_board_document_contract_fields() -> None:
                 "tasks", "model", "output_tokens_per_min", "last_active_at", "turn", "resume_command", "read_by_scanning"):
         assert key in s, key
     assert s["state"] in ("working", "needs_input", "idle")
+
+
+def test_changes_rescan_only_the_dirty_harness() -> None:
+    calls: list[str] = []
+
+    class Counting(FakeHarness):
+        def discover(self, ctx):  # type: ignore[no-untyped-def]
+            calls.append(self.key)
+            return FakeHarness.discover(self, ctx)
+
+    from cargento import hookimpl
+
+    Counting.discover = hookimpl(Counting.discover)  # type: ignore[method-assign]
+    a = Counting("a", [FakeSession("a1", at=NOW - timedelta(seconds=30))])
+    b = Counting("b", [FakeSession("b1", at=NOW - timedelta(seconds=30))])
+    reg = load_registry(entry_points=False, extra=[("a", a), ("b", b)])
+    clock = [NOW]
+    builder = BoardBuilder(reg, env={}, clock=lambda: clock[0], processes=StaticProcesses())
+    builder.build()
+    assert sorted(calls) == ["a", "b"]
+    calls.clear()
+    clock[0] = NOW + timedelta(seconds=120)
+    board = builder.build(changes={"a": frozenset({"/fake/a1"})})
+    assert calls == ["a"], "the clean harness is not re-discovered"
+    assert {s.session_id: s.state for s in board.sessions} == {"a1": "idle", "b1": "idle"}, "clean rows still age with the clock"
+    calls.clear()
+    builder.build()
+    assert sorted(calls) == ["a", "b"], "unknown changes rescan everything"
+    assert builder.harness_for_path("/fake/a1") in ("a", "b")
+    assert builder.harness_for_path("/elsewhere/x") is None

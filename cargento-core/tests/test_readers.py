@@ -209,3 +209,17 @@ def test_sqlite_broken_files_are_harness_errors(tmp_path: Path, content: bytes) 
     except HarnessError:
         pass
     assert snapshot_tree(tmp_path) == before
+
+
+def test_follower_start_at_resumes_after_a_backward_walk(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _write(path, [{"n": 1}, {"n": 2}])
+    f = JsonlFollower(path)
+    f.start_at(path.stat().st_size)
+    assert f.poll() == []
+    with open(path, "ab") as fh:
+        fh.write(b'{"n":3}\n')
+    assert f.poll() == [{"n": 3}]
+    g = JsonlFollower(path)
+    g.start_at(8)
+    assert g.poll() == [{"n": 2}, {"n": 3}]

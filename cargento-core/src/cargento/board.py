@@ -36,7 +36,7 @@ from cargento.models import (
     Task,
     Usage,
 )
-from cargento.plugins import Fault, Registry
+from cargento.plugins import Fault, Ok, Registry
 from cargento.processes import LocalProcesses, ProcessTable
 from cargento.rates import per_minute
 from cargento.redact import redact
@@ -256,8 +256,27 @@ class BoardBuilder:
         self.revision = 0
         self._content: bytes | None = None
         self.last_discovery: dict[str, Any] = {}
+        self._last_all: dict[str, bool] = {}
 
-    def context(self, harness: str, *, now: datetime, all_sessions: bool = False) -> HarnessContext:
+    def harness_for_path(self, path: str) -> str | None:
+        """The harness whose store (as last discovered) holds *path*, for a file watcher."""
+        best: tuple[int, str] | None = None
+        for key, discovery in self.last_discovery.items():
+            for loc in discovery.locations:
+                root = loc.path.rstrip("/\\")
+                inside = bool(root) and (path == root or path.startswith((root + os.sep, root + "/")))
+                if inside and (best is None or len(root) > best[0]):
+                    best = (len(root), key)
+        return best[1] if best else None
+
+    def context(
+        self,
+        harness: str,
+        *,
+        now: datetime,
+        all_sessions: bool = False,
+        changed_paths: frozenset[str] | None = None,
+    ) -> HarnessContext:
         cache = self.caches.setdefault(harness, HarnessCache())
         return HarnessContext(
             now=now,
@@ -267,6 +286,7 @@ class BoardBuilder:
             window_s=None if all_sessions else self.window_hours * 3600.0,
             cache=cache,
             processes=self.processes,
+            changed_paths=changed_paths,
         )
 
     # -- collection ---------------------------------------------------------------------
@@ -278,7 +298,15 @@ class BoardBuilder:
         all_sessions: bool = False,
         overlays: Mapping[tuple[str, str], Overlay] | None = None,
         as_of: bool = False,
+        changes: Mapping[str, frozenset[str]] | None = None,
     ) -> Board:
+        """Evaluate the board at *now*.
+
+        *changes*, when given, says which harnesses' stores changed since the previous build
+        (harness id -> the changed paths a file watcher reported): the others are not
+        re-discovered and their unchanged sessions are not re-read, though their state is still
+        evaluated against the clock. ``None`` means "unknown": everything is rescanned.
+        """
         moment = now or self.clock()
         overlays = overlays or {}
         harness_rows: list[BoardHarness] = []
@@ -286,9 +314,18 @@ class BoardBuilder:
         for key in self.registry.loaded():
             info = self.registry.harnesses[key]
             record = self.registry.records[key]
-            ctx = self.context(key, now=moment, all_sessions=all_sessions)
-            found = self.registry.call(key, "discover", ctx=ctx)
+            clean = (
+                changes is not None
+                and key not in changes
+                and key in self.last_discovery
+                and self._last_all.get(key) == all_sessions
+            )
+            ctx = self.context(
+                key, now=moment, all_sessions=all_sessions,
+                changed_paths=None if changes is None else changes.get(key, frozenset()),
+            )
             plugin = BoardPlugin(name=record.dist or record.module, version=record.version, status=record.status)
+            found: Ok | Fault = Ok(self.last_discovery[key]) if clean else self.registry.call(key, "discover", ctx=ctx)
             if isinstance(found, Fault):
                 harness_rows.append(
                     BoardHarness(
@@ -300,7 +337,8 @@ class BoardBuilder:
                 continue
             discovery = found.value
             self.last_discovery[key] = discovery
-            mine = self._read_harness(key, info, discovery.sessions, ctx, all_sessions)
+            self._last_all[key] = all_sessions
+            mine = self._read_harness(key, info, discovery.sessions, ctx, all_sessions, reuse=clean)
             rows.extend(mine)
             harness_rows.append(
                 BoardHarness(
@@ -373,6 +411,8 @@ class BoardBuilder:
         refs: tuple[SessionRef, ...],
         ctx: HarnessContext,
         all_sessions: bool,
+        *,
+        reuse: bool = False,
     ) -> list[_Row]:
         out: list[_Row] = []
         seen: set[tuple[str, str]] = set()
@@ -385,7 +425,7 @@ class BoardBuilder:
             ident = (key, ref.session_id)
             seen.add(ident)
             cached = self._readings.get(ident)
-            if ref.fingerprint is not None and cached is not None and cached[0] == ref.fingerprint:
+            if cached is not None and ((reuse and not ref.fingerprint) or (ref.fingerprint is not None and cached[0] == ref.fingerprint)):
                 reading = cached[1]
             else:
                 result = self.registry.call(key, "read_session", ref=ref, ctx=ctx)
@@ -393,8 +433,7 @@ class BoardBuilder:
                     self._readings.pop(ident, None)
                     continue
                 reading = result.value
-                if ref.fingerprint is not None:
-                    self._readings[ident] = (ref.fingerprint, reading)
+                self._readings[ident] = (ref.fingerprint or "", reading)
             if reading is None:
                 continue
             row = _Row(info=info, reading=reading)

@@ -257,6 +257,8 @@ class Usage:
     #: Output tokens generated in the last ``window_s`` seconds (core divides by minutes).
     output_tokens_window: int | None = None
     window_s: float = 600.0
+    #: Total output tokens of the session. A plugin that folds its children's own totals in
+    #: says so in its README; core adds children's *rates* to a parent row, never totals.
     output_tokens_total: int | None = None
     rate_limits: tuple[RateLimit, ...] = ()
     #: Copilot's per-session AI Units (never converted to money nor summed across harnesses).
@@ -282,6 +284,9 @@ class HarnessContext:
     cache: HarnessCache = attrs.field(factory=HarnessCache, eq=False, repr=False)
     #: Running processes, for checking that a pid a store recorded is still its writer.
     processes: ProcessTable = attrs.field(factory=LocalProcesses, eq=False, repr=False)
+    #: Paths a file watcher reported changed under this harness's store since the previous
+    #: build, so ``discover`` may re-examine only those; ``None`` when unknown (scan all).
+    changed_paths: frozenset[str] | None = attrs.field(default=None, eq=False, repr=False)
     extra: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
     def in_window(self, moment: datetime | None) -> bool:

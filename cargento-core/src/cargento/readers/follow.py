@@ -46,6 +46,17 @@ class JsonlFollower:
         self.reset = False
         self.lines_read = 0
 
+    def start_at(self, offset: int) -> None:
+        """Resume following at *offset* (the end of a complete line a caller already read,
+        for example after a backward walk), as if everything before it had been polled."""
+        try:
+            now = FileIdentity.of(self.path)
+        except OSError:
+            return
+        self.offset = max(0, min(offset, now.size))
+        self.identity = FileIdentity(now.dev, now.ino, self.offset, now.mtime_ns) if self.offset < now.size else now
+        self.reset = False
+
     def changed(self) -> bool:
         """True when the file differs from what was last read (cheap: one ``stat``)."""
         try:

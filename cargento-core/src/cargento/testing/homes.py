@@ -147,6 +147,6 @@ def make_context(
         home=home,
         platform=platform,
         window_s=window_s,
-        cache=cache or HarnessCache(),
+        cache=HarnessCache() if cache is None else cache,
         processes=processes or StaticProcesses(),
     )
