@@ -9,7 +9,6 @@ team folder without ``config.json`` (an older layout) is skipped.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,7 +17,7 @@ import attrs
 import orjson
 from cargento.timestamps import parse_ts
 
-__all__ = ["START_GRACE_S", "Member", "Roster", "find_roster", "parse_roster", "unstarted"]
+__all__ = ["START_GRACE_S", "Member", "Roster", "parse_roster", "unstarted"]
 
 #: How long a healthy member takes at most to write its first transcript record.
 START_GRACE_S = 60.0
@@ -92,25 +91,6 @@ def parse_roster(path: Path) -> Roster | None:
         members=tuple(members),
         stamp=f"{st.st_size}:{st.st_mtime_ns}",
     )
-
-
-def find_roster(teams_root: Path, session_id: str) -> Roster | None:
-    """The roster whose lead is *session_id*: the implicit ``session-<8 hex>`` team first,
-    then any team naming it as ``leadSessionId``."""
-    direct = parse_roster(teams_root / f"session-{session_id[:8]}" / "config.json")
-    if direct is not None and direct.lead_session_id in (None, session_id):
-        return direct
-    try:
-        names = sorted(e.name for e in os.scandir(teams_root) if e.is_dir())
-    except OSError:
-        return None
-    for name in names:
-        if name == f"session-{session_id[:8]}":
-            continue
-        roster = parse_roster(teams_root / name / "config.json")
-        if roster is not None and roster.lead_session_id == session_id:
-            return roster
-    return None
 
 
 def unstarted(roster: Roster, started: Iterable[str], now: datetime) -> list[Member]:
