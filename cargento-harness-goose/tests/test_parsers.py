@@ -24,7 +24,7 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=12,
 )
-sql_values = (st.integers(-(2**63), 2**63 - 1) | st.floats() | st.text(max_size=30) | st.binary(max_size=30)
+sql_values = (st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=30) | st.binary(max_size=30)
               | st.booleans())
 nullable = st.none() | sql_values
 parts = st.lists(
