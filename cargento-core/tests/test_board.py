@@ -168,3 +168,24 @@ def test_changes_rescan_only_the_dirty_harness() -> None:
     assert sorted(calls) == ["a", "b"], "unknown changes rescan everything"
     assert builder.harness_for_path("/fake/a1") in ("a", "b")
     assert builder.harness_for_path("/elsewhere/x") is None
+
+
+def test_recency_derived_subagents_stop_running_as_the_clock_moves() -> None:
+    from cargento import hookimpl
+    from cargento.models import SessionReading, Subagent
+
+    class WithPill(FakeHarness):
+        @hookimpl
+        def read_session(self, ref, ctx):  # type: ignore[no-untyped-def]
+            base = FakeHarness.read_session(self, ref, ctx)
+            pill = Subagent(name="explorer", running=True, last_active_at=NOW - timedelta(seconds=30), stale_after_s=90)
+            return SessionReading(**{**{f: getattr(base, f) for f in ("ref", "title", "cwd", "last_active_at", "turn")}, "subagents": (pill,)})
+
+    reg = load_registry(entry_points=False, extra=[("p", WithPill("p", [FakeSession("s", at=NOW - timedelta(seconds=30))]))])
+    clock = [NOW]
+    builder = BoardBuilder(reg, env={}, clock=lambda: clock[0], processes=StaticProcesses())
+    (row,) = builder.build().sessions
+    assert row.subagents[0].running and row.state == "working"
+    clock[0] = NOW + timedelta(seconds=120)
+    (row,) = builder.build(changes={}).sessions
+    assert not row.subagents[0].running and row.state == "idle"

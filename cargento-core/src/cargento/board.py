@@ -501,6 +501,7 @@ class BoardBuilder:
                     output_tokens_per_min=child.rate,
                 )
             )
+        subagents = [_age_subagent(sub, now) for sub in subagents]
         for sub in subagents:
             if sub.last_active_at is not None:
                 row.last_active = newest_plausible(now, row.last_active, sub.last_active_at)
@@ -606,6 +607,13 @@ def _is_working(row: _Row, now: datetime, subagents: list[Subagent] | None) -> t
     if last is not None and (now - last).total_seconds() <= WORKING_WINDOW_S:
         return True, "recent"
     return False, "quiet"
+
+
+def _age_subagent(sub: Subagent, now: datetime) -> Subagent:
+    if sub.running and sub.stale_after_s is not None and sub.last_active_at is not None:
+        if (now - sub.last_active_at).total_seconds() > sub.stale_after_s:
+            return attrs.evolve(sub, running=False)
+    return sub
 
 
 def _task(task: Task, now: datetime) -> BoardTask:

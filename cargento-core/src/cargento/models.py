@@ -132,6 +132,10 @@ class Subagent:
     output_tokens_per_min: float | None = None
     #: The teammate that spawned this subagent, when it was not the lead.
     spawned_by: str | None = None
+    #: Freshness bound: core reads ``running`` as false once ``last_active_at`` is older than
+    #: this many seconds at board time, so a cached reading does not keep a quiet subagent
+    #: running. Set it whenever ``running`` is derived from recency.
+    stale_after_s: float | None = None
 
 
 @attrs.frozen(kw_only=True)
