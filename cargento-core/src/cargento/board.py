@@ -610,9 +610,9 @@ def _is_working(row: _Row, now: datetime, subagents: list[Subagent] | None) -> t
 
 
 def _age_subagent(sub: Subagent, now: datetime) -> Subagent:
-    if sub.running and sub.stale_after_s is not None and sub.last_active_at is not None:
-        if (now - sub.last_active_at).total_seconds() > sub.stale_after_s:
-            return attrs.evolve(sub, running=False)
+    quiet = sub.last_active_at is not None and (now - sub.last_active_at).total_seconds() > (sub.stale_after_s or 0.0)
+    if sub.running and sub.stale_after_s is not None and quiet:
+        return attrs.evolve(sub, running=False)
     return sub
 
 
