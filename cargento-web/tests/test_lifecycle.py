@@ -207,3 +207,45 @@ def test_stop_when_nothing_runs(env: dict[str, str]) -> None:
     port = free_port()
     result = run(env, "--port", str(port), "--stop")
     assert result.returncode == 0 and f"not running on port {port}" in result.stdout
+
+
+def test_every_interface_is_an_explicit_opt_in_and_says_so(env: dict[str, str]) -> None:
+    port = free_port()
+    proc = subprocess.Popen([CARGENTO, "--port", str(port), "--host", "0.0.0.0"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not state_path(env, port).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert json.loads(state_path(env, port).read_text())["host"] == "0.0.0.0"
+        assert httpx.get(f"http://127.0.0.1:{port}/api/health").json()["host"] == "0.0.0.0"
+        assert httpx.get(f"http://127.0.0.1:{port}/api/health", headers={"Host": f"rebind.example:{port}"}).status_code == 421
+        assert run(env, "--port", str(port), "--stop").returncode == 0
+        _out, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "listening on every interface (--host 0.0.0.0)" in err
+
+
+def test_the_default_bind_is_loopback(env: dict[str, str], daemons: list[int]) -> None:
+    port = free_port()
+    daemons.append(port)
+    assert run(env, "--port", str(port), "--daemon", "--no-events").returncode == 0
+    assert json.loads(state_path(env, port).read_text())["host"] == "127.0.0.1"
+    addresses = {a for a in _listening_addresses(port)}
+    assert addresses == {"127.0.0.1"}
+
+
+def _listening_addresses(port: int) -> list[str]:
+    """Local addresses listening on *port*, from /proc/net/tcp (Linux)."""
+    if not Path("/proc/net/tcp").exists():
+        pytest.skip("no /proc/net/tcp on this platform")
+    out = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hexport = local.split(":")
+        if state == "0A" and int(hexport, 16) == port:
+            raw = bytes.fromhex(address)[::-1]
+            out.append(".".join(str(b) for b in raw))
+    return out

@@ -133,9 +133,18 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
             headers={"Content-Security-Policy": page.csp, "Cache-Control": "no-store"},
         )
 
+    rendered: dict[bool, tuple[Board, bytes]] = {}
+
     async def data(request: Request) -> Response:
-        board = await live.board(_flag(request, "all", settings.all_sessions))
-        return Response(document(board), media_type="application/json", headers={"Cache-Control": "no-store"})
+        flavour = _flag(request, "all", settings.all_sessions)
+        board = await live.board(flavour)
+        cached = rendered.get(flavour)
+        if cached is not None and cached[0] is board:
+            body = cached[1]  # every tab refetching one revision shares one rendering
+        else:
+            body = document(board)
+            rendered[flavour] = (board, body)
+        return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def health(request: Request) -> Response:
         return JSONResponse(

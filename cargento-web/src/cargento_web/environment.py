@@ -30,7 +30,7 @@ def serving_environment(options: Options, env: Mapping[str, str] | None = None) 
     """The stores to serve for *options*: the real environment unless a mode replaces it.
 
     ``options.demo`` is reserved for the demo simulator; until it lands it serves the real
-    environment too, saying so on stderr (see :mod:`cargento_web.cli`).
+    environment too, and :func:`cargento_web.cli.serve_options` says so on stderr.
     """
     base = dict(os.environ if env is None else env)
     return Served(env=base, home=default_home(base))

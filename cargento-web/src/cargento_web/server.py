@@ -70,7 +70,7 @@ def make_hub(options: Options, builder: BoardBuilder, settings: Settings) -> obj
     publishes no capability and no routes, and still reads boards for notifications.
     """
     try:
-        from cargento_web import ingress  # type: ignore[attr-defined]
+        from cargento_web import ingress
     except ImportError:
         return None
     factory: Any = getattr(ingress, "create_hub", None)

@@ -1,0 +1,64 @@
+"""``cargento_web.cli.run`` dispatch, the demo seam, and the event hub seam."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cargento.cli import Options
+from cargento_web import cli, lifecycle, server
+from cargento_web.environment import serving_environment
+from cargento_web.settings import Settings
+
+
+@pytest.mark.parametrize(
+    ("flags", "called"),
+    [({"status": True}, "status"), ({"stop": True}, "stop"), ({"daemon": True}, "daemon"), ({}, "serve")],
+)
+def test_run_dispatches(monkeypatch: pytest.MonkeyPatch, flags: dict[str, bool], called: str) -> None:
+    seen: list[str] = []
+    monkeypatch.setattr(lifecycle, "status", lambda port: seen.append("status") or 0)
+    monkeypatch.setattr(lifecycle, "stop", lambda port: seen.append("stop") or 0)
+    monkeypatch.setattr(lifecycle, "daemon", lambda options: seen.append("daemon") or 0)
+    monkeypatch.setattr(cli, "serve", lambda options, served, log_path=None: seen.append("serve") or 0)
+    assert cli.run(Options(**flags)) == 0
+    assert seen == [called]
+
+
+def test_run_turns_an_os_error_into_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def boom(port: int) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(lifecycle, "status", boom)
+    assert cli.run(Options(status=True)) == 1
+    assert capsys.readouterr().err == "cargento: Permission denied\n"
+
+
+def test_demo_serves_the_real_environment_and_says_so(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    got: list[Any] = []
+    monkeypatch.setattr(cli, "serve", lambda options, served, log_path=None: got.append(served) or 0)
+    assert cli.run(Options(demo=True)) == 0
+    assert "--demo is not available in this build yet" in capsys.readouterr().err
+    assert got[0].home == serving_environment(Options()).home
+
+
+def test_serving_environment_defaults_to_the_given_environment(tmp_path: Path) -> None:
+    served = serving_environment(Options(), {"HOME": str(tmp_path), "X": "1"})
+    assert served.home == tmp_path and served.env["X"] == "1"
+
+
+def test_make_hub_publishes_a_capability_only_with_events(builder_for: Any, tmp_path: Path) -> None:
+    builder = builder_for([], tmp_path, env={"CARGENTO_HOME": str(tmp_path / "state")})
+    settings = Settings(port=4553)
+    on = server.make_hub(Options(), builder, settings)
+    off = server.make_hub(Options(no_events=True), builder, settings)
+    try:
+        assert isinstance(getattr(on, "capability", None), str)
+        assert getattr(off, "capability", "absent") is None
+        assert off is not None and off.routes(None) == []  # type: ignore[attr-defined]
+    finally:
+        for hub in (on, off):
+            close = getattr(hub, "close", None)
+            if callable(close):
+                close()
