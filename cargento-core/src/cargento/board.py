@@ -489,9 +489,11 @@ class BoardBuilder:
         sid = reading.ref.session_id
         subagents = list(reading.subagents)
         for child in row.children:
+            name = child.reading.agent_name or child.reading.title or child.reading.ref.session_id[:8]
+            subagents.extend(attrs.evolve(sub, spawned_by=sub.spawned_by or name) for sub in child.reading.subagents)
             subagents.append(
                 Subagent(
-                    name=child.reading.agent_name or child.reading.title or child.reading.ref.session_id[:8],
+                    name=name,
                     running=_is_working(child, now, None)[0],
                     model=child.model.id if child.model else None,
                     role=child.reading.agent_role,

@@ -18,7 +18,7 @@ class HarnessCache:
     changed. Core evicts entries of sessions that left the display window with :meth:`retain`.
     """
 
-    def __init__(self, max_entries: int = 4096) -> None:
+    def __init__(self, max_entries: int = 65536) -> None:
         self._data: OrderedDict[str, Any] = OrderedDict()
         self.max_entries = max_entries
 
