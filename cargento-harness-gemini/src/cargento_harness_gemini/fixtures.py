@@ -235,10 +235,11 @@ class GeminiChat:
 
     # -- subagents ---------------------------------------------------------------------
 
-    def subagent(self, agent_name: str, prompt: str, at: datetime, session_id: str | None = None) -> SubagentRun:
-        """``invoke_agent`` starts: the model asks for it (no tool call written yet) and the
-        subagent's own recording starts under ``chats/<this session id>/``."""
-        pending = self.wait("", at, output_tokens=38)
+    def subagent(self, agent_name: str, prompt: str, at: datetime, session_id: str | None = None,
+                 *, model: str = MODEL) -> SubagentRun:
+        """``invoke_agent`` starts: the model (*model*) asks for it (no tool call written yet) and
+        the subagent's own recording starts under ``chats/<this session id>/``."""
+        pending = self.wait("", at, output_tokens=38, model=model)
         child_id = session_id or str(uuid.UUID(int=zlib.crc32(prompt.encode()) << 32 | next(self._ids), version=4))
         child = GeminiChat(self.path.parent / self.session_id / f"{child_id}.jsonl", child_id, self.cwd)
         child._header(at, kind="subagent", directories=[self.cwd])
