@@ -7,8 +7,9 @@ from pathlib import Path
 
 from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
 from cargento.errors import HarnessDataMissing
+from cargento.models import Simulation
 
-from cargento_harness_droid import discovery, mapping, session_file
+from cargento_harness_droid import demo, discovery, mapping, session_file
 
 KEY = "droid"
 
@@ -41,3 +42,8 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     if transcript.header is None and transcript.messages == 0:
         return None
     return mapping.reading(ref, transcript, datetime.fromtimestamp(st.st_mtime, UTC), ctx)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    return demo.simulate(home, ctx)

@@ -1,0 +1,192 @@
+"""The ``cargento --demo`` simulation for Factory Droid, seen through the board as a viewer sees it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from cargento.board import Board, BoardBuilder, BoardSession
+from cargento.demo import demo_env
+from cargento.plugins import load_registry
+from cargento.processes import StaticProcesses
+from cargento.testing.homes import make_context, snapshot_tree
+from cargento_harness_droid import plugin
+from cargento_harness_droid.demo import CYCLE_S, KEEP_SESSIONS, DroidDemo
+from cargento_harness_droid.fixtures import slugify
+
+START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+class Viewer:
+    """A demo home, its simulation and a board builder over it, all on one test clock."""
+
+    def __init__(self, home: Path, **options: int) -> None:
+        home.mkdir(parents=True, exist_ok=True)
+        self.home = home
+        self.env = demo_env({}, home)
+        self.demo = DroidDemo(home, make_context(home, env=self.env, now=START, window_s=None), **options)
+        self.registry = load_registry(entry_points=False, extra=[("droid", plugin)])
+        self.now = START
+        self.builder = BoardBuilder(self.registry, env=self.env, home=home, clock=lambda: self.now,
+                                    processes=StaticProcesses())
+
+    def at(self, seconds: float) -> Board:
+        self.now = START + timedelta(seconds=seconds)
+        self.demo.step(self.now)
+        board = self.builder.build(all_sessions=True)
+        assert not self.registry.faults, self.registry.faults
+        return board
+
+    def row(self, board: Board, worker: int = 0) -> BoardSession:
+        sid = self.demo.workers[worker].session.session_id
+        return next(s for s in board.sessions if s.session_id == sid)
+
+
+def _tree(home: Path) -> dict[str, tuple[int, str]]:
+    """Every file below *home*: its mtime and its content with the home path taken out."""
+    return {
+        str(p.relative_to(home)).replace(slugify(str(home)), "~"):
+            (p.stat().st_mtime_ns, p.read_bytes().replace(str(home).encode(), b"~").decode())
+        for p in sorted(home.rglob("*")) if p.is_file()
+    }
+
+
+def test_the_plugin_offers_the_demo(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    sim = plugin.simulate(home=home, ctx=make_context(home, env=demo_env({}, home), now=START, window_s=None))
+    assert isinstance(sim, DroidDemo)
+
+
+def test_the_start_is_a_realistic_picture(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home")
+    board = viewer.at(0)
+    assert len(board.sessions) == 5
+    assert {s.project for s in board.sessions} == {"shop/storefront", "shop/infra", "oss/docs"}
+    assert all(s.state == "idle" and s.title and s.instruction for s in board.sessions)
+    old = [s for s in board.sessions if s.last_active_at and START - s.last_active_at > timedelta(hours=1)]
+    assert len(old) == 3
+    # the Droid 0.202.0 layout, with the settings file Droid keeps beside each session
+    files = sorted((viewer.home / ".factory" / "sessions").glob("*/*.jsonl"))
+    assert len(files) == 5
+    cwds = [viewer.home / "work" / p for p in ("shop/storefront", "shop/infra", "oss/docs")]
+    assert {f.parent.name for f in files} == {slugify(str(c)) for c in cwds}
+    settings = json.loads(files[0].with_name(files[0].stem + ".settings.json").read_text())
+    assert settings["tokenUsage"]["outputTokens"] > 0
+    assert (viewer.home / "work" / "shop" / "storefront").is_dir()
+
+
+def test_a_live_session_goes_idle_working_idle_in_one_cycle(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home")
+    seen = [viewer.row(viewer.at(second)) for second in range(0, int(CYCLE_S), 3)]
+    states = [row.state for row in seen]
+    changes = [s for i, s in enumerate(states) if i == 0 or s != states[i - 1]]
+    assert changes == ["idle", "working", "idle"]
+    working = [row for row in seen if row.state == "working"]
+    assert {row.detail for row in working} >= {"thinking"}
+    assert any(row.detail in {"Read", "Grep", "Glob", "LS", "Edit", "Execute"} for row in working)
+    # Droid records no turn end: the row reads working until its records are 90 s old
+    first_idle = next(row for row in seen[states.index("working"):] if row.state == "idle")
+    assert first_idle.idle_for_s is not None and first_idle.idle_for_s > 90
+    assert all(row.read_by_scanning for row in seen)
+
+
+def test_what_the_store_cannot_tell_stays_absent(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home")
+    for second in (20, 40):
+        row = viewer.row(viewer.at(second))
+        assert row.state == "working"
+        assert row.output_tokens_per_min is None  # unmeasured, never a fake zero
+        assert row.model is None and not row.tasks and not row.subagents and row.waiting is None
+
+
+def test_the_second_live_session_runs_half_a_cycle_later(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home")
+    early = [viewer.row(viewer.at(s), 1).state for s in range(0, int(CYCLE_S / 2), 5)]
+    late = [viewer.row(viewer.at(s), 1).state for s in range(int(CYCLE_S / 2), int(CYCLE_S / 2) + 40, 5)]
+    assert set(early) == {"idle"}
+    assert "working" in late
+
+
+def test_the_loop_repeats_with_new_prompts(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home")
+    prompts = set()
+    for second in range(0, int(3 * CYCLE_S), 6):
+        row = viewer.row(viewer.at(second))
+        if row.state == "working" and row.instruction:
+            prompts.add(row.instruction.text)
+    assert len(prompts) == 3
+
+
+def test_the_schedule_is_deterministic(tmp_path: Path) -> None:
+    a, b = Viewer(tmp_path / "a"), Viewer(tmp_path / "b")
+    for second in (3, 17, 40, 41, 95, 150, 400):
+        for viewer in (a, b):
+            viewer.demo.step(START + timedelta(seconds=second))
+    assert _tree(a.home) == _tree(b.home)
+
+
+def test_steps_in_one_go_or_second_by_second_write_the_same(tmp_path: Path) -> None:
+    a, b = Viewer(tmp_path / "a"), Viewer(tmp_path / "b")
+    for second in range(1, 300):
+        a.demo.step(START + timedelta(seconds=second))
+    b.demo.step(START + timedelta(seconds=299))
+    assert _tree(a.home) == _tree(b.home)
+
+
+def test_a_clock_going_backwards_writes_nothing(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home")
+    viewer.at(30)
+    before = _tree(viewer.home)
+    viewer.demo.step(START + timedelta(seconds=10))
+    viewer.demo.step(START - timedelta(days=1))
+    viewer.demo.step(START + timedelta(seconds=30))
+    assert _tree(viewer.home) == before
+
+
+def test_a_clock_jumping_ahead_catches_up_boundedly(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home")
+    viewer.at(20)  # mid-turn
+    path = viewer.demo.workers[0].session.path
+    size = path.stat().st_size
+    base = 2 * 24 * 3600  # a cycle boundary two days on
+    board = viewer.at(base + 30)
+    assert 0 < path.stat().st_size - size < 20_000  # the turn in progress and part of one, not two days
+    row = viewer.row(board)
+    assert row.state == "working" and row.turn is not None and row.turn.elapsed_s < 30
+    assert viewer.row(viewer.at(base + CYCLE_S - 5)).state == "idle"
+
+
+def test_sessions_roll_over_and_old_ones_are_removed(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home", turns_per_session=1)
+    first = viewer.demo.workers[0].session.path
+    ids = set()
+    for cycle in range(KEEP_SESSIONS + 2):
+        viewer.at(cycle * CYCLE_S + 20)
+        ids.add(viewer.demo.workers[0].session.session_id)
+    assert len(ids) == KEEP_SESSIONS + 2
+    assert not first.exists() and not first.with_name(first.stem + ".settings.json").exists()
+    folder = first.parent
+    assert len(list(folder.glob("*.jsonl"))) == KEEP_SESSIONS + 1  # and the finished one from earlier
+
+
+def test_a_session_past_the_size_limit_rolls_over(tmp_path: Path) -> None:
+    viewer = Viewer(tmp_path / "home", max_bytes=1)
+    before = viewer.demo.workers[0].session.session_id
+    viewer.at(20)
+    assert viewer.demo.workers[0].session.session_id != before
+    big = Viewer(tmp_path / "big")
+    before = big.demo.workers[0].session.session_id
+    big.at(20)
+    assert big.demo.workers[0].session.session_id == before
+
+
+def test_nothing_is_written_outside_the_home(tmp_path: Path) -> None:
+    (tmp_path / "beside").mkdir()
+    outside = snapshot_tree(tmp_path)
+    viewer = Viewer(tmp_path / "home")
+    for second in range(0, 500, 7):
+        viewer.demo.step(START + timedelta(seconds=second))
+    after = {k: v for k, v in snapshot_tree(tmp_path).items() if not k.startswith("home")}
+    assert after == outside
