@@ -430,3 +430,11 @@ class ClaudeStore:
         path.write_bytes(_dump(data))
         _stamp(path, at)
         return path
+
+    def remove_pid_file(self, pid: int) -> None:
+        """The process exited cleanly: Claude Code removes its ``sessions/<pid>.json``."""
+        (self.root / "sessions" / f"{pid}.json").unlink(missing_ok=True)
+
+    def delete_task(self, session_id: str, task_id: str, *, folder: str | None = None) -> None:
+        """``TaskUpdate`` with status ``deleted``: the task's file is removed."""
+        (self.root / "tasks" / (folder or session_id) / f"{task_id}.json").unlink(missing_ok=True)

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cargento import (
     Discovery,
     Gate,
@@ -21,11 +23,12 @@ from cargento import (
     ModelInfo,
     SessionReading,
     SessionRef,
+    Simulation,
     Usage,
     hookimpl,
 )
 
-from cargento_harness_claude import discovery, gates
+from cargento_harness_claude import demo, discovery, gates
 from cargento_harness_claude import reading as mapping
 
 KEY = "claude"
@@ -71,3 +74,8 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     return mapping.usage_of(mapping.files_for(reading.ref, ctx)[1], ctx)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    return demo.start(home, ctx)
