@@ -79,7 +79,8 @@ def test_the_start_is_a_realistic_picture(tmp_path: Path) -> None:
 
 def test_a_live_session_goes_idle_working_idle_in_one_cycle(tmp_path: Path) -> None:
     viewer = Viewer(tmp_path / "home")
-    seen = [viewer.row(viewer.at(second)) for second in range(0, int(CYCLE_S), 3)]
+    seconds = range(0, int(CYCLE_S), 3)
+    seen = [viewer.row(viewer.at(second)) for second in seconds]
     states = [row.state for row in seen]
     changes = [s for i, s in enumerate(states) if i == 0 or s != states[i - 1]]
     assert changes == ["idle", "working", "idle"]
@@ -87,8 +88,10 @@ def test_a_live_session_goes_idle_working_idle_in_one_cycle(tmp_path: Path) -> N
     assert {row.detail for row in working} >= {"thinking"}
     assert any(row.detail in {"Read", "Grep", "Glob", "LS", "Edit", "Execute"} for row in working)
     # Droid records no turn end: the row reads working until its records are 90 s old
-    first_idle = next(row for row in seen[states.index("working"):] if row.state == "idle")
-    assert first_idle.idle_for_s is not None and first_idle.idle_for_s > 90
+    at, first_idle = next((s, row) for s, row in zip(seconds, seen, strict=True)
+                          if s > seconds[states.index("working")] and row.state == "idle")
+    assert first_idle.last_active_at is not None
+    assert (START + timedelta(seconds=at) - first_idle.last_active_at).total_seconds() > 90
     assert all(row.read_by_scanning for row in seen)
 
 

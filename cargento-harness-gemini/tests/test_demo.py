@@ -88,8 +88,9 @@ def test_a_live_session_runs_a_whole_turn_and_goes_idle_again(tmp_path: Path) ->
     last = seen[-1][1]
     assert any(sub.name == "codebase_investigator" and not sub.running for sub in last.subagents)
     # the turn end is recorded: idle at once, not after 90 quiet seconds
-    first_idle = next(row for second, row in seen if second > 10 and row.state == "idle")
-    assert first_idle.idle_for_s is not None and first_idle.idle_for_s < 90
+    at, first_idle = next((second, row) for second, row in seen if second > 10 and row.state == "idle")
+    assert first_idle.last_active_at is not None
+    assert (START + timedelta(seconds=at) - first_idle.last_active_at).total_seconds() < 90
     assert last.model == "gemini-2.5-pro"
 
 

@@ -19,6 +19,12 @@ protobuf (written by the small encoder here), ``cache/last_conversations.json`` 
 A ``wal_held`` conversation keeps its newest transaction in the ``-wal`` file (written by a
 writer in WAL mode with auto-checkpoints off, copied with its ``-wal`` and ``-shm`` while the
 writer is open), which is how a live CLI leaves it.
+
+A ``live`` conversation (:class:`LiveConversation`, used by the demo) is written in place the
+way a running CLI writes it: one connection kept open in WAL mode, each write its own
+transaction appended to the ``-wal`` (SQLite's default auto-checkpoint folds it back now and
+then), no scratch copy anywhere else; :meth:`LiveConversation.close` ends it as an exiting CLI
+does (the last connection checkpoints and removes the ``-wal``).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ __all__ = [
     "MODEL",
     "AntigravityStore",
     "Conversation",
+    "LiveConversation",
     "field_bytes",
     "field_varint",
     "step_metadata",
@@ -161,10 +168,13 @@ class AntigravityStore:
         kind: str | None = None,
         model: str | None = MODEL,
         wal_held: bool = False,
+        live: bool = False,
     ) -> Conversation:
-        """Create a conversation database (a subagent when *parent* is given)."""
+        """Create a conversation database (a subagent when *parent* is given); *live* writes it
+        in place through a connection kept open (a :class:`LiveConversation`)."""
         parent_id = parent.id if isinstance(parent, Conversation) else parent
-        conv = Conversation(self, conversation_id, parent_id=parent_id, role=role, kind=kind, wal_held=wal_held)
+        kind_of = LiveConversation if live else Conversation
+        conv = kind_of(self, conversation_id, parent_id=parent_id, role=role, kind=kind, wal_held=wal_held)
         if model is not None:
             conv.gen.append(generation_metadata(model))
         if workspace is not None:
@@ -260,3 +270,46 @@ class Conversation:
         if trajectory is not None:
             conn.execute("INSERT INTO trajectory_metadata_blob VALUES ('main', ?)", (trajectory,))
         conn.execute("COMMIT")
+
+
+class LiveConversation(Conversation):
+    """A conversation written in place by one connection kept open in WAL mode, as a running
+    CLI writes it: each :meth:`flush` commits only the rows added since the previous one."""
+
+    def __init__(self, store: AntigravityStore, conversation_id: str, *, parent_id: str | None,
+                 role: str | None, kind: str | None, wal_held: bool) -> None:
+        super().__init__(store, conversation_id, parent_id=parent_id, role=role, kind=kind, wal_held=wal_held)
+        self._conn: sqlite3.Connection | None = None
+        self._steps_written = 0
+        self._gen_written = 0
+
+    def flush(self, at: datetime) -> None:
+        """Commit the rows added since the previous flush and stamp the files' mtimes with *at*."""
+        conn = self._conn
+        if conn is None:
+            # The demo's writer thread is not the thread that created the conversation.
+            conn = self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL syncs at checkpoints only, as apps commonly run it
+            conn.execute("BEGIN")
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute("INSERT INTO trajectory_metadata_blob VALUES ('main', ?)", (self.trajectory,))
+            conn.execute("COMMIT")
+        self._insert(conn, self.steps[self._steps_written:], self.gen[self._gen_written:], None)
+        self._steps_written = len(self.steps)
+        self._gen_written = len(self.gen)
+        self._stamp(at)
+
+    def close(self, at: datetime) -> None:
+        """Close the connection as an exiting CLI does: the ``-wal`` is checkpointed and removed."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+            self._stamp(at)
+
+    def _stamp(self, at: datetime) -> None:
+        for suffix in ("", "-wal"):
+            target = Path(str(self.path) + suffix)
+            if target.exists():
+                os.utime(target, (at.timestamp(), at.timestamp()))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
+from pathlib import Path
 
-from cargento_harness_antigravity import discovery, mapping
+from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
+from cargento.models import Simulation
+
+from cargento_harness_antigravity import demo, discovery, mapping
 
 KEY = "antigravity"
 
@@ -39,3 +42,8 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     return mapping.usage_of(reading, ctx)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    return demo.simulate(home, ctx)
