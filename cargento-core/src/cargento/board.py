@@ -7,7 +7,7 @@ label, subagent folding, display ids, ordering, redaction and the revision.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import attrs
-import orjson
 
 from cargento import serde
 from cargento.cache import HarnessCache
@@ -58,6 +57,8 @@ State = Literal["working", "needs_input", "idle"]
 SCHEMA = 1
 #: Activity newer than this reads Working where the store records no turn boundary.
 WORKING_WINDOW_S = 90.0
+#: How long a clean session's clock-dependent hook answers (gate, usage) are reused.
+DERIVED_REUSE_S = 1.0
 _STATE_ORDER = {"needs_input": 0, "working": 1, "idle": 2}
 
 
@@ -147,7 +148,6 @@ class BoardSession:
     output_tokens_total: int | None
     started_at: datetime | None
     last_active_at: datetime | None
-    idle_for_s: float | None
     turn: BoardTurn | None
     resume_command: str | None
     resume_cwd: str | None
@@ -253,8 +253,14 @@ class BoardBuilder:
         self.processes: ProcessTable = processes or LocalProcesses()
         self.caches: dict[str, HarnessCache] = {}
         self._readings: dict[tuple[str, str], tuple[str, SessionReading | None]] = {}
+        #: Per session: the reading the gate/model/usage answers were computed for, when, and
+        #: the answers. Clock-dependent answers (gate, usage) are reused for at most
+        #: DERIVED_REUSE_S; the model is reused while the reading object is unchanged.
+        self._derived: dict[tuple[str, str], tuple[SessionReading, datetime, dict[str, Any]]] = {}
+        #: Idle rows whose inputs and "last active … ago" text are unchanged are reused whole.
+        self._rows: dict[tuple[str, str], tuple[tuple[Any, ...], str, BoardSession]] = {}
         self.revision = 0
-        self._content: bytes | None = None
+        self._content: int | None = None
         self.last_discovery: dict[str, Any] = {}
         self._last_all: dict[str, bool] = {}
 
@@ -361,7 +367,7 @@ class BoardBuilder:
             limit = self.window_hours * 3600.0
             sessions = [
                 s for s in sessions
-                if s.state != "idle" or (s.idle_for_s is not None and s.idle_for_s <= limit)
+                if s.state != "idle" or (s.last_active_at is not None and (moment - s.last_active_at).total_seconds() <= limit)
             ]
         sessions = _widen_display_ids(sessions)
         sessions.sort(key=_order)
@@ -397,7 +403,6 @@ class BoardBuilder:
             harnesses=tuple(harness_rows),
             sessions=tuple(sessions),
         )
-        board = redact_board(board)
         content = _content_key(board)
         if content != self._content:
             self._content = content
@@ -437,17 +442,27 @@ class BoardBuilder:
             if reading is None:
                 continue
             row = _Row(info=info, reading=reading)
+            memo = self._derived.get(ident)
+            fresh = memo is not None and memo[0] is reading and (ctx.now - memo[1]).total_seconds() < DERIVED_REUSE_S
             for hook in ("gate_state", "model", "usage"):
                 if not self.registry.implements(key, hook):
+                    continue
+                attr = "gate" if hook == "gate_state" else hook
+                if memo is not None and memo[0] is reading and (fresh or hook == "model"):
+                    setattr(row, attr, memo[2][attr])
                     continue
                 got = self.registry.call(key, hook, reading=reading, ctx=ctx)
                 if isinstance(got, Fault):
                     row.faults.append(f"{hook}: {got.message}")
                     continue
-                setattr(row, "gate" if hook == "gate_state" else hook, got.value)
+                setattr(row, attr, got.value)
+            if not fresh and not row.faults:
+                self._derived[ident] = (reading, ctx.now, {"gate": row.gate, "model": row.model, "usage": row.usage})
             out.append(row)
         for ident in [i for i in self._readings if i[0] == key and i not in seen]:
             del self._readings[ident]
+            self._derived.pop(ident, None)
+            self._rows.pop(ident, None)
         return out
 
     # -- derivation ---------------------------------------------------------------------
@@ -523,6 +538,18 @@ class BoardBuilder:
             state = "needs_input"
             state_source = gate.source
         idle_for = (now - row.last_active).total_seconds() if row.last_active else None
+        memo_inputs: tuple[Any, ...] | None = None
+        if state == "idle" and not any(t.created_at is not None and t.status != "completed" for t in reading.tasks):
+            memo_inputs = (reading, row.gate, row.model, row.usage, overlay, row.rate, row.last_active,
+                           *(c.reading for c in row.children), *(c.model for c in row.children))
+            memo = self._rows.get((info.key, sid))
+            if (
+                memo is not None
+                and len(memo[0]) == len(memo_inputs)
+                and all(a is b or a == b for a, b in zip(memo[0], memo_inputs, strict=True))
+                and memo[1] == ago(idle_for)
+            ):
+                return memo[2]
         tasks = tuple(_task(t, now) for t in reading.tasks)
         running_subs = [s for s in subagents if s.running]
         if state == "needs_input" and gate is not None:
@@ -553,7 +580,7 @@ class BoardBuilder:
             detail = f"last active {ago(idle_for)}"
         figures = estimate(reading.turn, now) if state == "working" else None
         project = project_label(reading.cwd, str(self.home)) or reading.project
-        return BoardSession(
+        made = _redact_session(BoardSession(
             harness=info.key,
             harness_label=info.label,
             session_id=sid,
@@ -576,7 +603,6 @@ class BoardBuilder:
             output_tokens_total=row.usage.output_tokens_total if row.usage else None,
             started_at=reading.started_at,
             last_active_at=row.last_active,
-            idle_for_s=None if idle_for is None else round(idle_for, 1),
             turn=BoardTurn(elapsed_s=figures.elapsed_s, eta_s=figures.eta_s, long=figures.long) if figures else None,
             resume_command=reading.resume_command if info.resumable else None,
             resume_cwd=reading.resume_cwd if info.resumable else None,
@@ -591,7 +617,12 @@ class BoardBuilder:
             rate_limits=row.usage.rate_limits if row.usage else (),
             ai_units=row.usage.ai_units if row.usage else None,
             state_source=state_source,
-        )
+        ))
+        if memo_inputs is not None:
+            self._rows[(info.key, sid)] = (memo_inputs, ago(idle_for), made)
+        else:
+            self._rows.pop((info.key, sid), None)
+        return made
 
 
 def _is_working(row: _Row, now: datetime, subagents: list[Subagent] | None) -> tuple[bool, str]:
@@ -670,23 +701,24 @@ def _fault_line(registry: Registry, key: str) -> str | None:
     return f"{last.hook}: {last.message}"
 
 
-_VOLATILE = {"generated_at", "revision", "idle_for_s", "elapsed_s", "eta_s", "age_s", "as_of"}
+def _session_key(s: BoardSession) -> tuple[Any, ...]:
+    """What of a row is content: everything but what moves with the clock alone."""
+    return (
+        s.key, s.display_id, s.project, s.cwd, s.title, s.state, s.state_source,
+        None if s.state == "idle" else s.detail, s.waiting, s.subagents,
+        tuple((t.subject, t.status, t.active_form, t.id) for t in s.tasks),
+        s.model, s.model_display, s.authority, s.output_tokens_per_min, s.output_tokens_total,
+        s.started_at, s.last_active_at, s.turn is not None and s.turn.long, s.turn is not None and s.turn.eta_s is None,
+        s.resume_command, s.resume_cwd, s.read_by_scanning, s.instruction, s.role, s.loop, s.ended,
+        s.missing, s.notes, s.faults, s.rate_limits, s.ai_units,
+    )
 
 
-def _strip(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in _VOLATILE}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
-
-
-def _content_key(board: Board) -> bytes:
-    data = serde.unstructure(board)
-    for session in data["sessions"]:
-        if session["state"] == "idle":
-            session.pop("detail", None)
-    return hashlib.blake2b(orjson.dumps(_strip(data), option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
+def _content_key(board: Board) -> int:
+    harnesses = tuple(
+        (h.key, h.label, h.discovered, h.sessions, h.plugin, h.error, h.locations, h.problems) for h in board.harnesses
+    )
+    return hash((board.window_hours, board.all, harnesses, tuple(_session_key(s) for s in board.sessions)))
 
 
 def redact_board(board: Board) -> Board:
@@ -694,21 +726,53 @@ def redact_board(board: Board) -> Board:
     return attrs.evolve(board, sessions=tuple(_redact_session(s) for s in board.sessions))
 
 
+@functools.lru_cache(maxsize=8192)
+def _redact(text: str) -> str:
+    return redact(text)
+
+
 def _r(text: str | None) -> str | None:
-    return redact(text) if text else text
+    return _redact(text) if text else text
 
 
 def _redact_session(s: BoardSession) -> BoardSession:
-    return attrs.evolve(
-        s,
-        title=_r(s.title),
-        detail=redact(s.detail),
-        waiting=attrs.evolve(s.waiting, text=_r(s.waiting.text)) if s.waiting else None,
-        tasks=tuple(attrs.evolve(t, subject=redact(t.subject), active_form=_r(t.active_form)) for t in s.tasks),
-        instruction=attrs.evolve(s.instruction, text=redact(s.instruction.text)) if s.instruction else None,
-        subagents=tuple(attrs.evolve(a, name=redact(a.name)) for a in s.subagents),
-        notes=tuple(redact(n) for n in s.notes),
-    )
+    changes: dict[str, Any] = {}
+    title, detail = _r(s.title), _redact(s.detail)
+    if title != s.title:
+        changes["title"] = title
+    if detail != s.detail:
+        changes["detail"] = detail
+    if s.waiting is not None and s.waiting.text and _redact(s.waiting.text) != s.waiting.text:
+        changes["waiting"] = attrs.evolve(s.waiting, text=_redact(s.waiting.text))
+    tasks = tuple(_redact_task(t) for t in s.tasks)
+    if any(a is not b for a, b in zip(tasks, s.tasks, strict=True)):
+        changes["tasks"] = tasks
+    if s.instruction is not None:
+        instruction = _redact_instruction(s.instruction)
+        if instruction is not s.instruction:
+            changes["instruction"] = instruction
+    subagents = tuple(_redact_subagent(a) for a in s.subagents)
+    if any(a is not b for a, b in zip(subagents, s.subagents, strict=True)):
+        changes["subagents"] = subagents
+    notes = tuple(_redact(n) for n in s.notes)
+    if notes != s.notes:
+        changes["notes"] = notes
+    return attrs.evolve(s, **changes) if changes else s
+
+
+def _redact_task(t: BoardTask) -> BoardTask:
+    subject, active = _redact(t.subject), _r(t.active_form)
+    return t if subject == t.subject and active == t.active_form else attrs.evolve(t, subject=subject, active_form=active)
+
+
+def _redact_instruction(i: Instruction) -> Instruction:
+    text = _redact(i.text)
+    return i if text == i.text else attrs.evolve(i, text=text)
+
+
+def _redact_subagent(a: Subagent) -> Subagent:
+    name = _redact(a.name)
+    return a if name == a.name else attrs.evolve(a, name=name)
 
 
 def board_json(board: Board) -> bytes:

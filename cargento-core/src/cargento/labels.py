@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import PurePosixPath, PureWindowsPath
 
@@ -17,6 +18,7 @@ def _parts(path: str) -> tuple[list[str], bool]:
     return [x for x in PurePosixPath(path).parts if x != "/"], path.startswith("/")
 
 
+@functools.lru_cache(maxsize=4096)
 def project_label(cwd: str | None, home: str | None = None) -> str | None:
     """The project label: the last two path segments of an absolute working directory.
 

@@ -110,6 +110,7 @@ class Registry:
         self.faults: dict[str, list[Fault]] = {}
         self.fault_counts: dict[str, int] = {}
         self._callers: dict[tuple[str, str], Any] = {}
+        self._implements: dict[tuple[str, str], bool] = {}
         self._clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     # -- registration -------------------------------------------------------------------
@@ -182,6 +183,7 @@ class Registry:
         except Exception:  # pragma: no cover - pluggy leaves state behind rarely
             pass
         self._callers = {k: v for k, v in self._callers.items() if k[0] != name}
+        self._implements = {k: v for k, v in self._implements.items() if k[0] != name}
         self.pm.set_blocked(name)
         self.pm.unblock(name)
 
@@ -197,10 +199,14 @@ class Registry:
         return caller
 
     def implements(self, harness: str, hook: str) -> bool:
-        plugin = self.pm.get_plugin(harness)
-        if plugin is None:
-            return False
-        return any(h.name == hook for h in (self.pm.get_hookcallers(plugin) or []))
+        """True when the loaded plugin *harness* implements *hook* (cached per pair)."""
+        key = (harness, hook)
+        known = self._implements.get(key)
+        if known is None:
+            plugin = self.pm.get_plugin(harness)
+            known = plugin is not None and any(h.name == hook for h in (self.pm.get_hookcallers(plugin) or []))
+            self._implements[key] = known
+        return known
 
     def call(self, harness: str, hook: str, **kwargs: Any) -> Ok | Fault:
         """Call *hook* on the one plugin *harness*, guarded; never raises."""

@@ -1,0 +1,351 @@
+"""Cargento's benchmark (``nox -s bench``): refresh cost, latency and memory on this machine.
+
+Not a test. Each figure is the median of several runs with min and max, printed beside its
+target, and the whole result is written to ``bench/results/<stamp>.json`` so two runs can be
+compared (see docs/benchmark.md). Run ``python bench/run.py --quick`` for a short pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import stores  # noqa: E402
+
+from cargento.board import BoardBuilder  # noqa: E402
+from cargento.plugins import load_registry  # noqa: E402
+from cargento.processes import StaticProcesses  # noqa: E402
+
+#: name -> (target, unit, lower is better)
+TARGETS: dict[str, tuple[float, str]] = {
+    "warm_one_append_640_ms": (5.0, "ms"),
+    "warm_one_append_300mb_ms": (5.0, "ms"),
+    "warm_50k_files_ms": (20.0, "ms"),
+    "cold_640_ms": (600.0, "ms"),
+    "event_to_sse_p50_ms": (10.0, "ms"),
+    "event_to_sse_p99_ms": (50.0, "ms"),
+    "store_write_to_sse_p50_ms": (100.0, "ms"),
+    "store_write_to_sse_p99_ms": (300.0, "ms"),
+    "server_rss_640_mb": (150.0, "MB"),
+}
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "n": len(samples)}
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def env_for(home: Path, cargento_home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")}
+    env.update({"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config"), "CARGENTO_HOME": str(cargento_home)})
+    return env
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000.0
+
+
+# -- in-process board measurements ------------------------------------------------------------
+
+
+def board_scale(per_harness: int, runs: int) -> dict[str, Any]:
+    root = Path(tempfile.mkdtemp(prefix="cargento-bench-"))
+    try:
+        home = root / "home"
+        now = datetime.now(UTC)
+        lives = stores.populate(home, per_harness, now)
+        env = env_for(home, root / "state")
+        total = len(lives)
+
+        def fresh() -> BoardBuilder:
+            return BoardBuilder(load_registry(env={}), env=env, home=home, processes=StaticProcesses())
+
+        cold = [timed(lambda: fresh().build()) for _ in range(runs)]
+        builder = fresh()
+        board = builder.build()
+        assert len(board.sessions) == total, (len(board.sessions), total)
+        warm_watch = [timed(lambda: builder.build(changes={})) for _ in range(runs * 3)]
+        warm_full = [timed(lambda: builder.build()) for _ in range(runs)]
+        one: list[float] = []
+        for i in range(runs * 3):
+            live = [x for x in lives if x.harness == "claude"][i % per_harness]
+            live.append(datetime.now(UTC))
+            one.append(timed(lambda live=live: builder.build(changes={live.harness: frozenset({str(live.path)})})))
+        every: list[float] = []
+        for _ in range(runs):
+            for live in lives:
+                live.append(datetime.now(UTC))
+            changed: dict[str, set[str]] = {}
+            for live in lives:
+                changed.setdefault(live.harness, set()).add(str(live.path))
+            every.append(timed(lambda: builder.build(changes={k: frozenset(v) for k, v in changed.items()})))
+        return {
+            "sessions": total,
+            "cold_first_board_ms": summary(cold),
+            "warm_nothing_changed_watcher_ms": summary(warm_watch),
+            "warm_nothing_changed_full_rescan_ms": summary(warm_full),
+            "refresh_after_one_append_ms": summary(one),
+            "refresh_after_append_to_every_session_ms": summary(every),
+        }
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# -- the server: RSS and latency ---------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, home: Path, state: Path) -> None:
+        self.port = free_port()
+        self.env = env_for(home, state)
+        exe = shutil.which("cargento", path=str(Path(sys.executable).parent)) or "cargento"
+        self.proc = subprocess.Popen([exe, "--port", str(self.port)], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("server did not start: " + (self.proc.stderr.read().decode() if self.proc.stderr else ""))
+
+    def rss_mb(self) -> float:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+        return float("nan")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class Stream:
+    """An open /api/stream; records the arrival time of every board revision."""
+
+    def __init__(self, base: str) -> None:
+        self.events: list[tuple[float, int]] = []
+        self.cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, args=(base,), daemon=True)
+        self._thread.start()
+
+    def _run(self, base: str) -> None:
+        with httpx.Client(timeout=None) as client, client.stream("GET", base + "/api/stream") as resp:
+            name = ""
+            for line in resp.iter_lines():
+                if line.startswith("event:"):
+                    name = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and name == "board":
+                    data = json.loads(line[5:])
+                    with self.cond:
+                        self.events.append((time.perf_counter(), int(data.get("revision", 0))))
+                        self.cond.notify_all()
+
+    def wait_after(self, start: float, revision: int, timeout: float = 5.0) -> float | None:
+        deadline = time.perf_counter() + timeout
+        with self.cond:
+            while True:
+                for at, rev in self.events:
+                    if at >= start and rev > revision:
+                        return (at - start) * 1000.0
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def latest(self) -> int:
+        with self.cond:
+            return self.events[-1][1] if self.events else 0
+
+
+def server_figures(per_harness: int, samples: int) -> dict[str, Any]:
+    root = Path(tempfile.mkdtemp(prefix="cargento-bench-srv-"))
+    server: Server | None = None
+    try:
+        home = root / "home"
+        lives = stores.populate(home, per_harness, datetime.now(UTC))
+        server = Server(home, root / "state")
+        httpx.get(server.base + "/api/data", timeout=60)
+        stream = Stream(server.base)
+        time.sleep(1.0)
+        write_lat: list[float] = []
+        missed = 0
+        for i in range(samples):
+            live = lives[(i * 7) % len(lives)]
+            rev = stream.latest()
+            start = time.perf_counter()
+            live.append(datetime.now(UTC))
+            got = stream.wait_after(start, rev)
+            if got is None:
+                missed += 1
+            else:
+                write_lat.append(got)
+            time.sleep(0.05)
+        event_lat, event_missed = event_latency(server, stream, samples)
+        out: dict[str, Any] = {
+            "sessions": len(lives),
+            "server_rss_mb": server.rss_mb(),
+            "store_write_to_sse_ms": {**summary(write_lat), "p50": pct(write_lat, 0.5), "p99": pct(write_lat, 0.99), "missed": missed} if write_lat else {"missed": missed},
+        }
+        if event_lat:
+            out["event_to_sse_ms"] = {**summary(event_lat), "p50": pct(event_lat, 0.5), "p99": pct(event_lat, 0.99), "missed": event_missed}
+        return out
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def event_latency(server: Server, stream: Stream, samples: int) -> tuple[list[float], int]:
+    """POST a lifecycle event the way event_hook.py does and time the SSE revision it causes."""
+    state_file = Path(server.env["CARGENTO_HOME"]) / f"cargento-{server.port}.json"
+    try:
+        capability = json.loads(state_file.read_text()).get("capability")
+    except (OSError, ValueError):
+        return [], samples
+    if not capability:
+        return [], samples
+    headers = {"X-Cargento-Capability": capability, "Content-Type": "application/json"}
+    lat: list[float] = []
+    missed = 0
+    with httpx.Client(base_url=server.base, headers=headers, timeout=5) as client:
+        for i in range(samples):
+            sid = f"bench-{i % 5:04d}-0000-4000-8000-000000000000"
+            event = "UserPromptSubmit" if i % 2 == 0 else "Stop"
+            body = {"hook_event_name": event, "session_id": sid, "cwd": "/w/bench", "transcript_path": "/w/bench/x.jsonl"}
+            rev = stream.latest()
+            start = time.perf_counter()
+            resp = client.post("/api/events/claude", json=body)
+            if resp.status_code >= 300:
+                missed += 1
+                continue
+            got = stream.wait_after(start, rev, timeout=2.0)
+            if got is None:
+                missed += 1
+            else:
+                lat.append(got)
+    return lat, missed
+
+
+# -- large single stores ------------------------------------------------------------------------
+
+
+def run_script(args: list[str]) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=3600)
+    text = out.stdout.strip()
+    try:
+        return dict(json.loads(text.splitlines()[-1]))
+    except (ValueError, IndexError):
+        return {"output": text[-2000:], "stderr": out.stderr[-2000:], "returncode": out.returncode}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller scales and fewer runs")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=60)
+    parser.add_argument("--skip-large", action="store_true", help="skip the 50,000-file and 300 MB stores")
+    args = parser.parse_args(argv)
+    scales = (4, 16) if args.quick else (4, 16, 64)
+    runs = 3 if args.quick else args.runs
+    results: dict[str, Any] = {
+        "when": datetime.now(UTC).isoformat(),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "scales": {},
+    }
+    for per in scales:
+        print(f"board at {per * 10} sessions…", flush=True)
+        results["scales"][str(per * 10)] = board_scale(per, runs)
+    biggest = str(scales[-1] * 10)
+    print(f"server at {biggest} sessions…", flush=True)
+    results["server"] = server_figures(scales[-1], 20 if args.quick else args.samples)
+    if not args.skip_large:
+        print("large stores…", flush=True)
+        results["large"] = {
+            "claude_50k_files": run_script([str(REPO / "cargento-harness-claude/bench/large_store.py"), "--files", "50000", "--active", "40", "--json"]),
+            "codex_300mb": run_script([str(REPO / "cargento-harness-codex/bench/large_rollout.py"), "--json"]),
+        }
+    figures = collect(results)
+    results["figures"] = figures
+    out_dir = HERE / "results"
+    out_dir.mkdir(exist_ok=True)
+    path = out_dir / (datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + ".json")
+    path.write_text(json.dumps(results, indent=2))
+    print_table(figures)
+    print(f"\nwritten: {path}")
+    return 0
+
+
+def collect(results: dict[str, Any]) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    top = results["scales"].get("640") or results["scales"][max(results["scales"], key=int)]
+    figures["cold_640_ms"] = top["cold_first_board_ms"]["median"]
+    figures["warm_one_append_640_ms"] = top["refresh_after_one_append_ms"]["median"]
+    srv = results.get("server", {})
+    if "server_rss_mb" in srv:
+        figures["server_rss_640_mb"] = srv["server_rss_mb"]
+    if "p50" in srv.get("store_write_to_sse_ms", {}):
+        figures["store_write_to_sse_p50_ms"] = srv["store_write_to_sse_ms"]["p50"]
+        figures["store_write_to_sse_p99_ms"] = srv["store_write_to_sse_ms"]["p99"]
+    if "event_to_sse_ms" in srv:
+        figures["event_to_sse_p50_ms"] = srv["event_to_sse_ms"]["p50"]
+        figures["event_to_sse_p99_ms"] = srv["event_to_sse_ms"]["p99"]
+    large = results.get("large", {})
+    if isinstance(large.get("claude_50k_files"), dict) and "warm_ms" in large["claude_50k_files"]:
+        figures["warm_50k_files_ms"] = large["claude_50k_files"]["warm_ms"]
+    if isinstance(large.get("codex_300mb"), dict) and "warm_ms" in large["codex_300mb"]:
+        figures["warm_one_append_300mb_ms"] = large["codex_300mb"]["warm_ms"]
+    return figures
+
+
+def print_table(figures: dict[str, Any]) -> None:
+    print(f"\n{'figure':<28} {'measured':>10} {'target':>10}  verdict")
+    for name, (target, unit) in TARGETS.items():
+        value = figures.get(name)
+        if value is None:
+            print(f"{name:<28} {'—':>10} {target:>8g} {unit}  not measured")
+            continue
+        verdict = "met" if value < target else "MISSED"
+        print(f"{name:<28} {value:>8.1f} {unit} {target:>6g} {unit}  {verdict}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
