@@ -31,7 +31,6 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import stores  # noqa: E402
-
 from cargento.board import BoardBuilder  # noqa: E402
 from cargento.plugins import load_registry  # noqa: E402
 from cargento.processes import StaticProcesses  # noqa: E402
@@ -56,7 +55,7 @@ def summary(samples: list[float]) -> dict[str, float]:
 
 def pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def env_for(home: Path, cargento_home: Path) -> dict[str, str]:
@@ -104,7 +103,8 @@ def board_scale(per_harness: int, runs: int) -> dict[str, Any]:
             changed: dict[str, set[str]] = {}
             for live in lives:
                 changed.setdefault(live.harness, set()).add(str(live.path))
-            every.append(timed(lambda: builder.build(changes={k: frozenset(v) for k, v in changed.items()})))
+            frozen = {k: frozenset(v) for k, v in changed.items()}
+            every.append(timed(lambda frozen=frozen: builder.build(changes=frozen)))
         return {
             "sessions": total,
             "cold_first_board_ms": summary(cold),

@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
-
 from cargento_harness_antigravity.fixtures import AntigravityStore
 from cargento_harness_claude.fixtures import ClaudeStore
 from cargento_harness_codex.fixtures import CodexStore
