@@ -85,11 +85,14 @@ class CursorChat:
         meta_json: bool = True,
         hex_meta: bool = True,
         blobs_table: bool = True,
+        chats: Path | None = None,
     ) -> None:
         self.id = agent_id or str(uuid.uuid4())
         self.workspace = workspace
         bucket = workspace_dir or workspace_hash(workspace or "")
-        self.dir = home / ".cursor" / "chats" / bucket / self.id
+        #: The ``chats`` folder (``~/.cursor/chats`` unless given).
+        self.chats = chats if chats is not None else home / ".cursor" / "chats"
+        self.dir = self.chats / bucket / self.id
         self.path = self.dir / "store.db"
         self.hex_meta = hex_meta
         self.blobs_table = blobs_table
@@ -229,16 +232,18 @@ class CursorChat:
         self._commit([], at)
         return self
 
-    def subagent(self, type_name: str, at: datetime) -> CursorChat:
+    def subagent(self, type_name: str, at: datetime, *, agent_id: str | None = None) -> CursorChat:
         """A subagent: its own store under the same workspace hash, no ``meta.json``,
         named ``New Agent`` and pointing at this chat in ``subagentInfo``."""
         return CursorChat(
-            self.dir.parent.parent.parent.parent,
+            self.chats.parent.parent,
             created_at=at,
             workspace=self.workspace,
             workspace_dir=self.dir.parent.name,
             subagent_of=self,
             type_name=type_name,
+            agent_id=agent_id,
+            chats=self.chats,
         )
 
 

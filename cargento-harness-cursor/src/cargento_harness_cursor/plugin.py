@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from cargento import Discovery, Gate, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, hookimpl
+from pathlib import Path
 
-from cargento_harness_cursor import store
+from cargento import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessInfo,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    Simulation,
+    hookimpl,
+)
+
+from cargento_harness_cursor import demo, store
 
 KEY = store.KEY
 
@@ -42,3 +54,8 @@ def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
 @hookimpl
 def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
     return store.model(reading, ctx)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    return demo.start(home, ctx)
