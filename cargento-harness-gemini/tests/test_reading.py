@@ -221,7 +221,7 @@ def test_a_final_reply_ends_the_turn_at_once(tmp_path: Path) -> None:
     chat.prompt("hi", at=NOW - timedelta(seconds=20))
     chat.reply("Hello.", at=NOW - timedelta(seconds=10))
     (row,) = board(tmp_path).sessions
-    assert row.state == "idle" and row.idle_for_s == 10.0
+    assert row.state == "idle" and row.last_active_at == NOW - timedelta(seconds=10)
 
 
 def test_a_running_turn_reads_working_with_its_detail(tmp_path: Path) -> None:

@@ -108,6 +108,13 @@ class Demo:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        for sim in self.simulations.values():
+            close = getattr(sim, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception:  # closing a demo store must not stop the cleanup
+                    pass
         shutil.rmtree(self.home, ignore_errors=True)
 
     def __enter__(self) -> Demo:

@@ -165,7 +165,9 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     now. Return a :class:`~cargento.models.Simulation` whose ``step(now)`` the demo calls about
     once a second to append what the harness would have written by *now* (turns starting and
     ending, tool calls, tokens, tasks advancing, subagents coming and going, waits and their
-    answers). This is the one hook that writes, and only ever below *home*.
+    answers). This is the one hook that writes, and only ever below *home*. A simulation
+    with a ``close()`` method (for example one holding database connections open, as a running
+    harness does) has it called when the demo stops, before the demo home is removed.
 
     :param home: the demo home; nothing outside it may be touched.
     :param ctx: the clock (``ctx.now`` is the demo's start), environment and cache.
