@@ -107,9 +107,11 @@ class GooseStore:
         wal: bool = True,
         usage_ledger: bool = True,
         omit: Mapping[str, Iterable[str]] | None = None,
+        database: Path | None = None,
     ) -> None:
         base = data_home if data_home is not None else home / ".local" / "share"
-        self.path = base / "goose" / "sessions" / "sessions.db"
+        #: The database file (*database* when given, e.g. the Windows data folder).
+        self.path = database if database is not None else base / "goose" / "sessions" / "sessions.db"
         self.omit = {k: frozenset(v) for k, v in (omit or {}).items()}
         self._counters: dict[str, int] = {}
         self._messages = 0
@@ -207,6 +209,18 @@ class GooseStore:
             },
         )
         self.execute([message, ("UPDATE sessions SET updated_at = ? WHERE id = ?", (sql_time(at), sid))])
+
+
+    def remove(self, session_id: str) -> None:
+        """Delete a session with its messages and usage rows, as ``goose session remove`` does."""
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("DELETE FROM messages WHERE session_id = ?", (session_id,)),
+            ("DELETE FROM sessions WHERE id = ?", (session_id,)),
+        ]
+        with closing(sqlite3.connect(self.path)) as conn:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'usage_ledger'").fetchone():
+                statements.insert(1, ("DELETE FROM usage_ledger WHERE session_id = ?", (session_id,)))
+        self.execute(statements)
 
 
 class GooseSession:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, Usage, hookimpl
+from pathlib import Path
 
-from cargento_harness_goose import store
+from cargento import (
+    Discovery,
+    HarnessContext,
+    HarnessInfo,
+    SessionReading,
+    SessionRef,
+    Simulation,
+    Usage,
+    hookimpl,
+)
+
+from cargento_harness_goose import demo, store
 
 KEY = store.KEY
 
@@ -34,3 +45,8 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     return store.usage(reading, ctx)
+
+
+@hookimpl
+def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    return demo.start(home, ctx)
