@@ -225,3 +225,11 @@ def test_nothing_is_written_outside_the_home(tmp_path: Path) -> None:
     for s in range(0, int(3 * CYCLE_S), 5):
         sim.step(START + timedelta(seconds=s))
     assert {k: v for k, v in snapshot_tree(tmp_path).items() if not k.startswith("home")} == outside
+
+
+def test_closing_the_demo_exits_the_live_process_and_removes_its_pid_file(home: Path) -> None:
+    sim, builder = _demo(home)
+    sim.step(START + timedelta(seconds=LEAD_S + 20))
+    assert _live(_board(builder, START + timedelta(seconds=LEAD_S + 20))).state == "working"
+    sim.close()
+    assert list(pidfile.scan(sim.store.root / "sessions")) == []

@@ -461,6 +461,10 @@ class ClaudeDemo:
         """Append what the live session would have written by *now*."""
         self.schedule.step(now)
 
+    def close(self) -> None:
+        """The demo stops: the live process exits cleanly, so its pid file goes."""
+        self.store.remove_pid_file(self.pid)
+
 
 def start(home: Path, ctx: HarnessContext) -> ClaudeDemo:
     """Write the demo store under *home* as of ``ctx.now`` and return it, stepped to then."""
