@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
-from cargento.errors import HarnessError, StoreLocked
+from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
 from cargento.readers import (
     JsonlFollower,
     open_ro,
@@ -19,7 +22,9 @@ from cargento.readers import (
     walk_back,
     walk_back_records,
 )
+from cargento.readers import sqlite as sqlite_reader
 from cargento.testing.homes import snapshot_tree
+from cargento.testing.strategies import damaged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,74 +146,376 @@ def test_head_records_conclusive_only_when_bounded(tmp_path: Path) -> None:
     assert len(recs) == 5 and conclusive
 
 
-def _wal_db(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path)
+# -- SQLite ----------------------------------------------------------------------------------
+# Every writer runs in another process, as a harness does: a writer in this process would share
+# its -shm with the reader (SQLite keeps one per inode per process) and hide the reader's writes.
+
+_WRITER = r"""
+import os, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+if sys.argv[2] == "wal":
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA wal_autocheckpoint=0")
-    conn.execute("CREATE TABLE t (x INTEGER)")
-    conn.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(50)])
-    conn.commit()
-    return conn
+print("ready", flush=True)
+for line in sys.stdin:
+    command = line.strip()
+    if command == "crash":
+        os._exit(0)
+    if command == "close":
+        conn.close()
+        print("ok", flush=True)
+        break
+    try:
+        conn.execute(command).fetchall()
+        print("ok", flush=True)
+    except sqlite3.Error as exc:
+        print("error " + str(exc), flush=True)
+"""
+
+FIFTY = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50) INSERT INTO t (x) SELECT x FROM c"
 
 
-def test_sqlite_read_only_never_creates_or_changes_files(tmp_path: Path) -> None:
-    db = tmp_path / "store.db"
-    writer = _wal_db(db)
-    before = snapshot_tree(tmp_path)
-    assert query_ro(db, "SELECT count(*) FROM t") == [(50,)]
-    assert snapshot_tree(tmp_path) == before
+class Writer:
+    """A harness-like writer in another process, driven one statement at a time."""
+
+    def __init__(self, db: Path, journal: str = "wal") -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(db), journal], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self._line() == "ready"
+
+    def _line(self) -> str:
+        assert self.proc.stdout is not None
+        return self.proc.stdout.readline().strip()
+
+    def __call__(self, *statements: str) -> None:
+        assert self.proc.stdin is not None
+        for sql in statements:
+            self.proc.stdin.write(sql + "\n")
+            self.proc.stdin.flush()
+            assert self._line() == "ok", sql
+
+    def close(self) -> None:
+        """Close cleanly: SQLite checkpoints and deletes -wal and -shm."""
+        self("close")
+        self.proc.wait(10)
+
+    def crash(self) -> None:
+        """Exit without closing: -wal (with its frames) and -shm stay behind."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("crash\n")
+        self.proc.stdin.flush()
+        self.proc.wait(10)
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def _store(tmp_path: Path, name: str = "store.db") -> tuple[Path, Writer]:
+    """A WAL database whose 50 committed rows are all in the -wal (nothing checkpointed)."""
+    db = tmp_path / name
+    writer = Writer(db)
+    writer("CREATE TABLE t (x INTEGER)", "BEGIN", FIFTY, "COMMIT")
+    return db, writer
+
+
+def _count(db: Path, **kwargs: Any) -> int:
+    conn = open_ro(db, **kwargs)
+    try:
+        return int(conn.execute("SELECT count(*) FROM t").fetchone()[0])
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def no_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail when the reader falls back to the private snapshot (the database must be read in place)."""
+
+    def refuse(path: str) -> str:
+        raise AssertionError(f"snapshot taken of {path}")
+
+    monkeypatch.setattr(sqlite_reader._SNAPSHOTS, "copy_of", refuse)
+
+
+@pytest.mark.parametrize("open_transaction", [False, True])
+def test_sqlite_live_writer_is_read_in_place_and_its_shm_is_not_written(
+    tmp_path: Path, no_snapshot: None, open_transaction: bool
+) -> None:
+    db, writer = _store(tmp_path)
+    with writer:
+        if open_transaction:
+            writer("BEGIN IMMEDIATE", "INSERT INTO t VALUES (-1)")
+        before = snapshot_tree(tmp_path)
+        assert {"store.db-wal", "store.db-shm"} <= set(before)
+        assert _count(db) == 50  # every committed frame, and not the open transaction's row
+        assert query_ro(db, "SELECT max(x) FROM t") == [(50,)]
+        assert snapshot_tree(tmp_path) == before
+        if open_transaction:
+            writer("COMMIT")
+        writer("INSERT INTO t VALUES (99)")
+        conn = open_ro(db)
+        before = snapshot_tree(tmp_path)
+        expected = 52 if open_transaction else 51
+        assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == expected
+        writer("INSERT INTO t VALUES (100)")
+        before = snapshot_tree(tmp_path)
+        assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == expected + 1  # a later statement sees it
+        assert snapshot_tree(tmp_path) == before
+        conn.close()
+        assert snapshot_tree(tmp_path) == before
+
+
+def test_sqlite_plain_read_only_open_would_write_the_writers_shm(tmp_path: Path) -> None:
+    """The hazard the in-place read avoids, measured: without ``readonly_shm`` a ``mode=ro``
+    read of a live writer's database writes a read mark into its -shm."""
+    db, writer = _store(tmp_path)
+    with writer:
+        before = snapshot_tree(tmp_path)
+        raw = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        assert raw.execute("SELECT count(*) FROM t").fetchone() == (50,)
+        raw.close()
+        assert snapshot_tree(tmp_path)["store.db-shm"] != before["store.db-shm"]
+        before = snapshot_tree(tmp_path)
+        assert _count(db) == 50
+        assert snapshot_tree(tmp_path) == before
+
+
+def test_sqlite_cleanly_closed_wal_database_creates_nothing(tmp_path: Path, no_snapshot: None) -> None:
+    db, writer = _store(tmp_path)
     writer.close()
-    # A cleanly closed WAL database has no -wal/-shm: reading must not create them.
-    (tmp_path / "store.db-wal").exists() and pytest.fail("writer left a wal")
     before = snapshot_tree(tmp_path)
-    assert query_ro(db, "SELECT count(*) FROM t") == [(50,)]
+    assert set(before) == {"store.db"} and sqlite_reader.is_wal_mode(db)
+    assert _count(db) == 50
+    conn = open_ro(db)
+    assert sqlite_reader.has_table(conn, "t")
+    conn.close()
     assert snapshot_tree(tmp_path) == before
-    with pytest.raises(HarnessError):
-        open_ro(tmp_path / "absent.db")
-    assert not (tmp_path / "absent.db").exists()
+
+
+def test_sqlite_crashed_writer_wal_and_shm_are_read_in_place(tmp_path: Path, no_snapshot: None) -> None:
+    db, writer = _store(tmp_path)
+    writer.crash()
+    before = snapshot_tree(tmp_path)
+    assert {"store.db-wal", "store.db-shm"} <= set(before) and sqlite_reader.wal_has_frames(db)
+    assert _count(db) == 50
+    assert snapshot_tree(tmp_path) == before
+
+
+def test_sqlite_wal_frames_without_shm_are_read_from_a_snapshot(tmp_path: Path) -> None:
+    db, writer = _store(tmp_path)
+    writer.crash()
+    (tmp_path / "store.db-shm").unlink()
+    before = snapshot_tree(tmp_path)
+    # The main file alone does not even have the table: reading it would be stale.
+    main_only = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+    assert main_only.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
+    main_only.close()
+    assert _count(db) == 50
+    assert snapshot_tree(tmp_path) == before
+    assert "store.db-shm" not in snapshot_tree(tmp_path)
+
+
+def test_sqlite_shm_without_wal_is_read_immutable(tmp_path: Path, no_snapshot: None) -> None:
+    db, writer = _store(tmp_path)
+    writer("PRAGMA wal_checkpoint(TRUNCATE)")
+    writer.crash()
+    (tmp_path / "store.db-wal").unlink()
+    before = snapshot_tree(tmp_path)
+    assert _count(db) == 50
+    assert snapshot_tree(tmp_path) == before
+
+
+def test_sqlite_in_place_failure_falls_back_to_the_snapshot(tmp_path: Path) -> None:
+    """A -shm SQLite cannot open read-only (here a symlink, refused by O_NOFOLLOW) is a
+    SQLITE_CANTOPEN: the frames are then read from the private snapshot, never skipped."""
+    db, writer = _store(tmp_path)
+    writer.crash()
+    shm = tmp_path / "store.db-shm"
+    shm.rename(tmp_path / "elsewhere-shm")
+    shm.symlink_to(tmp_path / "elsewhere-shm")
+    before = snapshot_tree(tmp_path)
+    assert _count(db) == 50
+    assert snapshot_tree(tmp_path) == before
+
+
+def test_sqlite_immutable_open_is_redone_when_a_writer_commits_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, writer = _store(tmp_path)
+    writer.close()
+    real = sqlite_reader._connect
+
+    def racing(target: str, query_string: str, busy_ms: int) -> sqlite3.Connection:
+        conn = real(target, query_string, busy_ms)
+        if "immutable" in query_string:  # the writer starts and commits right after the check
+            late = Writer(db)
+            late("INSERT INTO t VALUES (51)")
+            late.crash()
+        return conn
+
+    monkeypatch.setattr(sqlite_reader, "_connect", racing)
+    assert _count(db) == 51
+
+
+def test_sqlite_snapshot_is_reused_while_unchanged_and_bounded(tmp_path: Path) -> None:
+    snapshots = sqlite_reader._Snapshots(limit=2)
+    dbs = []
+    for name in ("a.db", "b.db", "c.db"):
+        db, writer = _store(tmp_path, name)
+        writer.crash()
+        (tmp_path / f"{name}-shm").unlink()
+        dbs.append(db)
+    first = snapshots.copy_of(str(dbs[0]))
+    assert snapshots.copy_of(str(dbs[0])) == first
+    with open(str(dbs[0]) + "-wal", "ab") as fh:  # the -wal changed: a new copy
+        fh.write(b"\0" * 8)
+    second = snapshots.copy_of(str(dbs[0]))
+    assert second != first and not os.path.exists(first)
+    snapshots.copy_of(str(dbs[1]))
+    snapshots.copy_of(str(dbs[2]))
+    assert not os.path.exists(second)  # the oldest copy is dropped beyond the limit
 
 
 def test_sqlite_refuses_writes(tmp_path: Path) -> None:
-    db = tmp_path / "w.db"
-    _wal_db(db).close()
+    db, writer = _store(tmp_path)
+    writer.close()
     conn = open_ro(db)
     with pytest.raises(sqlite3.Error):
         conn.execute("INSERT INTO t VALUES (1)")
     conn.close()
 
 
-def test_sqlite_wal_snapshot_sees_new_frames(tmp_path: Path) -> None:
-    db = tmp_path / "live.db"
-    writer = _wal_db(db)
-    assert query_ro(db, "SELECT count(*) FROM t") == [(50,)]
-    writer.execute("INSERT INTO t VALUES (99)")
-    writer.commit()
-    assert query_ro(db, "SELECT count(*) FROM t") == [(51,)]
-    writer.close()
-
-
-def test_sqlite_locked_database_is_a_harness_error(tmp_path: Path) -> None:
+def test_sqlite_locked_database_is_store_locked(tmp_path: Path) -> None:
     db = tmp_path / "l.db"
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("CREATE TABLE t (x)")
-    conn.execute("BEGIN EXCLUSIVE")
-    conn.execute("INSERT INTO t VALUES (1)")
-    with pytest.raises(StoreLocked):
-        query_ro(db, "SELECT * FROM t", busy_ms=20)
-    conn.execute("ROLLBACK")
-    conn.close()
+    with Writer(db, journal="delete") as writer:
+        writer("CREATE TABLE t (x)", "BEGIN EXCLUSIVE", "INSERT INTO t VALUES (1)")
+        before = snapshot_tree(tmp_path)
+        assert "l.db-journal" in before
+        with pytest.raises(StoreLocked):
+            query_ro(db, "SELECT * FROM t", busy_ms=20)
+        assert snapshot_tree(tmp_path) == before
+        writer("ROLLBACK")
+        assert query_ro(db, "SELECT count(*) FROM t") == [(0,)]
 
 
-@pytest.mark.parametrize("content", [b"", b"garbage that is not sqlite" * 40, os.urandom(4096)])
-def test_sqlite_broken_files_are_harness_errors(tmp_path: Path, content: bytes) -> None:
+def test_sqlite_missing_database_is_data_missing_and_not_created(tmp_path: Path) -> None:
+    with pytest.raises(HarnessDataMissing):
+        open_ro(tmp_path / "absent.db")
+    assert not (tmp_path / "absent.db").exists()
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"garbage that is not sqlite" * 40, b"SQLite format 3\x00" + b"\x00" * 20, os.urandom(4096)]
+)
+def test_sqlite_broken_files_are_format_errors(tmp_path: Path, content: bytes) -> None:
     db = tmp_path / "b.db"
     db.write_bytes(content)
     before = snapshot_tree(tmp_path)
-    try:
+    with pytest.raises(HarnessFormatUnsupported):
         query_ro(db, "SELECT name FROM sqlite_master")
+    assert snapshot_tree(tmp_path) == before
+
+
+@pytest.fixture(scope="module")
+def reference_stores(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, bytes]]:
+    """A rollback-journal database, and a WAL database left by a crashed writer (-wal, -shm)."""
+    folder = tmp_path_factory.mktemp("ref")
+    db = folder / "d.db"
+    writer = Writer(db, journal="delete")
+    writer("CREATE TABLE t (x INTEGER, y TEXT)", "CREATE TABLE u (z BLOB)", FIFTY)
+    writer("INSERT INTO u SELECT CAST(printf('%0300d', x * 7919) AS BLOB) FROM t")
+    writer.close()
+    rollback = {"d.db": db.read_bytes()}
+    db.unlink()
+    _, writer = _store(folder, "d.db")
+    writer("INSERT INTO t SELECT x * 2 FROM t")
+    writer.crash()
+    wal = {name: (folder / name).read_bytes() for name in ("d.db", "d.db-wal", "d.db-shm")}
+    return [rollback, wal]
+
+
+@settings(max_examples=80, deadline=None, database=None)
+@given(data=st.data())
+def test_sqlite_damaged_databases_raise_only_harness_errors(
+    tmp_path_factory: pytest.TempPathFactory, reference_stores: list[dict[str, bytes]], data: st.DataObject
+) -> None:
+    files = dict(data.draw(st.sampled_from(reference_stores)))
+    target = data.draw(st.sampled_from(sorted(files)))
+    files[target] = data.draw(damaged(files[target]))
+    for extra in ("d.db-wal", "d.db-shm"):
+        if extra in files and extra != target and data.draw(st.booleans()):
+            del files[extra]  # a writer's file gone (or never there)
+        elif extra not in files and data.draw(st.booleans()):
+            files[extra] = data.draw(st.binary(max_size=200))
+    folder = tmp_path_factory.mktemp("dmg")
+    for name, content in files.items():
+        (folder / name).write_bytes(content)
+    before = snapshot_tree(folder)
+    try:
+        conn = open_ro(folder / "d.db")
     except HarnessError:
         pass
+    else:
+        try:
+            for table in sqlite_reader.tables(conn):
+                sqlite_reader.columns(conn, table)
+                sqlite_reader.query(conn, f'SELECT * FROM "{table}"', max_rows=100)
+        except HarnessError:
+            pass
+        finally:
+            conn.close()
+    assert snapshot_tree(folder) == before
+
+
+def test_sqlite_damaged_wal_header_holds_no_frames(tmp_path: Path, no_snapshot: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite ignores a -wal whose header is damaged. Read in place with a read-only -shm and no
+    writer, such a -wal makes SQLite retry for about ten seconds, so it is read as what it is:
+    no frames, the main file alone."""
+    db, writer = _store(tmp_path)
+    writer("PRAGMA wal_checkpoint(PASSIVE)", "INSERT INTO t VALUES (51)")
+    writer.crash()
+    assert sqlite_reader.wal_has_frames(db)
+    wal = tmp_path / "store.db-wal"
+    header = bytearray(wal.read_bytes())
+    header[30] ^= 0xFF  # the header checksum no longer matches
+    wal.write_bytes(bytes(header))
+    assert not sqlite_reader.wal_has_frames(db)
+
+    def refuse(name: str, busy_ms: int) -> sqlite3.Connection:
+        raise AssertionError("read in place through the damaged -wal")
+
+    monkeypatch.setattr(sqlite_reader, "_open_shared", refuse)
+    before = snapshot_tree(tmp_path)
+    assert _count(db) == 50  # the checkpointed rows; the row only in the ignored -wal is not there
     assert snapshot_tree(tmp_path) == before
+
+
+def test_sqlite_helpers(tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    writer = Writer(db, journal="delete")
+    writer('CREATE TABLE "odd name" (a, "b c")', "CREATE TABLE t (x)", FIFTY, "CREATE VIEW v AS SELECT 1")
+    writer("INSERT INTO t VALUES (CAST(x'ff41' AS TEXT))")
+    writer.close()
+    conn = open_ro(db)
+    assert sqlite_reader.tables(conn) == {"odd name", "t"}
+    assert sqlite_reader.has_table(conn, "odd name") and not sqlite_reader.has_table(conn, "v")
+    assert sqlite_reader.columns(conn, "odd name") == {"a", "b c"}
+    assert sqlite_reader.columns(conn, "absent") == frozenset()
+    assert sqlite_reader.columns(conn, "t; DROP TABLE t") == frozenset()
+    assert len(sqlite_reader.query(conn, "SELECT x FROM t", max_rows=7)) == 7
+    with pytest.raises(HarnessError, match=r"h\.db"):
+        sqlite_reader.query(conn, "SELECT x FROM t WHERE typeof(x) = 'text'", name="h.db")
+    with pytest.raises(HarnessError):
+        sqlite_reader.query(conn, "SELECT nope FROM t")
+    conn.close()
+    lenient = open_ro(db, text_errors="replace")
+    assert sqlite_reader.query(lenient, "SELECT x FROM t WHERE typeof(x) = 'text'") == [("\ufffdA",)]
+    lenient.close()
 
 
 def test_follower_start_at_resumes_after_a_backward_walk(tmp_path: Path) -> None:

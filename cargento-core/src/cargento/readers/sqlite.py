@@ -1,65 +1,200 @@
-"""Read-only SQLite access that never creates, writes or holds locks on a harness store.
+"""Read-only SQLite access that never creates, writes or changes anything beside a harness store.
 
-SQLite's own read-only mode is not enough for a database in WAL mode: opening one through a
-``mode=ro`` URI creates the ``-wal`` and ``-shm`` files when they are absent and writes read
-marks into ``-shm`` when present (measured). So a WAL database is read through a private
-snapshot: the main file and then its ``-wal`` are copied (in that order, so WAL frames are
-never older than the pages they overlay) into Cargento's own temporary directory, the copy is
-opened read-only, and the snapshot is reused while both files are unchanged. A database in
-rollback-journal mode is opened in place through a ``mode=ro`` URI with a short busy timeout,
-which creates nothing. Either way every connection is ``query_only``.
+A plain ``mode=ro`` open is safe only for a database in rollback-journal mode. For a database in
+WAL mode it is not (measured on SQLite 3.40, with the writer in another process, which is how a
+harness runs): it creates ``-wal`` and ``-shm`` when they are absent, and with a live writer it
+writes a read mark into the writer's ``-shm``. So :func:`open_ro` looks at the files beside the
+database (and its header) and picks one of four ways in:
+
+=====================================  ============================================================
+the database has...                    opened
+=====================================  ============================================================
+no ``-wal``, rollback-journal header   in place, ``mode=ro`` (a hot journal is refused, not rolled
+                                       back)
+``-wal`` and ``-shm``                  in place, ``mode=ro&readonly_shm=1``: the ``-shm`` is mapped
+                                       read-only and never written; a read takes only shared locks.
+                                       When SQLite cannot read that way (``SQLITE_CANTOPEN``,
+                                       ``SQLITE_READONLY_RECOVERY``/``CANTINIT``/..., a
+                                       ``SQLITE_PROTOCOL`` race) the private snapshot is read instead
+a WAL header and no ``-wal``; or a      in place, ``immutable=1``: there is no frame to miss (and a
+``-wal`` without frames, no ``-shm``   ``readonly_shm`` open would create the missing file)
+``-wal`` frames but no ``-shm``        the private snapshot: no read-only open can read these frames
+                                       without creating the ``-shm``, and the main file alone would
+                                       be stale
+=====================================  ============================================================
+
+SQLite reads a ``-wal`` it finds beside any database, whatever its header says, so the files
+decide the way in, the header only when there is no ``-wal``.
+
+The private snapshot copies the main file and then its ``-wal`` (in that order, so no frame is
+older than the page it overlays) into Cargento's own temporary directory, checks that neither
+file changed while it was copied, and opens the copy ``mode=ro``; it is reused while both files
+are unchanged. A database is never read from its main file alone while its ``-wal`` holds
+frames: when neither way works the open fails with :class:`~cargento.errors.HarnessError`.
+
+Every connection is in autocommit mode (no transaction outlives one statement), has a short busy
+timeout and ``PRAGMA query_only``, and has read the schema cookie once before it is handed out, so
+a locked, empty, foreign or unreadable file fails in :func:`open_ro` rather than in a plugin's
+first query. Every failure is a :class:`~cargento.errors.HarnessError`: missing file
+:class:`~cargento.errors.HarnessDataMissing`, empty or non-SQLite file
+:class:`~cargento.errors.HarnessFormatUnsupported`, writer holding its lock past the timeout
+:class:`~cargento.errors.StoreLocked`.
+
+One race cannot be closed from outside SQLite: if the store's last writer closes (deleting
+``-wal`` and ``-shm``) in the microseconds between the check above and SQLite opening the
+``-wal``, the ``readonly_shm`` open leaves an empty ``-wal`` behind (never a ``-shm``, never any
+content). The ``immutable=1`` open is re-checked after its first read: when a writer committed
+frames to a ``-wal`` meanwhile, the database is opened again the way that reads them.
 """
 
 from __future__ import annotations
 
 import atexit
 import hashlib
+import itertools
 import os
 import shutil
 import sqlite3
+import struct
 import tempfile
 import threading
 import urllib.parse
+from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
-from cargento.errors import HarnessError, StoreLocked
+from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
 
-__all__ = ["is_wal_mode", "open_ro", "query_ro", "wal_has_frames"]
+__all__ = [
+    "DEFAULT_BUSY_MS",
+    "columns",
+    "has_table",
+    "is_wal_mode",
+    "open_ro",
+    "query",
+    "query_ro",
+    "tables",
+    "wal_has_frames",
+    "wrap_error",
+]
 
+#: How long a read waits for a writer's lock before :class:`StoreLocked`.
 DEFAULT_BUSY_MS = 150
-_HEADER = b"SQLite format 3\x00"
+_MAGIC = b"SQLite format 3\x00"
+_WAL_HEADER = 32
+#: Primary result codes after which an in-place ``readonly_shm`` read is retried on the snapshot.
+_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PROTOCOL = 8, 14, 15
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+#: Snapshots kept at most (the oldest copy is deleted first).
+MAX_SNAPSHOTS = 32
+#: Copies tried before a database that changes while it is copied counts as locked.
+_COPY_ATTEMPTS = 3
 
-
-def _uri(path: str) -> str:
-    return "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+_Route = Literal["plain", "shared", "immutable", "snapshot"]
 
 
 def is_wal_mode(path: str | os.PathLike[str]) -> bool:
-    """True when the database header says WAL mode (read and write versions 2)."""
+    """True when the database header says WAL mode (read or write version 2)."""
     try:
         with open(path, "rb") as fh:
             header = fh.read(20)
     except OSError:
         return False
-    return len(header) >= 20 and header[:16] == _HEADER and (header[18] == 2 or header[19] == 2)
+    return len(header) >= 20 and header[:16] == _MAGIC and (header[18] == 2 or header[19] == 2)
 
 
 def wal_has_frames(path: str | os.PathLike[str]) -> bool:
-    """True when the database's ``-wal`` file holds at least one frame (more than a header)."""
+    """True when the database's ``-wal`` may hold frames SQLite would read.
+
+    That is, the file is longer than its 32-byte header and the header is one SQLite accepts
+    (magic, format version, page size and checksum). SQLite ignores a ``-wal`` whose header is
+    damaged, so such a file holds no frames.
+    """
+    name = os.fspath(path) + "-wal"
     try:
-        return os.path.getsize(os.fspath(path) + "-wal") > 32
+        if os.path.getsize(name) <= _WAL_HEADER:
+            return False
+        with open(name, "rb") as fh:
+            return _wal_header_valid(fh.read(_WAL_HEADER))
     except OSError:
         return False
+
+
+def _wal_header_valid(header: bytes) -> bool:
+    """Whether SQLite would accept *header* as a WAL header (it recovers no frame otherwise)."""
+    if len(header) < _WAL_HEADER:
+        return False
+    magic, version, page_size = struct.unpack(">III", header[:12])
+    if magic not in (0x377F0682, 0x377F0683) or version != 3007000:
+        return False
+    page_size = 65536 if page_size == 1 else page_size
+    if page_size < 512 or page_size > 65536 or page_size & (page_size - 1):
+        return False
+    words = struct.unpack((">" if magic & 1 else "<") + "6I", header[:24])
+    s1 = s2 = 0
+    for i in range(0, 6, 2):
+        s1 = (s1 + words[i] + s2) & 0xFFFFFFFF
+        s2 = (s2 + words[i + 1] + s1) & 0xFFFFFFFF
+    return (s1, s2) == struct.unpack(">II", header[24:32])
+
+
+def _uri(path: str, query_string: str) -> str:
+    posix = Path(os.path.abspath(path)).as_posix()
+    if not posix.startswith("/"):  # a Windows drive path: file:/C:/...
+        posix = "/" + posix
+    return "file:" + urllib.parse.quote(posix, safe="/:") + "?" + query_string
+
+
+def _header(path: str) -> bytes:
+    if not os.path.isfile(path):
+        raise HarnessDataMissing(f"no database at {path}")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise HarnessError(f"unreadable database {os.path.basename(path)}: {exc.strerror or exc}") from exc
+    if not head:
+        raise HarnessFormatUnsupported(f"{os.path.basename(path)} is an empty file")
+    if len(head) < 100 or not head.startswith(_MAGIC):
+        raise HarnessFormatUnsupported(f"{os.path.basename(path)} is not an SQLite database")
+    return head
+
+
+def _route(path: str) -> _Route:
+    """How to open *path* without writing beside it (see the module docstring's table).
+
+    The ``-wal`` file decides, not the header alone: SQLite reads a ``-wal`` it finds beside
+    any database, and would create the ``-shm`` to do so.
+    """
+    head = _header(path)
+    wal = path + "-wal"
+    if os.path.exists(wal):
+        frames = wal_has_frames(path)
+        if os.path.exists(path + "-shm") and (frames or _size(wal) <= _WAL_HEADER):
+            return "shared"
+        # A damaged -wal header: SQLite would read no frame (and, with a read-only -shm and
+        # no writer, retry for seconds before giving up), so there is nothing to miss.
+        return "snapshot" if frames else "immutable"
+    return "immutable" if head[18] == 2 or head[19] == 2 else "plain"
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return -1
 
 
 class _Snapshots:
     """Private copies of WAL databases, refreshed only when the originals change."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_SNAPSHOTS) -> None:
         self._lock = threading.Lock()
         self._dir: str | None = None
-        self._seen: dict[str, tuple[tuple[int, ...], str]] = {}
+        self._limit = limit
+        self._seq = itertools.count()
+        self._seen: OrderedDict[str, tuple[tuple[int, ...], str]] = OrderedDict()
 
     def _root(self) -> str:
         if self._dir is None or not os.path.isdir(self._dir):
@@ -78,57 +213,178 @@ class _Snapshots:
             ident += [-1, -1, -1]
         return tuple(ident)
 
+    @staticmethod
+    def _discard(copy: str) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(copy + suffix)
+            except OSError:  # gone already, or still open on a platform that refuses
+                pass
+
     def copy_of(self, path: str) -> str:
+        """A private copy of *path* and its ``-wal`` as of one moment.
+
+        :raises StoreLocked: when the files kept changing while they were copied.
+        :raises OSError: when they cannot be read.
+        """
         path = os.path.abspath(path)
         with self._lock:
             ident = self._identity(path)
             known = self._seen.get(path)
             if known is not None and known[0] == ident and os.path.exists(known[1]):
+                self._seen.move_to_end(path)
                 return known[1]
-            name = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
-            copy = os.path.join(self._root(), name + ".db")
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                try:
-                    os.unlink(copy + suffix)
-                except FileNotFoundError:
-                    pass
-            shutil.copyfile(path, copy)
-            if os.path.exists(path + "-wal"):
+            stem = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+            for _ in range(_COPY_ATTEMPTS):
+                copy = os.path.join(self._root(), f"{stem}-{next(self._seq)}.db")
+                shutil.copyfile(path, copy)
                 try:
                     shutil.copyfile(path + "-wal", copy + "-wal")
                 except FileNotFoundError:
                     pass
+                after = self._identity(path)
+                if after == ident:
+                    break
+                self._discard(copy)
+                ident = after
+            else:
+                raise StoreLocked(f"database changing while read: {os.path.basename(path)}")
+            if known is not None:
+                self._discard(known[1])
             self._seen[path] = (ident, copy)
+            self._seen.move_to_end(path)
+            while len(self._seen) > self._limit:
+                _, (_, old) = self._seen.popitem(last=False)
+                self._discard(old)
             return copy
 
 
 _SNAPSHOTS = _Snapshots()
 
 
-def open_ro(path: str | os.PathLike[str], *, busy_ms: int = DEFAULT_BUSY_MS) -> sqlite3.Connection:
-    """Open a harness database for reading without writing anything next to it.
+class _ReadOnlyShmFailed(Exception):
+    """An in-place ``readonly_shm`` read SQLite refused; the snapshot is read instead."""
 
-    A missing file raises :class:`HarnessError` (nothing is created). A WAL database is read
-    from a private snapshot (see the module docstring); any other is opened in place through
-    a ``mode=ro`` URI. The connection is in autocommit mode, so no transaction outlives one
-    statement, and ``query_only`` forbids writes even through a bug.
-    """
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise HarnessError(f"no database at {path}")
-    target = path
+
+def _connect(target: str, query_string: str, busy_ms: int) -> sqlite3.Connection:
+    """Open *target* with *query_string* and read its schema cookie once."""
+    conn = sqlite3.connect(
+        _uri(target, query_string), uri=True, timeout=busy_ms / 1000.0, isolation_level=None, check_same_thread=False
+    )
     try:
-        if is_wal_mode(path):
-            target = _SNAPSHOTS.copy_of(path)
-        conn = sqlite3.connect(
-            _uri(target), uri=True, timeout=busy_ms / 1000.0, isolation_level=None, check_same_thread=False
-        )
         conn.execute("PRAGMA query_only = ON")
-    except OSError as exc:
-        raise HarnessError(f"unreadable database {os.path.basename(path)}: {exc}") from exc
-    except sqlite3.Error as exc:
-        raise _wrap(exc, path) from exc
+        conn.execute("PRAGMA schema_version").fetchall()
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _primary(exc: sqlite3.Error) -> int:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else -1
+
+
+def open_ro(
+    path: str | os.PathLike[str],
+    *,
+    busy_ms: int = DEFAULT_BUSY_MS,
+    text_errors: Literal["strict", "replace"] = "strict",
+) -> sqlite3.Connection:
+    """Open a harness database for reading without creating, writing or renaming anything.
+
+    The way in is chosen from the header and the ``-wal``/``-shm`` files (module docstring).
+    ``text_errors="replace"`` decodes malformed UTF-8 text with U+FFFD instead of failing the
+    query. Close the connection promptly: it holds shared locks only while a statement runs,
+    but an open connection keeps file handles on the store.
+
+    :raises HarnessDataMissing: no file at *path* (nothing is created).
+    :raises HarnessFormatUnsupported: an empty file, or one that is not an SQLite database.
+    :raises StoreLocked: the writer held its lock for longer than *busy_ms*.
+    :raises HarnessError: any other failure to open or read the database.
+    """
+    name = os.fspath(path)
+    conn: sqlite3.Connection | None = None
+    try:
+        for attempt in range(2):
+            route = _route(name)
+            if route == "shared":
+                try:
+                    conn = _open_shared(name, busy_ms)
+                except _ReadOnlyShmFailed:
+                    route = "snapshot"
+            if route == "immutable":
+                conn = _connect(name, "mode=ro&immutable=1", busy_ms)
+                if attempt == 0 and wal_has_frames(name):
+                    # A writer committed meanwhile: open again the way that reads its frames.
+                    conn.close()
+                    conn = None
+                    continue
+            if route == "snapshot":
+                conn = _connect(_SNAPSHOTS.copy_of(name), "mode=ro", busy_ms)
+            if route == "plain":
+                conn = _connect(name, "mode=ro", busy_ms)
+            break
+    except OSError as exc:
+        raise HarnessError(f"unreadable database {os.path.basename(name)}: {exc.strerror or exc}") from exc
+    except sqlite3.Error as exc:
+        raise wrap_error(exc, name) from exc
+    assert conn is not None
+    if text_errors != "strict":
+        conn.text_factory = lambda raw: raw.decode("utf-8", text_errors)
+    return conn
+
+
+def _open_shared(name: str, busy_ms: int) -> sqlite3.Connection:
+    try:
+        return _connect(name, "mode=ro&readonly_shm=1", busy_ms)
+    except sqlite3.Error as exc:
+        if _primary(exc) in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PROTOCOL):
+            raise _ReadOnlyShmFailed(str(exc)) from exc
+        raise
+
+
+def query(
+    conn: sqlite3.Connection,
+    sql: str,
+    params: Sequence[Any] = (),
+    *,
+    max_rows: int = 10_000,
+    name: str = "database",
+) -> list[tuple[Any, ...]]:
+    """Run one statement on an open connection and return at most *max_rows* rows.
+
+    Every failure (SQLite errors, undecodable text, integers too large for Python's SQLite
+    binding) becomes a :class:`HarnessError` naming *name*; a lock becomes :class:`StoreLocked`.
+    """
+    try:
+        cursor = conn.execute(sql, tuple(params))
+        try:
+            return cursor.fetchmany(max_rows)
+        finally:
+            cursor.close()
+    except sqlite3.Error as exc:
+        raise wrap_error(exc, name) from exc
+    except (ValueError, OverflowError, MemoryError) as exc:
+        raise HarnessError(f"unreadable {name}: {exc}") from exc
+
+
+def tables(conn: sqlite3.Connection, *, name: str = "database") -> frozenset[str]:
+    """The names of the tables in the database."""
+    rows = query(conn, "SELECT name FROM sqlite_master WHERE type = 'table'", max_rows=5000, name=name)
+    return frozenset(str(r[0]) for r in rows if isinstance(r[0], str))
+
+
+def has_table(conn: sqlite3.Connection, table: str, *, name: str = "database") -> bool:
+    """True when the database has a table called *table*."""
+    rows = query(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,), max_rows=1, name=name)
+    return bool(rows)
+
+
+def columns(conn: sqlite3.Connection, table: str, *, name: str = "database") -> frozenset[str]:
+    """The column names of *table* (empty when there is no such table); any name is safe."""
+    rows = query(conn, "SELECT name FROM pragma_table_info(?)", (table,), max_rows=5000, name=name)
+    return frozenset(str(r[0]) for r in rows if isinstance(r[0], str))
 
 
 def query_ro(
@@ -139,19 +395,19 @@ def query_ro(
     busy_ms: int = DEFAULT_BUSY_MS,
     max_rows: int = 10_000,
 ) -> list[tuple[Any, ...]]:
-    """Run one bounded read-only query and close the connection at once."""
+    """Open *path* with :func:`open_ro`, run one bounded :func:`query` and close at once."""
     conn = open_ro(path, busy_ms=busy_ms)
     try:
-        cursor = conn.execute(sql, tuple(params))
-        return cursor.fetchmany(max_rows)
-    except sqlite3.Error as exc:
-        raise _wrap(exc, os.fspath(path)) from exc
+        return query(conn, sql, params, max_rows=max_rows, name=os.path.basename(os.fspath(path)))
     finally:
         conn.close()
 
 
-def _wrap(exc: sqlite3.Error, path: str) -> HarnessError:
+def wrap_error(exc: BaseException, path: str) -> HarnessError:
+    """The expected-problem exception for an SQLite failure on *path* (a lock is StoreLocked)."""
     text = str(exc)
-    if "locked" in text or "busy" in text:
-        return StoreLocked(f"database locked: {os.path.basename(path)}")
-    return HarnessError(f"unreadable database {os.path.basename(path)}: {text}")
+    base = os.path.basename(path)
+    code = _primary(exc) if isinstance(exc, sqlite3.Error) else -1
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED) or "locked" in text or "busy" in text:
+        return StoreLocked(f"database locked: {base}")
+    return HarnessError(f"unreadable database {base}: {text}")
