@@ -1,8 +1,9 @@
 """Reading one conversation database: steps incrementally, trajectory and model bounded.
 
-Every open goes through :func:`cargento.readers.open_ro` (a WAL database is read through core's
-private snapshot, so nothing beside the store is created or written). When an open or a query
-fails while the ``-wal`` holds frames, the conversation is skipped with a
+Every open goes through :func:`cargento.readers.open_ro`, which creates and writes nothing beside
+the store (a WAL database is read in place with a read-only ``-shm``, ``immutable`` when it has no
+frame, or from core's private snapshot when its ``-wal`` holds frames but its ``-shm`` is gone).
+When an open or a query fails while the ``-wal`` holds frames, the conversation is skipped with a
 :class:`~cargento.HarnessError` rather than read stale from its main file alone.
 
 Steps are read incrementally: the newest :data:`DETAIL_STEPS` steps are kept per step and read
@@ -23,7 +24,7 @@ import attrs
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext
 from cargento.readers import open_ro
-from cargento.readers.sqlite import wal_has_frames
+from cargento.readers.sqlite import tables, wal_has_frames
 
 from cargento_harness_antigravity.metadata import (
     MODEL_TAIL_BYTES,
@@ -72,7 +73,7 @@ def _connection(path: Path) -> Iterator[sqlite3.Connection]:
         raise _skip(path, exc) from exc
     try:
         yield conn
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, HarnessError) as exc:
         raise _skip(path, exc) from exc
     finally:
         conn.close()
@@ -85,10 +86,6 @@ def _skip(path: Path, exc: Exception) -> HarnessError:
             f"skipped rather than read stale ({exc})"
         )
     return exc if isinstance(exc, HarnessError) else HarnessError(f"unreadable conversation {path.stem}: {exc}")
-
-
-def _tables(conn: sqlite3.Connection) -> set[str]:
-    return {str(row[0]) for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def read_trajectory(path: Path, ctx: HarnessContext) -> Trajectory | None:
@@ -104,7 +101,7 @@ def read_trajectory(path: Path, ctx: HarnessContext) -> Trajectory | None:
         return cached[1]  # type: ignore[no-any-return]
     try:
         with _connection(path) as conn:
-            found = _trajectory(conn, path.stem) if "trajectory_metadata_blob" in _tables(conn) else None
+            found = _trajectory(conn, path.stem) if "trajectory_metadata_blob" in tables(conn, name=path.name) else None
     except HarnessError:
         return None
     ctx.cache.set(key, (stamp, found))
@@ -140,20 +137,20 @@ def read_conversation(path: Path, ctx: HarnessContext) -> Conversation:
     cached = ctx.cache.get(key)
     prior: Conversation = cached[1] if cached is not None and cached[0] == inode else Conversation()
     with _connection(path) as conn:
-        tables = _tables(conn)
+        present = tables(conn, name=path.name)
         missing: list[str] = []
-        if "steps" in tables:
+        if "steps" in present:
             steps = _read_steps(conn, prior)
         else:
             steps = Conversation()
             missing.append("steps (prompts, tools, output tokens)")
-        if "trajectory_metadata_blob" in tables:
+        if "trajectory_metadata_blob" in present:
             steps.trajectory = _trajectory(conn, path.stem)
             if steps.trajectory.broken:
                 missing.append("trajectory metadata (subagent link)")
         else:
             missing.append("trajectory metadata (subagent link)")
-        if "gen_metadata" in tables:
+        if "gen_metadata" in present:
             row = conn.execute(
                 "SELECT substr(data, -?) FROM gen_metadata ORDER BY idx DESC LIMIT 1", (MODEL_TAIL_BYTES,)
             ).fetchone()

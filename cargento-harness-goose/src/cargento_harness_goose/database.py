@@ -14,8 +14,7 @@ from typing import Any
 
 import attrs
 from cargento.errors import HarnessFormatUnsupported
-
-from cargento_harness_goose import sqlite_ro
+from cargento.readers.sqlite import columns, query
 
 __all__ = [
     "LEDGER_FIELDS",
@@ -70,13 +69,13 @@ class Schema:
 
 def read_schema(conn: sqlite3.Connection, name: str) -> Schema:
     """Introspect the tables; a database without a usable ``sessions`` table is not Goose's."""
-    sessions = sqlite_ro.columns(conn, "sessions", name=name)
+    sessions = columns(conn, "sessions", name=name)
     if not {"id", "updated_at"} <= sessions:
         raise HarnessFormatUnsupported(f"{name} has no Goose sessions table")
     return Schema(
         sessions=sessions,
-        messages=sqlite_ro.columns(conn, "messages", name=name),
-        ledger=sqlite_ro.columns(conn, "usage_ledger", name=name),
+        messages=columns(conn, "messages", name=name),
+        ledger=columns(conn, "usage_ledger", name=name),
     )
 
 
@@ -97,7 +96,7 @@ def session_rows(conn: sqlite3.Connection, schema: Schema, name: str, *, limit: 
     if schema.has_messages and "id" in schema.messages:
         newest = "(SELECT MAX(m.id) FROM messages m WHERE m.session_id = s.id)"
     sql = f"SELECT {select}, {newest} AS newest_message FROM sessions s ORDER BY s.updated_at DESC LIMIT ?"
-    rows = sqlite_ro.query(conn, sql, (limit,), max_rows=limit, name=name)
+    rows = query(conn, sql, (limit,), max_rows=limit, name=name)
     keys = (*SESSION_FIELDS, "newest_message")
     return [dict(zip(keys, row, strict=True)) for row in rows]
 
@@ -119,7 +118,7 @@ def message_rows(
     order = "created_timestamp DESC, " if "created_timestamp" in schema.messages else ""
     order += "id DESC" if "id" in schema.messages else "rowid DESC"
     sql = f"SELECT {select} FROM messages WHERE session_id = ? ORDER BY {order} LIMIT ?"
-    rows = sqlite_ro.query(conn, sql, (session_id, limit), max_rows=limit, name=name)
+    rows = query(conn, sql, (session_id, limit), max_rows=limit, name=name)
     out = [dict(zip(MESSAGE_FIELDS, row, strict=True)) for row in rows]
     out.reverse()
     return out
@@ -136,4 +135,4 @@ def ledger_rows(
         "WHERE (created_timestamp >= ? AND created_timestamp < 1e11) OR created_timestamp >= ? "
         "ORDER BY rowid DESC LIMIT ?"
     )
-    return sqlite_ro.query(conn, sql, (since_s, since_s * 1000.0, limit), max_rows=limit, name=name)
+    return query(conn, sql, (since_s, since_s * 1000.0, limit), max_rows=limit, name=name)
