@@ -62,3 +62,27 @@ def test_make_hub_publishes_a_capability_only_with_events(builder_for: Any, tmp_
             close = getattr(hub, "close", None)
             if callable(close):
                 close()
+
+
+def test_the_listening_socket_names_tcp_so_responses_are_not_delayed() -> None:
+    """asyncio only sets TCP_NODELAY on connections accepted from an IPPROTO_TCP socket."""
+    import socket
+
+    from cargento_web.probe import bind_socket
+
+    sock = bind_socket("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+        client = socket.create_connection(sock.getsockname())
+        sock.setblocking(True)
+        conn, _ = sock.accept()
+        try:
+            import asyncio.base_events as base
+
+            base._set_nodelay(conn)  # what asyncio does with every accepted connection
+            assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        finally:
+            conn.close()
+            client.close()
+    finally:
+        sock.close()

@@ -73,8 +73,13 @@ def post_shutdown(port: int, *, timeout: float = 5.0) -> bool:
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening IPv4 socket on *host*:*port* (port 0 picks one); raises OSError when busy."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    """A listening IPv4 socket on *host*:*port* (port 0 picks one); raises OSError when busy.
+
+    The protocol is named explicitly: asyncio sets ``TCP_NODELAY`` on accepted connections only
+    when the listening socket says ``IPPROTO_TCP``, and without it every keep-alive request
+    waits out a delayed ACK (about 40 ms each).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):  # Windows: refuse a shared bind
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
