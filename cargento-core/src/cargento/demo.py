@@ -6,24 +6,32 @@ second, so the board sees turns start and end, tasks advance, subagents come and
 open and close, exactly as it would with the real harnesses. The user's own stores are never
 touched: every relocation variable and home-like variable points into the demo home, which is
 removed when the demo stops.
+
+The plugins' simulations share :class:`Schedule`, the one clock-driven scheduler every demo
+steps its scripted turns with, and :func:`play`, :func:`seeded_uuid` and :func:`require_inside`
+for the picture written at start.
 """
 
 from __future__ import annotations
 
+import math
+import random
 import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cargento.cache import HarnessCache
+from cargento.errors import HarnessError
 from cargento.locations import RELOCATION_VARIABLES
 from cargento.models import HarnessContext, Simulation
 from cargento.plugins import Fault, Registry
 
-__all__ = ["Demo", "demo_env"]
+__all__ = ["Action", "Demo", "Plan", "Schedule", "demo_env", "play", "require_inside", "seeded_uuid"]
 
 _HOME_VARIABLES = ("HOME", "USERPROFILE", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "APPDATA", "LOCALAPPDATA")
 
@@ -44,6 +52,136 @@ def demo_env(base: Mapping[str, str], home: Path) -> dict[str, str]:
         }
     )
     return env
+
+
+#: One scripted write: called once with the moment it is scheduled for.
+Action = Callable[[datetime], None]
+#: One cycle's script: ``plan(cycle, rng)`` gives ``(offset seconds, action)`` pairs, offsets
+#: in ``[0, cycle_s)``, drawing any randomness from *rng* (seeded for that cycle).
+Plan = Callable[[int, random.Random], Iterable[tuple[float, Action]]]
+
+
+class Schedule:
+    """A repeating script of timed writes, run against a clock that may misbehave.
+
+    Time from *start* is cut into cycles of *cycle_s* seconds. Cycle ``n`` begins at
+    ``start + n * cycle_s`` and holds the events ``plan(n, rng(n))`` returns; an event at offset
+    ``o`` is scheduled for ``start + n * cycle_s + o`` and its action is called once, with that
+    moment, by the first :meth:`step` whose *now* reaches it. Everything follows from *start*,
+    *cycle_s*, *seed* and the plan, so two schedules stepped through the same moments make the
+    same calls in the same order; stepping second by second or in one go writes the same, as
+    long as no step skips a whole cycle.
+
+    The clock is only trusted to move forward:
+
+    * a *now* at or before the latest one seen (a clock set back, or standing still) runs
+      nothing; the schedule goes on once the clock passes that high-water mark again;
+    * a *now* in a later cycle first finishes the cycle in hand (cycle 0 until a step lands in
+      another; its remaining events, at their scheduled times, all of which lie in the past) and
+      then runs the present cycle's events due by *now*; any cycles between are skipped, never
+      replayed. One step therefore runs at most the rest of one cycle and part of another,
+      however far the clock jumped, and a cycle is planned only when a step reaches it.
+
+    Scheduled moments of the calls never go backwards and never lie after the *now* of the
+    step that makes them. An action that raises one of the *tolerate* exceptions (say
+    ``OSError`` when the demo home is being removed under a live demo) is skipped and counted
+    in :attr:`skipped`; any other exception propagates, and that event is not retried.
+    """
+
+    def __init__(
+        self,
+        start: datetime,
+        cycle_s: float,
+        plan: Plan,
+        *,
+        seed: object,
+        tolerate: tuple[type[Exception], ...] = (),
+    ) -> None:
+        if not cycle_s > 0:
+            raise ValueError(f"cycle_s must be positive, not {cycle_s!r}")
+        self.start = start
+        self.cycle_s = float(cycle_s)
+        self.plan = plan
+        self.seed = seed
+        self.tolerate = tolerate
+        #: How many actions raised a tolerated exception and were skipped.
+        self.skipped = 0
+        self._cycle: int | None = None
+        self._events: list[tuple[float, Action]] = []
+        self._next = 0
+        self._seen_s = -math.inf
+
+    @property
+    def cycle(self) -> int | None:
+        """The cycle in hand (the one the latest step fell in), or ``None`` before any step
+        reached the start."""
+        return self._cycle
+
+    def rng(self, cycle: int) -> random.Random:
+        """The random generator handed to ``plan`` for *cycle*: seeded by the seed and *cycle*."""
+        return random.Random(f"{self.seed}:{cycle}")
+
+    def step(self, now: datetime) -> int:
+        """Run every action due by *now* (see the class notes for a clock that misbehaves);
+        returns how many actions were called."""
+        t = (now - self.start).total_seconds()
+        if t <= self._seen_s:
+            return 0
+        self._seen_s = t
+        if t < 0:
+            return 0
+        if self._cycle is None:
+            self._enter(0)
+        ran = 0
+        target = math.floor(t / self.cycle_s)
+        if target > (self._cycle or 0):
+            ran += self._run(math.inf)  # the rest of the cycle in hand, at its scheduled times
+            self._enter(target)
+        return ran + self._run(t)
+
+    def _enter(self, cycle: int) -> None:
+        events = sorted(self.plan(cycle, self.rng(cycle)), key=lambda event: event[0])
+        for offset, _ in events:
+            if not 0 <= offset < self.cycle_s:
+                raise ValueError(f"cycle {cycle} plans an event at {offset} s, outside [0, {self.cycle_s})")
+        self._cycle, self._events, self._next = cycle, events, 0
+
+    def _run(self, upto_s: float) -> int:
+        """Call the cycle in hand's actions scheduled at or before *upto_s* seconds from start."""
+        assert self._cycle is not None
+        base = self._cycle * self.cycle_s
+        ran = 0
+        while self._next < len(self._events) and base + self._events[self._next][0] <= upto_s:
+            offset, act = self._events[self._next]
+            self._next += 1  # before the call: an action that raises is never run twice
+            ran += 1
+            try:
+                act(self.start + timedelta(seconds=base + offset))
+            except self.tolerate:
+                self.skipped += 1
+        return ran
+
+
+def play(events: Iterable[tuple[float, Action]], base: datetime) -> None:
+    """Call every ``(offset seconds, action)`` of a script at once, each with ``base + offset``
+    (for writing finished turns from earlier when a demo starts), in the order given."""
+    for offset, act in events:
+        act(base + timedelta(seconds=offset))
+
+
+def seeded_uuid(rng: random.Random) -> str:
+    """A version-4 UUID string drawn from *rng*, so seeded demos name things reproducibly."""
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def require_inside(path: Path, home: Path, what: str) -> None:
+    """Raise :class:`~cargento.errors.HarnessError` unless *path* lies below the demo *home*
+    (a store that resolves elsewhere, say through a symlink, must not be written by a demo);
+    *what* names the store in the message."""
+    try:
+        path.resolve().relative_to(home.resolve())
+    except ValueError:
+        raise HarnessError(f"the {what} store resolves to {path}, outside the demo home; no demo") from None
 
 
 def _platform() -> str:
