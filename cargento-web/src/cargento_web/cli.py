@@ -15,8 +15,6 @@ __all__ = ["run", "serve_options"]
 
 def serve_options(options: Options, *, log_path: str | None = None) -> int:
     """Serve in the foreground the environment *options* select."""
-    if options.demo:
-        print("cargento: --demo is not available in this build yet; serving this machine's stores", file=sys.stderr)
     served = serving_environment(options)
     return serve(options, served, log_path=log_path)
 

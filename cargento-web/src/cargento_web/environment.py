@@ -1,12 +1,15 @@
-"""Which environment a dashboard serves: the seam ``--demo`` plugs into.
+"""Which environment a dashboard serves: the real machine, or the ``--demo`` home.
 
-The default serves the real machine: the process environment and the user's home. The demo
-mode (added by the lead) returns a simulated home instead, with the same shape.
+The default serves the real machine: the process environment and the user's home. ``--demo``
+serves a temporary home in which every harness plugin's ``simulate`` hook writes live stores
+(:class:`cargento.demo.Demo`); every relocation variable points there, so the user's own
+stores are never read or touched, and the home is removed when serving ends.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -27,10 +30,22 @@ class Served:
 
 
 def serving_environment(options: Options, env: Mapping[str, str] | None = None) -> Served:
-    """The stores to serve for *options*: the real environment unless a mode replaces it.
-
-    ``options.demo`` is reserved for the demo simulator; until it lands it serves the real
-    environment too, and :func:`cargento_web.cli.serve_options` says so on stderr.
-    """
+    """The stores to serve for *options*: the real environment, or the demo's."""
     base = dict(os.environ if env is None else env)
+    if options.demo:
+        return demo_environment(base)
     return Served(env=base, home=default_home(base))
+
+
+def demo_environment(base: Mapping[str, str]) -> Served:
+    """Start the demo simulations in a fresh temporary home and serve that."""
+    from cargento.demo import Demo
+    from cargento.plugins import load_registry
+
+    demo = Demo(load_registry(env=base), base_env=base)
+    demo.start()
+    live = ", ".join(sorted(demo.simulations)) or "none"
+    print(f"cargento: demo home {demo.home} (removed on exit); simulated harnesses: {live}", file=sys.stderr, flush=True)
+    for key, fault in sorted(demo.faults.items()):
+        print(f"cargento: demo for {key} failed: {fault}", file=sys.stderr)
+    return Served(env=demo.env, home=demo.home, close=demo.stop)

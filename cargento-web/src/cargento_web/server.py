@@ -102,6 +102,7 @@ def serve(options: Options, served: Served, *, log_path: str | None = None, port
             print(busy_message(host, wanted), file=sys.stderr)
         else:
             print(f"cargento: cannot listen on {host}:{wanted}: {exc.strerror or exc}", file=sys.stderr)
+        served.close()
         return 1
     bound = sock.getsockname()[1]
     settings = Settings(
