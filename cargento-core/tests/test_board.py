@@ -189,3 +189,17 @@ def test_recency_derived_subagents_stop_running_as_the_clock_moves() -> None:
     clock[0] = NOW + timedelta(seconds=120)
     (row,) = builder.build(changes={}).sessions
     assert not row.subagents[0].running and row.state == "idle"
+
+
+def test_harness_faults_and_problems_are_redacted() -> None:
+    from cargento import hookimpl
+
+    class Leaky(FakeHarness):
+        @hookimpl
+        def discover(self, ctx):  # type: ignore[no-untyped-def]
+            raise RuntimeError("token=ghp_abcdefghijklmnopqrstuvwxyz0123 rejected")
+
+    reg = load_registry(entry_points=False, extra=[("leaky", Leaky("leaky"))])
+    board = BoardBuilder(reg, env={}, clock=lambda: NOW, processes=StaticProcesses()).build()
+    doc = board_json(board).decode()
+    assert "ghp_abcdefghijklmnopqrstuvwxyz0123" not in doc and "…REDACTED" in doc

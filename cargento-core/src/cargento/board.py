@@ -384,6 +384,7 @@ class BoardBuilder:
                         error=rec.error,
                     )
                 )
+        harness_rows = [_redact_harness(h) for h in harness_rows]
         counts = Counts(
             sessions=len(sessions),
             working=sum(s.state == "working" for s in sessions),
@@ -722,8 +723,13 @@ def _content_key(board: Board) -> int:
 
 
 def redact_board(board: Board) -> Board:
-    """Replace credential-shaped values in every text a page or the API shows."""
-    return attrs.evolve(board, sessions=tuple(_redact_session(s) for s in board.sessions))
+    """Replace credential-shaped values in every text a page or the API shows (the builder
+    already does this for every board it builds)."""
+    return attrs.evolve(
+        board,
+        sessions=tuple(_redact_session(s) for s in board.sessions),
+        harnesses=tuple(_redact_harness(h) for h in board.harnesses),
+    )
 
 
 @functools.lru_cache(maxsize=8192)
@@ -758,6 +764,18 @@ def _redact_session(s: BoardSession) -> BoardSession:
     if notes != s.notes:
         changes["notes"] = notes
     return attrs.evolve(s, **changes) if changes else s
+
+
+def _redact_harness(h: BoardHarness) -> BoardHarness:
+    error = _r(h.error)
+    problems = tuple(_redact(p) for p in h.problems)
+    locations = tuple(
+        attrs.evolve(loc, detail=_redact(loc.detail)) if loc.detail and _redact(loc.detail) != loc.detail else loc
+        for loc in h.locations
+    )
+    if error == h.error and problems == h.problems and all(a is b for a, b in zip(locations, h.locations, strict=True)):
+        return h
+    return attrs.evolve(h, error=error, problems=problems, locations=locations)
 
 
 def _redact_task(t: BoardTask) -> BoardTask:

@@ -54,8 +54,8 @@ def demo_env(base: Mapping[str, str], home: Path) -> dict[str, str]:
     return env
 
 
-#: One scripted write: called once with the moment it is scheduled for.
-Action = Callable[[datetime], None]
+#: One scripted write: called once with the moment it is scheduled for (what it returns is ignored).
+Action = Callable[[datetime], object]
 #: One cycle's script: ``plan(cycle, rng)`` gives ``(offset seconds, action)`` pairs, offsets
 #: in ``[0, cycle_s)``, drawing any randomness from *rng* (seeded for that cycle).
 Plan = Callable[[int, random.Random], Iterable[tuple[float, Action]]]
