@@ -18,28 +18,25 @@ row reads working while its newest write is under 90 seconds old; the cycle leav
 that for the row to be seen idle. Antigravity's store holds no task list and no waits, so the
 demo writes none.
 
-The schedule is a pure function of the cycle number and a seed. ``step`` never rewrites the
-past: a clock that goes backwards writes nothing, and a clock that jumps forward finishes the
-turn in progress and resumes at the current cycle. A conversation whose files pass
-:data:`MAX_BYTES`, or that holds :data:`TURNS_PER_CONVERSATION` turns, is closed and the work
-goes on in a new conversation of the same CLI run; the demo keeps only the newest
-:data:`KEEP_CONVERSATIONS` conversations of a live run (with their subagents), so files, rows and
-pills stay bounded over hours.
+The turns run on core's :class:`cargento.demo.Schedule`, a pure function of the cycle number and
+a seed. ``step`` never rewrites the past: a clock that goes backwards writes nothing, and a
+clock that jumps forward finishes the turn in progress and resumes at the current cycle. A
+conversation whose files pass :data:`MAX_BYTES`, or that holds :data:`TURNS_PER_CONVERSATION`
+turns, is closed and the work goes on in a new conversation of the same CLI run; the demo keeps
+only the newest :data:`KEEP_CONVERSATIONS` conversations of a live run (with their subagents),
+so files, rows and pills stay bounded over hours.
 """
 
 from __future__ import annotations
 
 import collections
-import math
 import os
 import random
-import uuid
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
-from cargento.errors import HarnessError
+from cargento.demo import Action, Schedule, play, require_inside, seeded_uuid
 from cargento.models import HarnessContext
 
 from cargento_harness_antigravity import locations
@@ -60,12 +57,9 @@ CYCLE_S = 180.0
 MAX_BYTES = 4 * 1024 * 1024
 TURNS_PER_CONVERSATION = 12
 KEEP_CONVERSATIONS = 3
-#: A clock jump larger than this is not replayed: the demo resumes at the current cycle.
-MAX_CATCHUP_S = 2 * CYCLE_S
 PRO = "Gemini 3 Pro (High)"
 FLASH = MODEL
 
-Action = Callable[[datetime], None]
 Script = list[tuple[float, Action]]
 
 #: ``(summary, action)`` of the tool steps a demo turn makes.
@@ -101,49 +95,6 @@ _JOBS: dict[str, tuple[Job, ...]] = {
         Job("Refresh the pricing page copy from the new plan names"),
     ),
 }
-
-
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
-class _Timeline:
-    """Plays a script per cycle against a clock: deterministic, forward only, bounded catch-up."""
-
-    def __init__(self, epoch: datetime, cycle_s: float, script: Callable[[int], Script]) -> None:
-        self.epoch = epoch
-        self.cycle_s = cycle_s
-        self.script = script
-        #: Seconds since the epoch up to which everything is written.
-        self.done = 0.0
-        self.next_cycle = 0
-        self.pending: collections.deque[tuple[float, Action]] = collections.deque()
-
-    def advance(self, now: datetime) -> None:
-        """Write what is scheduled up to *now*; nothing when the clock did not move forward."""
-        t = (now - self.epoch).total_seconds()
-        if t <= self.done:
-            return
-        if t - self.done > MAX_CATCHUP_S:
-            while self.pending:  # finish the turn in progress, then resume at the current cycle
-                at, act = self.pending.popleft()
-                act(self.epoch + timedelta(seconds=at))
-            self.next_cycle = max(self.next_cycle, math.floor(t / self.cycle_s))
-        self._play(t)
-        self.done = t
-
-    def _play(self, t: float) -> None:
-        while True:
-            while self.pending and self.pending[0][0] <= t:
-                at, act = self.pending.popleft()
-                act(self.epoch + timedelta(seconds=at))
-            if self.pending:
-                return
-            base = self.next_cycle * self.cycle_s
-            if base > t:
-                return
-            self.pending.extend((base + offset, act) for offset, act in self.script(self.next_cycle))
-            self.next_cycle += 1
 
 
 def _size(conv: Conversation) -> int:
@@ -188,7 +139,7 @@ class _Run:
         rng = random.Random(f"{self.seed}:conversation:{self.opened}")
         self.opened += 1
         self.turns = 0
-        conv = self._live(self.store.conversation(_uuid(rng), at=at, workspace=self.workspace, model=self.model,
+        conv = self._live(self.store.conversation(seeded_uuid(rng), at=at, workspace=self.workspace, model=self.model,
                                                   live=True))
         self.kept.append((conv, []))
         while len(self.kept) > KEEP_CONVERSATIONS:
@@ -214,9 +165,8 @@ class _Run:
 
     # -- one turn ----------------------------------------------------------------------
 
-    def turn(self, n: int, *, lead_s: float = 4.0) -> Script:
-        """The events of turn *n*, as ``(seconds after the cycle start, action)`` pairs."""
-        rng = random.Random(f"{self.seed}:turn:{n}")
+    def turn(self, n: int, rng: random.Random, *, lead_s: float = 4.0) -> Script:
+        """The events of turn *n*, as ``(seconds after the cycle start, action)`` pairs, drawn from *rng*."""
         jobs = _JOBS[self.project]
         job = jobs[n % len(jobs)]
         out: Script = [(0.0, self._roll)]
@@ -252,7 +202,7 @@ class _Run:
 
     def _subagent(self, out: Script, t: float, rng: random.Random) -> float:
         """A subagent conversation: created by this one, it works for a while and stops."""
-        child_id = _uuid(rng)
+        child_id = seeded_uuid(rng)
 
         def start(at: datetime) -> None:
             child = self._live(self.store.conversation(child_id, at=at, parent=self.conv, role="Research Auditor",
@@ -284,19 +234,13 @@ class _Run:
         return act
 
 
-def _play(script: Script, base: datetime) -> None:
-    for offset, act in script:
-        act(base + timedelta(seconds=offset))
-
-
 class AntigravityDemo:
     """The demo store: finished conversations from earlier and two live ones stepped by the clock."""
 
     def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 5, max_bytes: int = MAX_BYTES,
                  turns_per_conversation: int = TURNS_PER_CONVERSATION) -> None:
         root = locations.root(ctx).path
-        if not _inside(root, home):
-            raise HarnessError(f"the Antigravity store resolves to {root}, outside the demo home; no demo")
+        require_inside(root, home, "Antigravity")
         gemini_home = root.parent.parent
         self.home = home
         self.start = ctx.now
@@ -311,38 +255,31 @@ class AntigravityDemo:
             at = self.start - timedelta(hours=hours)
             run = _Run(gemini_home, str(workspaces[project]), project, f"{seed}:old:{index}", at, model=model,
                        subagent=sub)
-            _play(run.turn(2 * index, lead_s=1.0), at)
+            play(run.turn(2 * index, random.Random(run.seed), lead_s=1.0), at)
             run.close(at + timedelta(minutes=3))
         self.last = self.start
         self.runs: list[_Run] = []
-        self.timelines: list[_Timeline] = []
+        self.schedules: list[Schedule] = []
         for index, (project, model, sub) in enumerate((("planner", PRO, True), ("mobile", FLASH, False))):
             warmup = self.start - timedelta(minutes=6 + 4 * index)
             run = _Run(gemini_home, str(workspaces[project]), project, f"{seed}:live:{index}", warmup, model=model,
                        subagent=sub, max_bytes=max_bytes, turns_per_conversation=turns_per_conversation)
-            _play(run.turn(-1, lead_s=0.5), warmup)
-            self.runs.append(run)
             phase = timedelta(seconds=index * CYCLE_S / 2)
-            self.timelines.append(_Timeline(self.start + phase, CYCLE_S, run.turn))
+            schedule = Schedule(self.start + phase, CYCLE_S, run.turn, seed=f"{run.seed}:turn")
+            play(run.turn(-1, schedule.rng(-1), lead_s=0.5), warmup)
+            self.runs.append(run)
+            self.schedules.append(schedule)
 
     def step(self, now: datetime) -> None:
         """Append what the live conversations would have written by *now*."""
-        for timeline in self.timelines:
-            timeline.advance(now)
+        for schedule in self.schedules:
+            schedule.step(now)
         self.last = max(self.last, now)
 
     def close(self) -> None:
         """Close every database the live runs hold open, as exiting CLIs do (the demo's end)."""
         for run in self.runs:
             run.close(self.last)
-
-
-def _inside(path: Path, home: Path) -> bool:
-    try:
-        path.resolve().relative_to(home.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def simulate(home: Path, ctx: HarnessContext) -> AntigravityDemo:

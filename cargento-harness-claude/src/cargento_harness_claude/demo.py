@@ -18,15 +18,15 @@ pid and the start time the process table reports for it, so a board reading the 
 table trusts it; its status goes ``busy``, ``waiting`` (with ``waitingFor``) and ``idle`` as
 Claude Code writes it.
 
-Everything is derived from the start time and ``now`` with seeded :class:`random.Random`
-generators, so two runs stepped through the same moments write the same schedule. ``step``
-never raises on a clock that goes back (it waits for the schedule to be reached again) or
-jumps ahead (it finishes the turn in hand at its scheduled times and resumes at the current
+The turns run on core's :class:`cargento.demo.Schedule`: everything follows from the start time,
+``now`` and a seed, so two runs stepped through the same moments write the same schedule.
+``step`` never raises on a clock that goes back (it waits for the schedule to be reached again)
+or jumps ahead (it finishes the turn in hand at its scheduled times and resumes at the current
 cycle, so one step does at most two cycles' work). Files stay bounded over hours: a transcript
-past :data:`ROTATE_BYTES` is retired at the next turn (its process exits, removing the pid
-file, and a fresh session starts), only the newest :data:`KEEP_RETIRED` retired sessions and
-:data:`KEEP_AGENTS` subagent transcripts of the live session are kept, and each turn's task
-list is deleted (``TaskUpdate`` ``deleted``) when the next turn writes its own.
+past :data:`ROTATE_BYTES` is retired at the next turn (its process exits, removing the pid file,
+and a fresh session starts), only the newest :data:`KEEP_RETIRED` retired sessions and
+:data:`KEEP_AGENTS` subagent transcripts of the live session are kept, and each turn's task list
+is deleted (``TaskUpdate`` ``deleted``) when the next turn writes its own.
 """
 
 from __future__ import annotations
@@ -34,20 +34,20 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import attrs
+from cargento.demo import Action, Schedule, seeded_uuid
 from cargento.models import HarnessContext
 from cargento.processes import LocalProcesses
 
 from cargento_harness_claude import locations
 from cargento_harness_claude.fixtures import AgentTranscript, ClaudeStore, Session, Transcript
 
-__all__ = ["CYCLE_S", "KEEP_AGENTS", "KEEP_RETIRED", "ROTATE_BYTES", "ClaudeDemo", "Schedule", "start", "this_process"]
+__all__ = ["CYCLE_S", "KEEP_AGENTS", "KEEP_RETIRED", "ROTATE_BYTES", "ClaudeDemo", "start", "this_process"]
 
 #: One scripted turn plus its idle tail, in seconds.
 CYCLE_S = 180.0
@@ -62,51 +62,6 @@ KEEP_AGENTS = 2
 #: When the wait on the human opens, seconds into the cycle, and how long it stands.
 WAIT_AT_S = 66.0
 WAIT_S = (20.0, 40.0)
-
-Action = Callable[[datetime], None]
-
-
-class Schedule:
-    """Runs a repeating plan of timed actions against the clock.
-
-    ``plan(cycle)`` returns ``(offset seconds, action)`` pairs for one cycle (offsets below the
-    cycle length); each action is called once, with its scheduled moment, on the first
-    :meth:`step` at or after that moment.
-    """
-
-    def __init__(self, start: datetime, cycle_s: float, plan: Callable[[int], Sequence[tuple[float, Action]]]) -> None:
-        self.start = start
-        self.cycle_s = cycle_s
-        self.plan = plan
-        self.cycle = 0
-        self._events: list[tuple[float, Action]] | None = None
-        self._next = 0
-        self._done_s = float("-inf")
-
-    def step(self, now: datetime) -> None:
-        """Run every action due by *now*; a clock that went back runs nothing."""
-        t = (now - self.start).total_seconds()
-        if t < 0 or t <= self._done_s:
-            return
-        target = int(t // self.cycle_s)
-        self._run(t)
-        if target > self.cycle:
-            self._run(float("inf"))  # the rest of the cycle in hand, at its scheduled times
-            self.cycle, self._events, self._next = target, None, 0
-            self._run(t)
-        self._done_s = t
-
-    def _run(self, upto_s: float) -> None:
-        if self._events is None:
-            self._events = sorted(self.plan(self.cycle), key=lambda e: e[0])
-        base = self.cycle * self.cycle_s
-        while self._next < len(self._events) and base + self._events[self._next][0] <= upto_s:
-            offset, act = self._events[self._next]
-            self._next += 1
-            try:
-                act(self.start + timedelta(seconds=base + offset))
-            except OSError:
-                continue  # the demo home went away under us: skip, never take the demo down
 
 
 def this_process(fallback: datetime) -> tuple[int, datetime]:
@@ -171,10 +126,6 @@ def _ago(at: datetime, **kw: float) -> datetime:
     return at - timedelta(**kw)
 
 
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
 def _agent_id(rng: random.Random) -> str:
     return "a" + "".join(rng.choice("0123456789abcdef") for _ in range(16))
 
@@ -212,7 +163,8 @@ class ClaudeDemo:
         self.task_ids: list[str] = []
         self.next_task = 1
         self.pending: str | None = None
-        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan)
+        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"claude-demo:{seed}",
+                                 tolerate=(OSError,))
 
     # -- the picture at start -------------------------------------------------------------
 
@@ -221,7 +173,7 @@ class ClaudeDemo:
         web = _project(home, "acme/web")
         cli = _project(home, "tools/cli")
         t = _ago(self.start, hours=3, minutes=10)
-        s = self.store.session(_uuid(self._rng), cwd=web)
+        s = self.store.session(seeded_uuid(self._rng), cwd=web)
         s.bookkeeping(t)
         s.prompt("Move the settings page onto the new form kit", t)
         s.title("Settings page on the form kit")
@@ -242,7 +194,7 @@ class ClaudeDemo:
         s.end_turn(t + timedelta(minutes=13), text="All three forms are on the kit; the old helpers are gone.", tokens=96)
 
         t = _ago(self.start, hours=5, minutes=40)
-        s = self.store.session(_uuid(self._rng), cwd=cli)
+        s = self.store.session(seeded_uuid(self._rng), cwd=cli)
         s.bookkeeping(t)
         s.prompt("Why does --verbose print every line twice?", t)
         s.title("Duplicate --verbose output")
@@ -262,7 +214,7 @@ class ClaudeDemo:
         s.end_turn(t + timedelta(seconds=90), text="main.py adds a second handler; I removed it.", tokens=140)
 
         t = _ago(self.start, hours=1, minutes=45)
-        s = self.store.session(_uuid(self._rng), cwd=self.api)
+        s = self.store.session(seeded_uuid(self._rng), cwd=self.api)
         s.bookkeeping(t)
         s.prompt("Bump the Postgres driver and fix whatever breaks", t)
         s.title("Postgres driver bump")
@@ -273,7 +225,7 @@ class ClaudeDemo:
 
     def _open_live(self, at: datetime) -> Session:
         """A new live session with two completed turns behind it (so the turn has an estimate)."""
-        s = self.store.session(_uuid(self._rng), cwd=self.api)
+        s = self.store.session(seeded_uuid(self._rng), cwd=self.api)
         s.bookkeeping(at)
         for n, (length, text) in enumerate(((95.0, "Read the orders module and summarise it"),
                                             (130.0, "Now list the endpoints that have no tests"))):
@@ -289,13 +241,12 @@ class ClaudeDemo:
 
     # -- the live script ------------------------------------------------------------------
 
-    def _plan(self, cycle: int) -> list[tuple[float, Action]]:
-        rng = random.Random(f"claude-demo:{self.seed}:{cycle}")
+    def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         job = JOBS[cycle % len(JOBS)]
         ask = cycle % 2 == 1
         answer_at = WAIT_AT_S + rng.uniform(*WAIT_S)
         agent_id = _agent_id(rng)
-        session_id = _uuid(rng)
+        session_id = seeded_uuid(rng)
         thought = rng.randint(8, 30)
         events: list[tuple[float, Action]] = [
             (0.0, lambda at: self._begin(job, session_id, at)),

@@ -1,16 +1,32 @@
-"""The ``cargento --demo`` simulation: live Codex rollouts written with the store builders."""
+"""The ``cargento --demo`` simulation: live Codex rollouts written with the store builders.
+
+The home holds one finished session from two hours before the start and one live session that
+runs a scripted turn every :data:`CYCLE_S` seconds: a prompt, an agent message, an
+``update_plan`` advanced as the work goes, tool calls and their output, tokens, a spawned
+subagent thread that works and finishes its own turn (only the newest :data:`KEEP_AGENTS`
+subagent rollouts are kept, so pills and files stay bounded), and the turn end. The turns run on
+core's :class:`cargento.demo.Schedule`: a clock that goes back writes nothing, and one that
+jumps ahead finishes the turn in hand and resumes at the present cycle instead of replaying
+every cycle missed.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections import deque
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from cargento.demo import Action, Schedule
+
 from cargento_harness_codex.fixtures import CodexSession, CodexStore
 
-__all__ = ["CodexDemo"]
+__all__ = ["CYCLE_S", "KEEP_AGENTS", "CodexDemo"]
 
-_CYCLE_S = 150
+#: One scripted turn and the idle time after it, in seconds.
+CYCLE_S = 150.0
+#: Subagent rollouts of the live session kept on disk; older ones are removed.
+KEEP_AGENTS = 2
 
 
 class CodexDemo:
@@ -29,10 +45,11 @@ class CodexDemo:
         old.end_turn(old_at + timedelta(seconds=45))
         self.live = self.store.session("01a22b41-0000-7000-8000-00000000d002", cwd=str(home / "work/scheduler"), at=start)
         self.child: CodexSession | None = None
-        self.done = -1.0
-        self.cycle = -1
+        self.children: deque[CodexSession] = deque()
+        self.call = ""
+        self.schedule = Schedule(start, CYCLE_S, self._script, seed="codex-demo")
 
-    def _script(self) -> list[tuple[float, Callable[[datetime], object]]]:
+    def _script(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         live = self.live
 
         def spawn(at: datetime) -> None:
@@ -40,6 +57,9 @@ class CodexDemo:
             self.child.turn_start(at)
             self.child.turn_context("gpt-5-codex-mini", at)
             self.child.prompt("Review the queue adapter", at)
+            self.children.append(self.child)
+            while len(self.children) > KEEP_AGENTS:
+                self.children.popleft().path.unlink(missing_ok=True)
 
         def child_tokens(at: datetime) -> None:
             if self.child is not None:
@@ -50,6 +70,14 @@ class CodexDemo:
             live.turn_start(at)
             live.turn_context("gpt-5-codex", at)
             live.prompt("Port the scheduler to the new queue", at)
+
+        def run_tests(at: datetime) -> None:
+            self.call = live.tool("exec_command", at, arguments={"cmd": "pytest -q"})
+
+        def tests_done(at: datetime) -> None:
+            if self.call:
+                live.tool_output(self.call, at)
+                self.call = ""
 
         return [
             (0, begin),
@@ -63,21 +91,12 @@ class CodexDemo:
                                        ("Backfill", "pending")], at, shape="exec")),
             (40, lambda at: live.tokens(260, at)),
             (55, child_tokens),
-            (70, lambda at: live.tool("exec_command", at, arguments={"cmd": "pytest -q"})),
-            (90, lambda at: live.tool_output("call_x", at)),
+            (70, run_tests),
+            (90, tests_done),
             (100, lambda at: live.tokens(140, at)),
             (110, lambda at: live.end_turn(at)),
         ]
 
     def step(self, now: datetime) -> None:
         """Append what the live session would have written by *now* (the script repeats)."""
-        elapsed = (now - self.start).total_seconds()
-        cycle = max(0, int(self.done // _CYCLE_S))
-        while cycle * _CYCLE_S <= elapsed:
-            base = self.start + timedelta(seconds=cycle * _CYCLE_S)
-            for offset, act in self._script():
-                moment = cycle * _CYCLE_S + offset
-                if self.done < moment <= elapsed:
-                    act(base + timedelta(seconds=offset))
-                    self.done = moment
-            cycle += 1
+        self.schedule.step(now)

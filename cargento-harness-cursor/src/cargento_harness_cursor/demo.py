@@ -13,9 +13,9 @@ answered 20-30 s later by a newer root with the map emptied. Cursor records no t
 tokens, so the chat reads idle once it has been quiet for 90 s, which the cycle leaves time
 for; no token rate is simulated because the store has none to read.
 
-Everything is derived from the start time and ``now`` with seeded :class:`random.Random`
-generators. ``step`` never raises on a clock that goes back (nothing is written until the
-schedule is reached again) or jumps ahead (the exchange in hand is finished at its scheduled
+The turns run on core's :class:`cargento.demo.Schedule`: everything follows from the start time,
+``now`` and a seed. ``step`` never raises on a clock that goes back (nothing is written until
+the schedule is reached again) or jumps ahead (the exchange in hand is finished at its scheduled
 times and the current cycle resumes; one step does at most two cycles' work). Stores stay
 bounded over hours: a live store past :data:`ROTATE_BYTES` is retired at the next prompt and a
 new chat starts, and only the newest :data:`KEEP_RETIRED` retired chats and :data:`KEEP_AGENTS`
@@ -27,19 +27,19 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
-import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
+from cargento.demo import Action, Schedule, seeded_uuid
 from cargento.models import HarnessContext
 
 from cargento_harness_cursor import locations
 from cargento_harness_cursor.fixtures import CursorChat
 
-__all__ = ["CYCLE_S", "KEEP_AGENTS", "KEEP_RETIRED", "ROTATE_BYTES", "CursorDemo", "Schedule", "start"]
+__all__ = ["CYCLE_S", "KEEP_AGENTS", "KEEP_RETIRED", "ROTATE_BYTES", "CursorDemo", "start"]
 
 #: One scripted exchange plus the quiet that lets the row read idle, in seconds.
 CYCLE_S = 200.0
@@ -55,51 +55,6 @@ WAIT_S = (20.0, 30.0)
 LIVE_TITLE = "Checkout form polish"
 MODEL = "vega"
 SUBAGENT_MODEL = "vega-mini"
-
-Action = Callable[[datetime], None]
-
-
-class Schedule:
-    """Runs a repeating plan of timed actions against the clock.
-
-    ``plan(cycle)`` returns ``(offset seconds, action)`` pairs for one cycle (offsets below the
-    cycle length); each action is called once, with its scheduled moment, on the first
-    :meth:`step` at or after that moment.
-    """
-
-    def __init__(self, start: datetime, cycle_s: float, plan: Callable[[int], Sequence[tuple[float, Action]]]) -> None:
-        self.start = start
-        self.cycle_s = cycle_s
-        self.plan = plan
-        self.cycle = 0
-        self._events: list[tuple[float, Action]] | None = None
-        self._next = 0
-        self._done_s = float("-inf")
-
-    def step(self, now: datetime) -> None:
-        """Run every action due by *now*; a clock that went back runs nothing."""
-        t = (now - self.start).total_seconds()
-        if t < 0 or t <= self._done_s:
-            return
-        target = int(t // self.cycle_s)
-        self._run(t)
-        if target > self.cycle:
-            self._run(float("inf"))  # the rest of the cycle in hand, at its scheduled times
-            self.cycle, self._events, self._next = target, None, 0
-            self._run(t)
-        self._done_s = t
-
-    def _run(self, upto_s: float) -> None:
-        if self._events is None:
-            self._events = sorted(self.plan(self.cycle), key=lambda e: e[0])
-        base = self.cycle * self.cycle_s
-        while self._next < len(self._events) and base + self._events[self._next][0] <= upto_s:
-            offset, act = self._events[self._next]
-            self._next += 1
-            try:
-                act(self.start + timedelta(seconds=base + offset))
-            except (OSError, sqlite3.Error):
-                continue  # the demo home went away or is locked: skip, never take the demo down
 
 
 @attrs.frozen
@@ -160,11 +115,12 @@ class CursorDemo:
         self.agents: deque[CursorChat] = deque()
         self.agent: CursorChat | None = None
         self.pending: str | None = None
-        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan)
+        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"cursor-demo:{seed}",
+                                 tolerate=(OSError, sqlite3.Error))
 
     def _chat(self, workspace: str, at: datetime, *, agent_id: str | None = None) -> CursorChat:
         return CursorChat(self.home, workspace=workspace, created_at=at, chats=self.chats,
-                          agent_id=agent_id or str(uuid.UUID(int=self._rng.getrandbits(128), version=4)))
+                          agent_id=agent_id or seeded_uuid(self._rng))
 
     # -- the picture at start -------------------------------------------------------------
 
@@ -175,7 +131,7 @@ class CursorDemo:
         chat.user("bump the terraform aws provider to v6 and fix the plan", at=t)
         chat.rename("Terraform AWS provider v6", at=t + timedelta(seconds=3))
         chat.assistant("I'll check which resources changed shape in v6.", at=t + timedelta(seconds=8), model=MODEL)
-        child = chat.subagent("explore", at=t + timedelta(seconds=12), agent_id=str(uuid.UUID(int=self._rng.getrandbits(128), version=4)))
+        child = chat.subagent("explore", at=t + timedelta(seconds=12), agent_id=seeded_uuid(self._rng))
         child.user("find every aws_s3_bucket resource and its inline blocks", at=t + timedelta(seconds=12))
         call = child.tool_call("Grep", at=t + timedelta(seconds=20), model=SUBAGENT_MODEL, args={"pattern": "aws_s3_bucket"})
         child.tool_result(call, at=t + timedelta(seconds=22), text="modules/storage/main.tf:3")
@@ -202,12 +158,11 @@ class CursorDemo:
 
     # -- the live script ------------------------------------------------------------------
 
-    def _plan(self, cycle: int) -> list[tuple[float, Action]]:
-        rng = random.Random(f"cursor-demo:{self.seed}:{cycle}")
+    def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         job = JOBS[cycle % len(JOBS)]
         answer_at = WAIT_AT_S + rng.uniform(*WAIT_S)
-        chat_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        agent_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        chat_id = seeded_uuid(rng)
+        agent_id = seeded_uuid(rng)
         return [
             (0.0, lambda at: self._begin(job, chat_id, at)),
             (3.0, self._say(f"I'll start with {job.read}.")),

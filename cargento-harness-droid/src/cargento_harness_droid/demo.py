@@ -15,27 +15,24 @@ never read. So a live row is working while its records are under 90 seconds old 
 its rate is unmeasured (never a fake zero), and the demo writes no waits, task lists or
 subagents that the board could not show.
 
-The schedule is a pure function of the cycle number and a seed. ``step`` never rewrites the
-past: a clock that goes backwards writes nothing, and a clock that jumps forward finishes the
-turn in progress and resumes at the current cycle. A session file past :data:`MAX_BYTES`, or
-holding :data:`TURNS_PER_SESSION` turns, is left finished and the work goes on in a new session
-in the same project; a live session keeps only its newest :data:`KEEP_SESSIONS` files, so files
-and rows stay bounded over hours.
+The turns run on core's :class:`cargento.demo.Schedule`, a pure function of the cycle number and
+a seed. ``step`` never rewrites the past: a clock that goes backwards writes nothing, and a
+clock that jumps forward finishes the turn in progress and resumes at the current cycle. A
+session file past :data:`MAX_BYTES`, or holding :data:`TURNS_PER_SESSION` turns, is left
+finished and the work goes on in a new session in the same project; a live session keeps only
+its newest :data:`KEEP_SESSIONS` files, so files and rows stay bounded over hours.
 """
 
 from __future__ import annotations
 
 import collections
-import math
 import random
-import uuid
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import attrs
-from cargento.errors import HarnessError
+from cargento.demo import Action, Schedule, play, require_inside, seeded_uuid
 from cargento.models import HarnessContext
 
 from cargento_harness_droid import locations
@@ -48,12 +45,9 @@ CYCLE_S = 180.0
 MAX_BYTES = 4 * 1024 * 1024
 TURNS_PER_SESSION = 15
 KEEP_SESSIONS = 3
-#: A clock jump larger than this is not replayed: the demo resumes at the current cycle.
-MAX_CATCHUP_S = 2 * CYCLE_S
 SONNET = "claude-sonnet-4-5-20250929"
 CODEX = "gpt-5-codex"
 
-Action = Callable[[datetime], None]
 Script = list[tuple[float, Action]]
 
 #: ``(tool name, input)`` of the tool calls a demo turn makes.
@@ -104,49 +98,6 @@ _TITLES = {
 }
 
 
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
-class _Timeline:
-    """Plays a script per cycle against a clock: deterministic, forward only, bounded catch-up."""
-
-    def __init__(self, epoch: datetime, cycle_s: float, script: Callable[[int], Script]) -> None:
-        self.epoch = epoch
-        self.cycle_s = cycle_s
-        self.script = script
-        #: Seconds since the epoch up to which everything is written.
-        self.done = 0.0
-        self.next_cycle = 0
-        self.pending: collections.deque[tuple[float, Action]] = collections.deque()
-
-    def advance(self, now: datetime) -> None:
-        """Write what is scheduled up to *now*; nothing when the clock did not move forward."""
-        t = (now - self.epoch).total_seconds()
-        if t <= self.done:
-            return
-        if t - self.done > MAX_CATCHUP_S:
-            while self.pending:  # finish the turn in progress, then resume at the current cycle
-                at, act = self.pending.popleft()
-                act(self.epoch + timedelta(seconds=at))
-            self.next_cycle = max(self.next_cycle, math.floor(t / self.cycle_s))
-        self._play(t)
-        self.done = t
-
-    def _play(self, t: float) -> None:
-        while True:
-            while self.pending and self.pending[0][0] <= t:
-                at, act = self.pending.popleft()
-                act(self.epoch + timedelta(seconds=at))
-            if self.pending:
-                return
-            base = self.next_cycle * self.cycle_s
-            if base > t:
-                return
-            self.pending.extend((base + offset, act) for offset, act in self.script(self.next_cycle))
-            self.next_cycle += 1
-
-
 class _Worker:
     """One Droid session in one project, writing turns (and moving to a new session file)."""
 
@@ -173,7 +124,7 @@ class _Worker:
         self.files += 1
         self.turns = 0
         self.output_tokens = 0
-        session = DroidSession.create(self.home, _uuid(rng), cwd=self.cwd, at=at, title=_TITLES[self.project])
+        session = DroidSession.create(self.home, seeded_uuid(rng), cwd=self.cwd, at=at, title=_TITLES[self.project])
         self.kept.append(session)
         while len(self.kept) > KEEP_SESSIONS:
             old = self.kept.popleft()
@@ -191,9 +142,8 @@ class _Worker:
             self.session = self._open(at)
         self.turns += 1
 
-    def turn(self, n: int, *, lead_s: float = 4.0) -> Script:
-        """The events of turn *n*, as ``(seconds after the cycle start, action)`` pairs."""
-        rng = random.Random(f"{self.seed}:turn:{n}")
+    def turn(self, n: int, rng: random.Random, *, lead_s: float = 4.0) -> Script:
+        """The events of turn *n*, as ``(seconds after the cycle start, action)`` pairs, drawn from *rng*."""
         jobs = _JOBS[self.project]
         job = jobs[n % len(jobs)]
         out: Script = [(0.0, self._roll)]
@@ -246,19 +196,13 @@ class _Worker:
         return act
 
 
-def _play(script: Script, base: datetime) -> None:
-    for offset, act in script:
-        act(base + timedelta(seconds=offset))
-
-
 class DroidDemo:
     """The demo store: finished sessions from earlier and two live sessions stepped by the clock."""
 
     def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 11, max_bytes: int = MAX_BYTES,
                  turns_per_session: int = TURNS_PER_SESSION) -> None:
         root = locations.root(ctx).path
-        if not _inside(root, home):
-            raise HarnessError(f"the Droid store resolves to {root}, outside the demo home; no demo")
+        require_inside(root, home, "Droid")
         self.home = home
         self.start = ctx.now
         work = home / "work"
@@ -271,30 +215,23 @@ class DroidDemo:
             at = self.start - timedelta(hours=hours)
             worker = _Worker(root.parent, str(cwds[project]), project, f"{seed}:old:{index}", at, model=model)
             for n in range(2):
-                _play(worker.turn(n, lead_s=1.0), at + timedelta(minutes=3 * n))
+                play(worker.turn(n, random.Random(f"{worker.seed}:{n}"), lead_s=1.0), at + timedelta(minutes=3 * n))
         self.workers: list[_Worker] = []
-        self.timelines: list[_Timeline] = []
+        self.schedules: list[Schedule] = []
         for index, (project, model) in enumerate((("storefront", SONNET), ("infra", CODEX))):
             warmup = self.start - timedelta(minutes=6 + 4 * index)
             worker = _Worker(root.parent, str(cwds[project]), project, f"{seed}:live:{index}", warmup, model=model,
                              max_bytes=max_bytes, turns_per_session=turns_per_session)
-            _play(worker.turn(-1, lead_s=0.5), warmup)
-            self.workers.append(worker)
             phase = timedelta(seconds=index * CYCLE_S / 2)
-            self.timelines.append(_Timeline(self.start + phase, CYCLE_S, worker.turn))
+            schedule = Schedule(self.start + phase, CYCLE_S, worker.turn, seed=f"{worker.seed}:turn")
+            play(worker.turn(-1, schedule.rng(-1), lead_s=0.5), warmup)
+            self.workers.append(worker)
+            self.schedules.append(schedule)
 
     def step(self, now: datetime) -> None:
         """Append what the live sessions would have written by *now*."""
-        for timeline in self.timelines:
-            timeline.advance(now)
-
-
-def _inside(path: Path, home: Path) -> bool:
-    try:
-        path.resolve().relative_to(home.resolve())
-    except ValueError:
-        return False
-    return True
+        for schedule in self.schedules:
+            schedule.step(now)
 
 
 def simulate(home: Path, ctx: HarnessContext) -> DroidDemo:

@@ -12,29 +12,27 @@ output tokens on every model response, and in the first live session, every othe
 subagent (``invoke_agent``) whose own recording runs and completes. The turn ends with a text
 reply (how Gemini CLI records a turn's end) and the session stays idle until its next cycle.
 
-The schedule is a pure function of the cycle number and a seed, so a replay writes the same
-store. ``step`` never rewrites the past: a clock that goes backwards writes nothing, and a clock
-that jumps forward finishes the turn in progress and resumes at the current cycle, so one step
-does at most two cycles of work. A chat file grown past :data:`MAX_BYTES`, or holding
-:data:`TURNS_PER_CHAT` turns, is left finished and the work goes on in a new chat of the same
-project; only the newest :data:`KEEP_CHATS` chats of a live session are kept (Gemini CLI's own
-session retention removes old chats the same way), so files, rows and pills stay bounded.
+The turns run on core's :class:`cargento.demo.Schedule`, a pure function of the cycle number and
+a seed, so a replay writes the same store. ``step`` never rewrites the past: a clock that goes
+backwards writes nothing, and a clock that jumps forward finishes the turn in progress and
+resumes at the current cycle, so one step does at most two cycles of work. A chat file grown
+past :data:`MAX_BYTES`, or holding :data:`TURNS_PER_CHAT` turns, is left finished and the work
+goes on in a new chat of the same project; only the newest :data:`KEEP_CHATS` chats of a live
+session are kept (Gemini CLI's own session retention removes old chats the same way), so files,
+rows and pills stay bounded.
 """
 
 from __future__ import annotations
 
 import collections
-import math
 import random
 import shutil
-import uuid
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import attrs
-from cargento.errors import HarnessError
+from cargento.demo import Action, Schedule, play, require_inside, seeded_uuid
 from cargento.models import HarnessContext
 
 from cargento_harness_gemini import locations
@@ -50,12 +48,9 @@ MAX_BYTES = 4 * 1024 * 1024
 TURNS_PER_CHAT = 20
 #: Chat files a live session keeps; older ones are removed, as Gemini CLI's session retention does.
 KEEP_CHATS = 3
-#: A clock jump larger than this is not replayed: the demo resumes at the current cycle.
-MAX_CATCHUP_S = 2 * CYCLE_S
 PRO = "gemini-2.5-pro"
 FLASH = "gemini-2.5-flash"
 
-Action = Callable[[datetime], None]
 Script = list[tuple[float, Action]]
 
 #: ``(tool name, display name, args)`` of the tool calls a demo turn makes.
@@ -108,49 +103,6 @@ _JOBS: dict[str, tuple[Job, ...]] = {
 }
 
 
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
-class _Timeline:
-    """Plays a script per cycle against a clock: deterministic, forward only, bounded catch-up."""
-
-    def __init__(self, epoch: datetime, cycle_s: float, script: Callable[[int], Script]) -> None:
-        self.epoch = epoch
-        self.cycle_s = cycle_s
-        self.script = script
-        #: Seconds since the epoch up to which everything is written.
-        self.done = 0.0
-        self.next_cycle = 0
-        self.pending: collections.deque[tuple[float, Action]] = collections.deque()
-
-    def advance(self, now: datetime) -> None:
-        """Write what is scheduled up to *now*; nothing when the clock did not move forward."""
-        t = (now - self.epoch).total_seconds()
-        if t <= self.done:
-            return
-        if t - self.done > MAX_CATCHUP_S:
-            while self.pending:  # finish the turn in progress, then resume at the current cycle
-                at, act = self.pending.popleft()
-                act(self.epoch + timedelta(seconds=at))
-            self.next_cycle = max(self.next_cycle, math.floor(t / self.cycle_s))
-        self._play(t)
-        self.done = t
-
-    def _play(self, t: float) -> None:
-        while True:
-            while self.pending and self.pending[0][0] <= t:
-                at, act = self.pending.popleft()
-                act(self.epoch + timedelta(seconds=at))
-            if self.pending:
-                return
-            base = self.next_cycle * self.cycle_s
-            if base > t:
-                return
-            self.pending.extend((base + offset, act) for offset, act in self.script(self.next_cycle))
-            self.next_cycle += 1
-
-
 class _Worker:
     """One Gemini CLI session in one project, writing turns (and rolling its chat file over)."""
 
@@ -177,7 +129,7 @@ class _Worker:
         rng = random.Random(f"{self.seed}:file:{self.files}")
         self.files += 1
         self.turns = 0
-        chat = self.store.session(_uuid(rng), cwd=self.cwd, at=at)
+        chat = self.store.session(seeded_uuid(rng), cwd=self.cwd, at=at)
         self.kept.append(chat)
         while len(self.kept) > KEEP_CHATS:
             old = self.kept.popleft()
@@ -199,9 +151,8 @@ class _Worker:
 
     # -- one turn ----------------------------------------------------------------------
 
-    def turn(self, n: int, *, lead_s: float = 4.0) -> Script:
-        """The events of turn *n*, as ``(seconds after the cycle start, action)`` pairs."""
-        rng = random.Random(f"{self.seed}:turn:{n}")
+    def turn(self, n: int, rng: random.Random, *, lead_s: float = 4.0) -> Script:
+        """The events of turn *n*, as ``(seconds after the cycle start, action)`` pairs, drawn from *rng*."""
         jobs = _JOBS[self.project]
         job = jobs[n % len(jobs)]
         out: Script = [(0.0, self._roll)]
@@ -268,7 +219,7 @@ class _Worker:
 
     def _subagent(self, out: Script, t: float, rng: random.Random, job: Job) -> float:
         """An ``invoke_agent`` run: its recording works for a while, then completes its task."""
-        child_id = _uuid(rng)
+        child_id = seeded_uuid(rng)
         prompt = f"Investigate the code paths involved in: {job.prompt}"
 
         def start(at: datetime) -> None:
@@ -302,19 +253,13 @@ class _Worker:
         return act
 
 
-def _play(script: Script, base: datetime) -> None:
-    for offset, act in script:
-        act(base + timedelta(seconds=offset))
-
-
 class GeminiDemo:
     """The demo store: finished sessions from earlier and two live sessions stepped by the clock."""
 
     def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 7, max_bytes: int = MAX_BYTES,
                  turns_per_chat: int = TURNS_PER_CHAT) -> None:
         root = locations.root(ctx).path
-        if not _inside(root, home):
-            raise HarnessError(f"the Gemini CLI store resolves to {root}, outside the demo home; no demo")
+        require_inside(root, home, "Gemini CLI")
         self.home = home
         self.start = ctx.now
         self.store = GeminiStore(home, gemini_cli_home=root.parent)
@@ -328,30 +273,23 @@ class GeminiDemo:
             at = self.start - timedelta(hours=hours)
             worker = _Worker(self.store, str(cwds[project]), project, f"{seed}:old:{index}", at, model=model,
                              subagent=sub)
-            _play(worker.turn(2 * index, lead_s=1.0), at)
+            play(worker.turn(2 * index, random.Random(worker.seed), lead_s=1.0), at)
         self.workers: list[_Worker] = []
-        self.timelines: list[_Timeline] = []
+        self.schedules: list[Schedule] = []
         for index, (project, model, sub) in enumerate((("api", PRO, True), ("cli", FLASH, False))):
             warmup = self.start - timedelta(minutes=7 + 4 * index)
             worker = _Worker(self.store, str(cwds[project]), project, f"{seed}:live:{index}", warmup, model=model,
                              subagent=sub, max_bytes=max_bytes, turns_per_chat=turns_per_chat)
-            _play(worker.turn(-1 - index, lead_s=0.5), warmup)
-            self.workers.append(worker)
             phase = timedelta(seconds=index * CYCLE_S / 2)
-            self.timelines.append(_Timeline(self.start + phase, CYCLE_S, worker.turn))
+            schedule = Schedule(self.start + phase, CYCLE_S, worker.turn, seed=f"{worker.seed}:turn")
+            play(worker.turn(-1 - index, schedule.rng(-1 - index), lead_s=0.5), warmup)
+            self.workers.append(worker)
+            self.schedules.append(schedule)
 
     def step(self, now: datetime) -> None:
         """Append what the live sessions would have written by *now*."""
-        for timeline in self.timelines:
-            timeline.advance(now)
-
-
-def _inside(path: Path, home: Path) -> bool:
-    try:
-        path.resolve().relative_to(home.resolve())
-    except ValueError:
-        return False
-    return True
+        for schedule in self.schedules:
+            schedule.step(now)
 
 
 def simulate(home: Path, ctx: HarnessContext) -> GeminiDemo:

@@ -13,14 +13,14 @@ final assistant reply. Goose records no turn end and no wait on the human, so th
 idle once its ``updated_at`` is 90 s old, which the cycle leaves time for, and no wait is
 simulated.
 
-Everything is derived from the start time and ``now`` with seeded :class:`random.Random`
-generators. ``step`` never raises on a clock that goes back (nothing is written until the
-schedule is reached again) or jumps ahead (the exchange in hand is finished at its scheduled
-times and the current cycle resumes; one step does at most two cycles' work). The database
-stays bounded over hours: after :data:`ROTATE_MESSAGES` messages the live session is retired
-at the next prompt and a new one starts, and only the newest :data:`KEEP_RETIRED` retired
-sessions and :data:`KEEP_AGENTS` subagent sessions of the live one are kept (older ones are
-removed as ``goose session remove`` would).
+The turns run on core's :class:`cargento.demo.Schedule`: everything follows from the start time,
+``now`` and a seed. ``step`` never raises on a clock that goes back (nothing is written until
+the schedule is reached again) or jumps ahead (the exchange in hand is finished at its scheduled
+times and the current cycle resumes; one step does at most two cycles' work). The database stays
+bounded over hours: after :data:`ROTATE_MESSAGES` messages the live session is retired at the
+next prompt and a new one starts, and only the newest :data:`KEEP_RETIRED` retired sessions and
+:data:`KEEP_AGENTS` subagent sessions of the live one are kept (older ones are removed as
+``goose session remove`` would).
 """
 
 from __future__ import annotations
@@ -28,18 +28,19 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
+from cargento.demo import Action, Schedule
 from cargento.models import HarnessContext
 
 from cargento_harness_goose import locations
 from cargento_harness_goose.fixtures import GooseSession, GooseStore
 
-__all__ = ["CYCLE_S", "KEEP_AGENTS", "KEEP_RETIRED", "ROTATE_MESSAGES", "GooseDemo", "Schedule", "start"]
+__all__ = ["CYCLE_S", "KEEP_AGENTS", "KEEP_RETIRED", "ROTATE_MESSAGES", "GooseDemo", "start"]
 
 #: One scripted exchange plus the quiet that lets the row read idle, in seconds.
 CYCLE_S = 180.0
@@ -52,51 +53,6 @@ KEEP_AGENTS = 2
 LIVE_TITLE = "Config loader migration"
 #: The model Goose records in ``model_config_json`` and on each ``usage_ledger`` row.
 MODEL = "goose-demo-model"
-
-Action = Callable[[datetime], None]
-
-
-class Schedule:
-    """Runs a repeating plan of timed actions against the clock.
-
-    ``plan(cycle)`` returns ``(offset seconds, action)`` pairs for one cycle (offsets below the
-    cycle length); each action is called once, with its scheduled moment, on the first
-    :meth:`step` at or after that moment.
-    """
-
-    def __init__(self, start: datetime, cycle_s: float, plan: Callable[[int], Sequence[tuple[float, Action]]]) -> None:
-        self.start = start
-        self.cycle_s = cycle_s
-        self.plan = plan
-        self.cycle = 0
-        self._events: list[tuple[float, Action]] | None = None
-        self._next = 0
-        self._done_s = float("-inf")
-
-    def step(self, now: datetime) -> None:
-        """Run every action due by *now*; a clock that went back runs nothing."""
-        t = (now - self.start).total_seconds()
-        if t < 0 or t <= self._done_s:
-            return
-        target = int(t // self.cycle_s)
-        self._run(t)
-        if target > self.cycle:
-            self._run(float("inf"))  # the rest of the cycle in hand, at its scheduled times
-            self.cycle, self._events, self._next = target, None, 0
-            self._run(t)
-        self._done_s = t
-
-    def _run(self, upto_s: float) -> None:
-        if self._events is None:
-            self._events = sorted(self.plan(self.cycle), key=lambda e: e[0])
-        base = self.cycle * self.cycle_s
-        while self._next < len(self._events) and base + self._events[self._next][0] <= upto_s:
-            offset, act = self._events[self._next]
-            self._next += 1
-            try:
-                act(self.start + timedelta(seconds=base + offset))
-            except (OSError, sqlite3.Error):
-                continue  # the demo home went away or is locked: skip, never take the demo down
 
 
 @attrs.frozen
@@ -146,7 +102,8 @@ class GooseDemo:
         self.retired: deque[GooseSession] = deque()
         self.agents: deque[GooseSession] = deque()
         self.agent: GooseSession | None = None
-        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan)
+        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"goose-demo:{seed}",
+                                 tolerate=(OSError, sqlite3.Error))
 
     # -- the picture at start -------------------------------------------------------------
 
@@ -187,8 +144,7 @@ class GooseDemo:
 
     # -- the live script ------------------------------------------------------------------
 
-    def _plan(self, cycle: int) -> list[tuple[float, Action]]:
-        rng = random.Random(f"goose-demo:{self.seed}:{cycle}")
+    def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         job = JOBS[cycle % len(JOBS)]
         events: list[tuple[float, Action]] = [
             (0.0, lambda at: self._begin(job, at)),

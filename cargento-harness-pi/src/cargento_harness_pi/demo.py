@@ -1,16 +1,27 @@
-"""The ``cargento --demo`` simulation: live Pi session files written with the store builders."""
+"""The ``cargento --demo`` simulation: live Pi session files written with the store builders.
+
+The home holds one finished session from three hours before the start and one live session
+that runs a scripted turn every :data:`CYCLE_S` seconds: a prompt, a ``read`` tool call and its
+result, a long ``bash`` call and its result, and the closing reply. The turns run on core's
+:class:`cargento.demo.Schedule`: a clock that goes back writes nothing, and one that jumps ahead
+finishes the turn in hand and resumes at the present cycle instead of replaying every cycle
+missed.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from cargento.demo import Action, Schedule
+
 from cargento_harness_pi.fixtures import PiSession, PiStore
 
-__all__ = ["PiDemo"]
+__all__ = ["CYCLE_S", "PiDemo"]
 
-_CYCLE_S = 120
+#: One scripted turn and the idle time after it, in seconds.
+CYCLE_S = 120.0
 
 
 class PiDemo:
@@ -29,9 +40,9 @@ class PiDemo:
                                                   cwd=str(home / "work/api"), at=start)
         self.live.model_change("openai-codex", "gpt-5.6-sol", start)
         self.call = ""
-        self.done = -1.0
+        self.schedule = Schedule(start, CYCLE_S, self._script, seed="pi-demo")
 
-    def _script(self) -> list[tuple[float, Callable[[datetime], object]]]:
+    def _script(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         live = self.live
 
         def read(at: datetime) -> None:
@@ -53,13 +64,4 @@ class PiDemo:
 
     def step(self, now: datetime) -> None:
         """Append what the live session would have written by *now* (the script repeats)."""
-        elapsed = (now - self.start).total_seconds()
-        cycle = max(0, int(self.done // _CYCLE_S))
-        while cycle * _CYCLE_S <= elapsed:
-            base = self.start + timedelta(seconds=cycle * _CYCLE_S)
-            for offset, act in self._script():
-                moment = cycle * _CYCLE_S + offset
-                if self.done < moment <= elapsed:
-                    act(base + timedelta(seconds=offset))
-                    self.done = moment
-            cycle += 1
+        self.schedule.step(now)
