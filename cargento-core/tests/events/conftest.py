@@ -4,6 +4,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import attrs
 import pytest
 from cargento.board import Board, BoardSession, Counts, Waiting
 from cargento.events.hub import EventHub
@@ -62,26 +63,28 @@ def session(
     waiting: Waiting | None = None,
     subagents: tuple[Subagent, ...] = (),
     state_source: str = "store",
-    idle_for_s: float | None = 30.0,
 ) -> BoardSession:
-    """A board row as core would publish it, with only what the hub reads set."""
-    return BoardSession(
-        harness=harness, harness_label=harness.title(), session_id=sid, key=f"{harness}:{sid}", display_id=sid[:8],
-        identity=(harness, "w/proj", sid), project="w/proj", cwd="/w/proj", title=None, state=state,  # type: ignore[arg-type]
-        detail="", waiting=waiting, subagents=subagents, tasks=(), tasks_done=0, model=None, model_display=None,
-        authority=None, output_tokens_per_min=None, output_tokens_total=None, started_at=None,
-        last_active_at=last_active_at, idle_for_s=idle_for_s, turn=None, resume_command=None, resume_cwd=None,
-        read_by_scanning=False, instruction=None, role=None, loop=None, ended=False, missing=(), notes=(), faults=(),
-        rate_limits=(), ai_units=None, state_source=state_source,
-    )
+    """A board row as core would publish it, with only what the hub reads set (every other
+    field empty, whatever fields core's row carries today)."""
+    given: dict[str, object] = {
+        "harness": harness, "harness_label": harness.title(), "session_id": sid, "key": f"{harness}:{sid}",
+        "display_id": sid[:8], "identity": (harness, "w/proj", sid), "project": "w/proj", "cwd": "/w/proj",
+        "state": state, "detail": "", "waiting": waiting, "subagents": subagents, "tasks": (), "tasks_done": 0,
+        "last_active_at": last_active_at, "read_by_scanning": False, "ended": False, "missing": (), "notes": (),
+        "faults": (), "rate_limits": (), "state_source": state_source,
+    }
+    values = {f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given}
+    return BoardSession(**values)  # type: ignore[arg-type]
 
 
 def board(now: datetime, *sessions: BoardSession) -> Board:
-    return Board(
-        schema=1, revision=1, generated_at=now, as_of=None, window_hours=24.0, all=False,
-        counts=Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
-        harnesses=(), sessions=tuple(sessions),
-    )
+    given: dict[str, object] = {
+        "schema": 1, "revision": 1, "generated_at": now, "window_hours": 24.0, "all": False, "harnesses": (),
+        "counts": Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
+        "sessions": tuple(sessions),
+    }
+    values = {f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given}
+    return Board(**values)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -286,3 +286,23 @@ def test_no_events_mode_accepts_nothing_and_publishes_no_capability(make_hub: Ca
         hub.ingest("claude", ev("UserPromptSubmit"))
     assert hub.overlays(hub.clock()) == {}
     assert not (tmp_path / "state" / "cargento-ends.json").exists()
+
+
+def test_a_subagents_permission_prompt_is_the_parents_gate_until_its_tool_runs(make_hub: Callable[..., EventHub]) -> None:
+    hub = make_hub()
+    hub.ingest("claude", ev("UserPromptSubmit", prompt_id="p1"))
+    hub.ingest("claude", ev("PermissionRequest", tool_name="Bash", agent_id="ae52288e7e5ce317e", tool_input={"command": "make"}))
+    assert state(hub) == "needs_input"
+    hub.ingest("claude", ev("PostToolUse", tool_name="Bash", tool_input={"command": "make"}))
+    assert state(hub) == "needs_input", "the parent's own tool run does not answer the subagent's prompt"
+    hub.ingest("claude", ev("PostToolUse", tool_name="Bash", agent_id="ae52288e7e5ce317e", tool_input={"command": "make"}))
+    assert state(hub) == "working"
+
+
+def test_a_subagent_stopping_clears_its_own_gate(make_hub: Callable[..., EventHub]) -> None:
+    hub = make_hub()
+    hub.ingest("claude", ev("PermissionRequest", tool_name="Bash", agent_id="a1"))
+    hub.ingest("claude", ev("SubagentStop", agent_id="a2", agent_type="Explore"))
+    assert state(hub) == "needs_input"
+    hub.ingest("claude", ev("SubagentStop", agent_id="a1", agent_type="general-purpose"))
+    assert state(hub) != "needs_input"

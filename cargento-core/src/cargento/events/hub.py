@@ -419,7 +419,8 @@ class EventHub:
                 continue
             if s.last_active_at is not None and s.last_active_at > end.at + GRACE:
                 continue  # it wrote again after the end: resumed without a start event
-            sessions[i] = attrs.evolve(s, ended=True, detail=f"session ended · last active {ago(s.idle_for_s)}")
+            idle_for = (now - s.last_active_at).total_seconds() if s.last_active_at is not None else None
+            sessions[i] = attrs.evolve(s, ended=True, detail=f"session ended · last active {ago(idle_for)}")
             touched = True
         return attrs.evolve(board, sessions=tuple(sessions)) if touched else board
 

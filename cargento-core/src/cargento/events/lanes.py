@@ -60,6 +60,8 @@ class GateStanding:
     source: str
     tool: str | None = None
     tool_match: str | None = None
+    #: The subagent whose tool call is asking (the question is drawn in the parent's terminal).
+    agent_id: str | None = None
     requests: set[str] = attrs.Factory(set)
 
     def as_gate(self) -> Gate:
@@ -119,10 +121,16 @@ class Lane:
 
     def _effect(self, event: LifecycleEvent) -> str:
         kind = event.kind
+        if event.agent_id is not None and kind == "permission":
+            # A subagent's permission prompt is drawn in its parent's terminal: the person
+            # in that session is the one being asked.
+            self._open_gate(event, "permission")
+            return f"needs input: a subagent's {event.gate_kind or 'permission'}"
         if event.agent_id is not None and kind not in ("subagent_started", "subagent_stopped"):
+            cleared = kind == "tool_finished" and self.gate is not None and self.gate.agent_id == event.agent_id and self._clear_for_tool(event)
             if self.state == "working" and self.until is not None:
                 self.until = max(self.until, event.received_at + WORKING_TTL)
-            return "subagent activity: no claim"
+            return "subagent activity: gate cleared" if cleared else "subagent activity: no claim"
         if kind == "turn_started":
             if self._stale(event):
                 return "late prompt of a stopped turn: ignored"
@@ -174,6 +182,9 @@ class Lane:
             return self._status(event)
         if kind == "session_started":
             return "session started" if event.reason != "compact" else "compaction restart: no claim"
+        if kind == "subagent_stopped" and self.gate is not None and event.agent_id is not None and self.gate.agent_id == event.agent_id:
+            self.gate = None
+            return "subagent stopped: its gate cleared"
         if kind in ("subagent_started", "subagent_stopped"):
             return f"{kind.replace('_', ' ')}: no claim"
         if kind in ("tasks_changed", "compacted", "store_moved"):
@@ -195,11 +206,12 @@ class Lane:
             source=self._source(event),
             tool=event.tool,
             tool_match=event.tool_match,
+            agent_id=event.agent_id,
         )
 
     def _clear_for_tool(self, event: LifecycleEvent) -> bool:
         gate = self.gate
-        if gate is None or gate.origin == "plugin":
+        if gate is None or gate.origin == "plugin" or gate.agent_id != event.agent_id:
             return False
         if gate.origin == "permission" and gate.tool is not None and event.tool is not None:
             if gate.tool != event.tool:
