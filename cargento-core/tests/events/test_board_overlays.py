@@ -134,3 +134,15 @@ def test_folded_subagent_rows_never_pop(make_hub: Callable[..., EventHub], clock
     clock.tick(5)
     hub.ingest("claude", {"session_id": "c", "hook_event_name": "PermissionRequest", "tool_name": "Bash"})
     assert hub.alerts.drain() and notifier.sent == []
+
+
+def test_a_turn_end_mark_tells_a_finished_turn_from_a_quiet_one(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "done", "hook_event_name": "Stop", "prompt_id": "p"})
+    clock.tick(600)
+    board = build(hub, [FakeSession("done", at=clock() - timedelta(seconds=601)), FakeSession("quiet", age_s=600)], clock)
+    assert row(board, "done").detail.startswith("turn ended · last active")
+    assert row(board, "quiet").detail.startswith("last active")
+    # A write after the stop (the next prompt typed with no hook): the mark no longer applies.
+    later = build(hub, [FakeSession("done", age_s=100)], clock)
+    assert row(later, "done").detail.startswith("last active")

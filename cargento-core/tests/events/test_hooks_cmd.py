@@ -209,3 +209,24 @@ def test_unknown_target_and_missing_target(tmp_path: Path) -> None:
     assert run(["install", "nope"], tmp_path) == 1
     assert hooks_cmd.TARGETS[0] == "claude"
     assert shutil.which("true") is not None
+
+
+@pytest.mark.slow
+def test_the_bundled_files_ship_in_the_harness_wheels(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    expected = {
+        "claude": "cargento_harness_claude/hooks/hooks.json",
+        "codex": "cargento_harness_codex/hooks/codex-hooks.json",
+        "antigravity": "cargento_harness_antigravity/hooks/hooks.json",
+        "opencode": "cargento_harness_opencode/hooks/opencode_plugin.js",
+        "pi": "cargento_harness_pi/hooks/pi_extension.js",
+    }
+    for harness, member in expected.items():
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO / f"cargento-harness-{harness}")],
+                       check=True, capture_output=True, timeout=600)
+        (wheel,) = tmp_path.glob(f"cargento_harness_{harness}-*.whl")
+        with zipfile.ZipFile(wheel) as zf:
+            assert member in zf.namelist()

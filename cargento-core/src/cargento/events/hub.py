@@ -409,19 +409,26 @@ class EventHub:
         return True
 
     def _mark_ends(self, board: Board, now: datetime) -> Board:
-        if self.ends is None:
+        """The board with the two marks that survive overlay retirement applied to idle rows:
+        the session ended (``ended``, "session ended"), else its turn ended ("turn ended"),
+        each only while no store write came after it."""
+        if not self.events:
             return board
         sessions = list(board.sessions)
         touched = False
         for i, s in enumerate(sessions):
-            end = self.ends.get(s.harness, s.session_id)
-            if end is None or s.ended or s.state != "idle":
+            if s.state != "idle":
                 continue
-            if s.last_active_at is not None and s.last_active_at > end.at + GRACE:
-                continue  # it wrote again after the end: resumed without a start event
             idle_for = (now - s.last_active_at).total_seconds() if s.last_active_at is not None else None
-            sessions[i] = attrs.evolve(s, ended=True, detail=f"session ended · last active {ago(idle_for)}")
-            touched = True
+            end = self.ends.get(s.harness, s.session_id) if self.ends is not None else None
+            if end is not None and not s.ended and (s.last_active_at is None or s.last_active_at <= end.at + GRACE):
+                sessions[i] = attrs.evolve(s, ended=True, detail=f"session ended · last active {ago(idle_for)}")
+                touched = True
+                continue
+            turn_end = self._turn_ends.get((s.harness, s.session_id))
+            if end is None and not s.ended and turn_end is not None and (s.last_active_at is None or s.last_active_at <= turn_end + GRACE):
+                sessions[i] = attrs.evolve(s, detail=f"turn ended · last active {ago(idle_for)}")
+                touched = True
         return attrs.evolve(board, sessions=tuple(sessions)) if touched else board
 
     # -- other lanes in -------------------------------------------------------------------
