@@ -35,12 +35,21 @@ def test_run_turns_an_os_error_into_one_line(monkeypatch: pytest.MonkeyPatch, ca
     assert capsys.readouterr().err == "cargento: Permission denied\n"
 
 
-def test_demo_serves_the_real_environment_and_says_so(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_serves_a_temporary_home_and_removes_it(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     got: list[Any] = []
-    monkeypatch.setattr(cli, "serve", lambda options, served, log_path=None: got.append(served) or 0)
+
+    def fake_serve(options: Options, served: Any, log_path: str | None = None) -> int:
+        got.append(served)
+        assert served.home.is_dir() and served.env["HOME"] == str(served.home)
+        served.close()
+        return 0
+
+    monkeypatch.setattr(cli, "serve", fake_serve)
     assert cli.run(Options(demo=True)) == 0
-    assert "--demo is not available in this build yet" in capsys.readouterr().err
-    assert got[0].home == serving_environment(Options()).home
+    err = capsys.readouterr().err
+    assert f"demo home {got[0].home}" in err
+    assert got[0].home != serving_environment(Options()).home
+    assert not got[0].home.exists()
 
 
 def test_serving_environment_defaults_to_the_given_environment(tmp_path: Path) -> None:

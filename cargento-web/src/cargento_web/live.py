@@ -70,6 +70,29 @@ class Feed:
         self.dirty = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.published = -1
+        #: What changed since the last build, per harness (the watcher's paths); ``None``
+        #: means "unknown": the next build rediscovers every store.
+        self.pending: dict[str, set[str]] | None = None
+        #: True while the only reason to rebuild is an event-hub change (no store moved), so
+        #: the rebuild skips the store debounce.
+        self.hub_only = False
+
+    def note_paths(self, paths: Iterable[str]) -> None:
+        """Record changed store paths; a path no harness owns forces a full rescan."""
+        if self.pending is None:
+            return
+        for path in paths:
+            key = self.builder.harness_for_path(path)
+            if key is None:
+                self.pending = None
+                return
+            self.pending.setdefault(key, set()).add(path)
+
+    def take_changes(self) -> dict[str, frozenset[str]] | None:
+        """The changes to build with, and a clean slate for the next ones."""
+        taken = None if self.pending is None else {k: frozenset(v) for k, v in self.pending.items()}
+        self.pending = {}
+        return taken
 
     @property
     def live(self) -> bool:
@@ -126,14 +149,16 @@ class LiveBoard:
             found = self.feeds[all_sessions] = Feed(self.builder(all_sessions), all_sessions=all_sessions)
         return found
 
-    def _build_sync(self, feed: Feed) -> Board:
+    def _build_sync(self, feed: Feed, changes: dict[str, frozenset[str]] | None = None) -> Board:
         with self._lock:
             builder = feed.builder
             now = builder.clock()
             overlays = None
             if self.hub is not None and hasattr(self.hub, "overlays"):
                 overlays = self.hub.overlays(now)
-            board = builder.build(now=now, all_sessions=feed.all_sessions, overlays=overlays, as_of=self.settings.as_of)
+            board = builder.build(
+                now=now, all_sessions=feed.all_sessions, overlays=overlays, as_of=self.settings.as_of, changes=changes
+            )
             self.builds += 1
             on_board: Callable[[Board], Any] | None = getattr(self.hub, "on_board", None)
             if on_board is not None:
@@ -147,7 +172,10 @@ class LiveBoard:
             return board
 
     async def _build(self, feed: Feed) -> Board:
-        board = await anyio.to_thread.run_sync(self._build_sync, feed)
+        changes = feed.take_changes() if feed.live else None
+        if not feed.live:
+            feed.pending = None
+        board = await anyio.to_thread.run_sync(self._build_sync, feed, changes)
         feed.board = board
         feed.built_at = time.monotonic()
         return board
@@ -169,13 +197,23 @@ class LiveBoard:
         if loop is None or loop.is_closed():
             return
         try:
-            loop.call_soon_threadsafe(self._mark_dirty)
+            loop.call_soon_threadsafe(self._mark_dirty, None, True)
         except RuntimeError:
             pass
 
-    def _mark_dirty(self) -> None:
+    def _mark_dirty(self, paths: Iterable[str] | None = None, hub: bool = False) -> None:
+        """A rebuild is due: because store *paths* changed, or (``hub``) an overlay changed
+        with no store write, or (neither) for an unknown reason that rescans everything."""
         live = [feed for feed in self.feeds.values() if feed.live]
         for feed in live:
+            if hub:
+                feed.hub_only = not feed.dirty.is_set() or feed.hub_only
+            else:
+                feed.hub_only = False
+                if paths is None:
+                    feed.pending = None
+                else:
+                    feed.note_paths(paths)
             feed.dirty.set()
         idle_kick = self._kick is None or self._kick.done()
         if not live and hasattr(self.hub, "on_board") and not self._closing and idle_kick:
@@ -227,8 +265,12 @@ class LiveBoard:
                 try:
                     await asyncio.wait_for(feed.dirty.wait(), timeout=self.settings.rescan_s)
                 except TimeoutError:
-                    pass
-                await asyncio.sleep(self.settings.debounce_s)
+                    # The slow timer: changes only the clock makes, and stores whose
+                    # filesystem reported nothing: rediscover everything.
+                    feed.pending = None
+                if not feed.hub_only:
+                    await asyncio.sleep(self.settings.debounce_s)
+                feed.hub_only = False
                 feed.dirty.clear()
         except asyncio.CancelledError:
             raise
@@ -275,11 +317,11 @@ class LiveBoard:
         from watchfiles import awatch
 
         try:
-            async for _changes in awatch(
-                *sorted(paths), stop_event=stop, recursive=recursive, debounce=400, step=30,
+            async for changes in awatch(
+                *sorted(paths), stop_event=stop, recursive=recursive, debounce=250, step=20,
                 rust_timeout=1000, ignore_permission_denied=True,
             ):
-                self._mark_dirty()
+                self._mark_dirty([path for _change, path in changes])
         except (OSError, RuntimeError) as exc:
             # A watched root vanished or the platform refused a watch: the slow timer still
             # runs, and the next build picks new targets.
