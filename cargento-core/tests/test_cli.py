@@ -88,3 +88,17 @@ def test_diagnose_exits_non_zero_when_a_plugin_fails(tmp_path: Path) -> None:
     assert "claude" in out.stdout, "the other plugins still load"
     blocked = _run(["--diagnose"], {"HOME": str(tmp_path), "PYTHONPATH": str(site), "CARGENTO_BLOCK_PLUGINS": "xbroken"})
     assert blocked.returncode == 0
+
+
+def test_hooks_subcommand_and_console_scripts_are_wired(tmp_path: Path) -> None:
+    out = _run(["hooks", "show", "claude"], {"HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert "claude" in out.stdout and "not installed" in out.stdout
+    assert _run(["hooks", "install", "claude"], {"HOME": str(tmp_path)}).returncode == 0
+    settings = (tmp_path / ".claude" / "settings.json").read_text()
+    assert "notify_hook" in settings or "cargento-notify-hook" in settings
+    bindir = Path(sys.executable).parent
+    for script in ("cargento-notify-hook", "cargento-event-hook", "cargento-statusline-hook"):
+        done = subprocess.run([str(bindir / script)], input=b"{}", capture_output=True, timeout=60,
+                              env={"HOME": str(tmp_path), "CARGENTO_HOME": str(tmp_path / "none"), "PATH": os.environ["PATH"]})
+        assert done.returncode == 0 and done.stdout == b"", (script, done)

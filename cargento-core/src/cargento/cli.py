@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="cargento",
         description="A local dashboard of live coding-agent sessions across ten harnesses.",
+        epilog="cargento hooks --help: show, install or remove the bundled hooks and adapters.",
         allow_abbrev=False,
     )
     p.add_argument("--port", type=_port, default=DEFAULT_PORT, help="port (default 4553; 1-65535)")
@@ -137,8 +138,13 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hooks"]:
+        from cargento.events.hooks_cmd import main as hooks_main
+
+        return hooks_main(args[1:])
     try:
-        options = parse_args(argv)
+        options = parse_args(args)
     except UsageError as exc:
         print(f"cargento: {exc} (see cargento --help)", file=sys.stderr)
         return 2
