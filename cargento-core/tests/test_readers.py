@@ -11,9 +11,13 @@ from typing import Any
 
 import orjson
 import pytest
+from cargento.cache import HarnessCache
 from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
 from cargento.readers import (
+    FollowedSummary,
     JsonlFollower,
+    cached_summary,
+    follow_summary,
     open_ro,
     query_ro,
     read_head_records,
@@ -530,3 +534,69 @@ def test_follower_start_at_resumes_after_a_backward_walk(tmp_path: Path) -> None
     g = JsonlFollower(path)
     g.start_at(8)
     assert g.poll() == [{"n": 2}, {"n": 3}]
+
+
+def _fold(seen: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    seen.append(record)
+
+
+@settings(max_examples=40, deadline=None)
+@given(recs=records, cuts=st.lists(st.integers(0, 10_000), max_size=6))
+def test_follow_summary_folds_every_record_once_whatever_the_write_boundaries(
+    tmp_path_factory: pytest.TempPathFactory, recs: list[dict[str, object]], cuts: list[int]
+) -> None:
+    path = tmp_path_factory.mktemp("s") / "s.jsonl"
+    data = b"".join(orjson.dumps(r) + b"\n" for r in recs)
+    cache = HarnessCache()
+    path.write_bytes(b"")
+    for cut in sorted({min(c, len(data)) for c in cuts} | {len(data)}):
+        path.write_bytes(data[:cut])
+        summary = follow_summary(cache, "k", path, list, _fold)
+    assert summary == recs
+
+
+def test_follow_summary_reads_only_appended_records_and_restarts_after_a_reset(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _write(path, [{"n": 1}, {"n": 2}])
+    cache = HarnessCache()
+    first = follow_summary(cache, "k", path, list, _fold)
+    assert first == [{"n": 1}, {"n": 2}]
+    entry = cache.get("k")
+    assert isinstance(entry, FollowedSummary) and entry.summary is first
+    with open(path, "ab") as fh:
+        fh.write(b'{"n":3}\n{"n":')
+    assert follow_summary(cache, "k", path, list, _fold) is first
+    assert first == [{"n": 1}, {"n": 2}, {"n": 3}]  # the half-written line waits
+    with open(path, "ab") as fh:
+        fh.write(b'4}\n')
+    assert follow_summary(cache, "k", path, list, _fold) == [{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]
+    _write(path, [{"m": 1}])  # truncated and rewritten
+    again = follow_summary(cache, "k", path, list, _fold)
+    assert again == [{"m": 1}] and again is not first
+    path.write_bytes(b"")  # emptied: the summary starts over with nothing to fold
+    assert follow_summary(cache, "k", path, list, _fold) == []
+    path.unlink()  # gone: an empty summary, not the old one
+    assert follow_summary(cache, "k", path, list, _fold) == []
+
+
+def test_follow_summary_unreadable_file_is_data_missing_and_forgotten(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.mkdir()  # stat works, open does not
+    cache = HarnessCache()
+    with pytest.raises(HarnessDataMissing, match=r"cannot read d\.jsonl"):
+        follow_summary(cache, "k", path, list, _fold)
+    assert "k" not in cache
+
+
+def test_cached_summary_peeks_without_reading(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    _write(path, [{"n": 1}])
+    cache = HarnessCache()
+    assert cached_summary(cache, "k", list) is None
+    follow_summary(cache, "k", path, list, _fold)
+    with open(path, "ab") as fh:
+        fh.write(b'{"n":2}\n')
+    assert cached_summary(cache, "k", list) == [{"n": 1}]
+    assert cached_summary(cache, "k", dict) is None
+    cache.set("other", [{"n": 1}])
+    assert cached_summary(cache, "other", list) is None

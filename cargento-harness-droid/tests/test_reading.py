@@ -174,7 +174,7 @@ def test_only_appended_records_are_read_on_refresh(tmp_path: Path) -> None:
     s.prompt("one", at=T0)
     ctx = make_context(tmp_path, now=NOW)
     assert read_all(ctx)["inc"].instruction.text == "one"  # type: ignore[union-attr]
-    follower, _ = ctx.cache.get(f"file:{s.path}")
+    follower = ctx.cache.get(f"file:{s.path}").follower
     offset = follower.offset
     s.append(b'{"type":"message","timestamp":"2026-11-30T11:55:00Z","message":{"role":"user","content":"tw', T0)
     assert read_all(ctx)["inc"].instruction.text == "one"  # type: ignore[union-attr]

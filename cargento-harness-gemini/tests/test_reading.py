@@ -330,7 +330,7 @@ def test_refresh_reads_only_appended_lines(tmp_path: Path) -> None:
     chat.prompt("one", at=T0)
     ctx = ctx_of(tmp_path)
     assert read_all(ctx)[SID].instruction.text == "one"  # type: ignore[union-attr]
-    follower = ctx.cache.get(f"chat:{chat.path}")[0]
+    follower = ctx.cache.get(f"chat:{chat.path}").follower
     before = follower.offset
     chat.append(b'{"id":"x","timestamp":"2026-11-30T11:55:00Z","type":"user","content":"tw', T0)
     assert read_all(ctx)[SID].instruction.text == "one"  # type: ignore[union-attr]

@@ -1,6 +1,6 @@
 """Turning one Copilot session's files into core's models.
 
-The per-file parse state (a :class:`~cargento.readers.JsonlFollower` and the running
+The per-file parse state (core's :func:`~cargento.readers.follow_summary`: a follower and the running
 :class:`~cargento_harness_copilot.events.SessionSummary`) lives in the plugin cache, so a
 refresh reads only the bytes appended since the previous build. The gate, model and usage
 hooks read the same cached summary; if the cache lost it, they fold the file again.
@@ -8,16 +8,14 @@ hooks read the same cached summary; if the cache lost it, they fold the file aga
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
 from pathlib import Path
 
-import attrs
 from cargento.errors import HarnessError
 from cargento.labels import clip
 from cargento.models import Gate, HarnessContext, ModelInfo, SessionReading, SessionRef, Subagent, Usage
 from cargento.rates import tokens_in_window
-from cargento.readers import JsonlFollower
+from cargento.readers import cached_summary, follow_summary
 from cargento.timestamps import newest_plausible
 from cargento.turns import LONG_TURN_S
 
@@ -42,32 +40,13 @@ GATE_AFTER_S = 2.0
 SUBAGENT_STALE_S = LONG_TURN_S
 
 
-@attrs.define
-class _Followed:
-    follower: JsonlFollower
-    summary: SessionSummary
+def _key(path: str) -> str:
+    return "log:" + path
 
 
 def summary_for(path: str, ctx: HarnessContext) -> SessionSummary:
     """The session summary of *path*, brought up to date with the appended records."""
-    key = "log:" + path
-    state: _Followed | None = ctx.cache.get(key)
-    if state is None:
-        state = _Followed(JsonlFollower(path), SessionSummary())
-        ctx.cache.set(key, state)
-    try:
-        records = state.follower.iter_new()
-        first = next(records, None)
-        if state.follower.reset:
-            state.summary = SessionSummary()
-        if first is not None:
-            state.summary.feed(first)
-            for record in records:
-                state.summary.feed(record)
-    except OSError as exc:
-        ctx.cache.pop(key)
-        raise HarnessError(f"unreadable {os.path.basename(path)}: {exc.strerror or exc}") from exc
-    return state.summary
+    return follow_summary(ctx.cache, _key(path), path, SessionSummary, SessionSummary.feed)
 
 
 def _stat(path: Path) -> str:
@@ -86,8 +65,8 @@ def fingerprint(files: locations.SessionFiles, ledger_file: Path, ctx: HarnessCo
         database.stamp(files.todos),
         database.stamp(ledger_file),
     ]
-    state: _Followed | None = ctx.cache.get("log:" + str(files.events))
-    if state is not None and state.summary.unfinished_subagents() and not state.summary.ended:
+    summary = cached_summary(ctx.cache, _key(str(files.events)), SessionSummary)
+    if summary is not None and summary.unfinished_subagents() and not summary.ended:
         parts.append(f"m{int(ctx.now.timestamp() // 60)}")
     return "|".join(parts)
 
@@ -164,9 +143,9 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
 
 
 def _cached_summary(reading: SessionReading, ctx: HarnessContext) -> SessionSummary | None:
-    state: _Followed | None = ctx.cache.get("log:" + reading.ref.path)
-    if state is not None:
-        return state.summary
+    summary = cached_summary(ctx.cache, _key(reading.ref.path), SessionSummary)
+    if summary is not None:
+        return summary
     try:
         return summary_for(reading.ref.path, ctx)
     except HarnessError:

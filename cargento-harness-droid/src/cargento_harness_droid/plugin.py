@@ -8,8 +8,10 @@ from pathlib import Path
 from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
 from cargento.errors import HarnessDataMissing
 from cargento.models import Simulation
+from cargento.readers import follow_summary
 
-from cargento_harness_droid import demo, discovery, mapping, session_file
+from cargento_harness_droid import demo, discovery, mapping
+from cargento_harness_droid.transcript import Transcript
 
 KEY = "droid"
 
@@ -38,7 +40,7 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         st = path.stat()
     except OSError as exc:
         raise HarnessDataMissing(f"{path.name} is gone") from exc
-    transcript = session_file.follow(path, ctx)
+    transcript = follow_summary(ctx.cache, f"file:{path}", path, Transcript, Transcript.apply)
     if transcript.header is None and transcript.messages == 0:
         return None
     return mapping.reading(ref, transcript, datetime.fromtimestamp(st.st_mtime, UTC), ctx)

@@ -9,12 +9,12 @@ import attrs
 from cargento.labels import clip
 from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.rates import tokens_in_window
+from cargento.readers import follow_summary
 from cargento.timestamps import newest_plausible
 
 from cargento_harness_gemini import discovery, locations, projects
 from cargento_harness_gemini.accounts import history_note
 from cargento_harness_gemini.history import FINISHED, History, finished_agent, history_for
-from cargento_harness_gemini.session_file import follow
 from cargento_harness_gemini.transcript import ChatState
 
 __all__ = ["TITLE_CHARS", "model_of", "reading", "usage_of"]
@@ -27,6 +27,12 @@ def _mtime(path: Path) -> datetime | None:
         return datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except OSError:
         return None
+
+
+def follow(path: Path, ctx: HarnessContext) -> ChatState:
+    """The state of the chat file *path*, updated with the lines appended since the previous
+    call (a truncated, rotated or replaced file is read again from its first line)."""
+    return follow_summary(ctx.cache, f"chat:{path}", path, ChatState, ChatState.apply)
 
 
 def _cwd(state: ChatState, path: Path, ctx: HarnessContext) -> tuple[str | None, str | None]:

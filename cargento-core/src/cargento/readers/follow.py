@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
 
 import attrs
 
+from cargento.cache import HarnessCache
+from cargento.errors import HarnessDataMissing
 from cargento.readers.jsonl import loads_record
 
-__all__ = ["FileIdentity", "JsonlFollower"]
+__all__ = ["FileIdentity", "FollowedSummary", "JsonlFollower", "cached_summary", "follow_summary"]
+
+S = TypeVar("S")
 
 
 @attrs.frozen
@@ -123,3 +127,63 @@ class JsonlFollower:
                 base += len(block)
         # An unterminated last line stays unread: the offset remains at its start.
         self.identity = now
+
+
+@attrs.define
+class FollowedSummary(Generic[S]):
+    """What :func:`follow_summary` keeps in a plugin cache for one file: its follower and the
+    summary folded from every record the follower has handed over since its last reset."""
+
+    follower: JsonlFollower
+    summary: S
+
+
+def follow_summary(
+    cache: HarnessCache,
+    key: str,
+    path: str | os.PathLike[str],
+    new: Callable[[], S],
+    fold: Callable[[S, dict[str, Any]], object],
+    *,
+    max_line_bytes: int = 8 * 1024 * 1024,
+) -> S:
+    """The summary of the JSONL file *path*, brought up to date with its appended records.
+
+    The :class:`FollowedSummary` lives in *cache* under *key*, so each call reads only the bytes
+    appended since the previous one: a fresh summary comes from *new*, and ``fold(summary,
+    record)`` folds each complete record into it, in file order. When the follower reports a
+    reset (the file was truncated, rotated or replaced) the summary is started again from *new*
+    and the file is folded from its first line. Records are folded as they are read, so a large
+    append is never held in memory at once.
+
+    An unreadable file drops the cache entry (the next call starts over) and raises
+    :class:`~cargento.errors.HarnessDataMissing`; a vanished file starts the summary afresh,
+    which then stays empty until the file is back.
+    """
+    entry = cache.get(key)
+    if not isinstance(entry, FollowedSummary):
+        entry = FollowedSummary(JsonlFollower(path, max_line_bytes=max_line_bytes), new())
+        cache.set(key, entry)
+    try:
+        records = entry.follower.iter_new()
+        first = next(records, None)  # the follower knows about a reset once it has started
+        if entry.follower.reset:
+            entry.summary = new()
+        if first is not None:
+            fold(entry.summary, first)
+            for record in records:
+                fold(entry.summary, record)
+    except OSError as exc:
+        cache.pop(key)
+        raise HarnessDataMissing(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from exc
+    summary: S = entry.summary
+    return summary
+
+
+def cached_summary(cache: HarnessCache, key: str, kind: type[S]) -> S | None:
+    """The summary :func:`follow_summary` keeps under *key*, as last brought up to date, without
+    reading anything; ``None`` when the cache holds none of type *kind* there."""
+    entry = cache.get(key)
+    if isinstance(entry, FollowedSummary) and isinstance(entry.summary, kind):
+        return entry.summary
+    return None

@@ -24,10 +24,11 @@ from cargento import (
     Usage,
     hookimpl,
 )
+from cargento.errors import HarnessDataMissing
 from cargento.labels import clip
 from cargento.locations import describe, resolve_root
 from cargento.rates import tokens_in_window
-from cargento.readers import JsonlFollower
+from cargento.readers import cached_summary, follow_summary
 from cargento.timestamps import parse_ts
 from cargento.turns import TurnClock
 
@@ -62,13 +63,9 @@ def discover(ctx: HarnessContext) -> Discovery:
 
 
 class _Summary:
-    """What we keep between refreshes for one file: the follower and what it has read."""
+    """What one file's records add up to, kept between refreshes by ``follow_summary``."""
 
-    def __init__(self, path: str) -> None:
-        self.follower = JsonlFollower(path)
-        self.clear()
-
-    def clear(self) -> None:
+    def __init__(self) -> None:
         self.cwd: str | None = None
         self.title: str | None = None
         self.model: str | None = None
@@ -102,20 +99,14 @@ class _Summary:
 
 
 def _summary(ref: SessionRef, ctx: HarnessContext) -> _Summary:
-    summary: _Summary = ctx.cache.setdefault(ref.path, lambda: _Summary(ref.path))
-    records = summary.follower.poll()
-    if summary.follower.reset:
-        summary.clear()
-    for record in records:
-        summary.feed(record)
-    return summary
+    return follow_summary(ctx.cache, ref.path, ref.path, _Summary, _Summary.feed)
 
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     try:
         s = _summary(ref, ctx)
-    except OSError:
+    except HarnessDataMissing:
         return None
     return SessionReading(
         ref=ref,
@@ -129,13 +120,13 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
 
 @hookimpl
 def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
-    s: _Summary | None = ctx.cache.get(reading.ref.path)
+    s = cached_summary(ctx.cache, reading.ref.path, _Summary)
     return ModelInfo(id=s.model) if s and s.model else None
 
 
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
-    s: _Summary | None = ctx.cache.get(reading.ref.path)
+    s = cached_summary(ctx.cache, reading.ref.path, _Summary)
     if s is None:
         return None
     return Usage(
