@@ -600,3 +600,19 @@ def test_cached_summary_peeks_without_reading(tmp_path: Path) -> None:
     assert cached_summary(cache, "k", dict) is None
     cache.set("other", [{"n": 1}])
     assert cached_summary(cache, "other", list) is None
+
+
+def test_database_stamp_changes_with_the_database_or_its_wal_and_opens_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    assert sqlite_reader.database_stamp(db) == "-/-"
+    db.write_bytes(b"x" * 10)
+    os.utime(db, ns=(1_000_000_000, 1_000_000_000))
+    assert sqlite_reader.database_stamp(db) == "10.1000000000/-"
+    wal = tmp_path / "s.db-wal"
+    wal.write_bytes(b"y" * 4)
+    os.utime(wal, ns=(2_000_000_000, 2_000_000_000))
+    assert sqlite_reader.database_stamp(str(db)) == "10.1000000000/4.2000000000"
+    before = snapshot_tree(tmp_path)
+    sqlite_reader.database_stamp(db)
+    assert snapshot_tree(tmp_path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db", "s.db-wal"]

@@ -15,9 +15,8 @@ from datetime import datetime
 
 import attrs
 from cargento.errors import HarnessError
+from cargento.readers import sqlite
 from cargento.timestamps import parse_ts
-
-from cargento_harness_copilot import database
 
 __all__ = ["MAX_ROWS", "LedgerRows", "ai_units", "read_ledger"]
 
@@ -43,9 +42,9 @@ def read_ledger(path: str | os.PathLike[str], session_id: str) -> LedgerRows | N
     name = os.fspath(path)
     if not os.path.isfile(name):
         return None
-    conn = database.connect(name)
+    conn = sqlite.open_ro(name, text_errors="replace")
     try:
-        cols = database.columns(conn, "assistant_usage_events", path=name)
+        cols = sqlite.columns(conn, "assistant_usage_events", name=name)
         if not cols:
             return None
         if not {"session_id", "total_nano_aiu", "created_at"} <= cols:
@@ -53,12 +52,12 @@ def read_ledger(path: str | os.PathLike[str], session_id: str) -> LedgerRows | N
         order = "id" if "id" in cols else "rowid"
         model = "model" if "model" in cols else "NULL"
         agent = "agent_id" if "agent_id" in cols else "NULL"
-        raw = database.fetch(
+        raw = sqlite.query(
             conn,
             f"SELECT created_at, total_nano_aiu, {model}, {agent} FROM assistant_usage_events "
             f"WHERE session_id = ? ORDER BY {order} DESC LIMIT ?",
             (session_id, MAX_ROWS + 1),
-            path=name,
+            name=name,
             max_rows=MAX_ROWS + 1,
         )
     finally:

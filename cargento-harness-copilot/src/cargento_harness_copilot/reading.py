@@ -15,11 +15,11 @@ from cargento.errors import HarnessError
 from cargento.labels import clip
 from cargento.models import Gate, HarnessContext, ModelInfo, SessionReading, SessionRef, Subagent, Usage
 from cargento.rates import tokens_in_window
-from cargento.readers import cached_summary, follow_summary
+from cargento.readers import cached_summary, follow_summary, sqlite
 from cargento.timestamps import newest_plausible
 from cargento.turns import LONG_TURN_S
 
-from cargento_harness_copilot import database, ledger, locations, todos
+from cargento_harness_copilot import ledger, locations, todos
 from cargento_harness_copilot.events import SessionSummary
 from cargento_harness_copilot.workspace import read_workspace
 
@@ -62,8 +62,8 @@ def fingerprint(files: locations.SessionFiles, ledger_file: Path, ctx: HarnessCo
     parts = [
         _stat(files.events),
         _stat(files.workspace),
-        database.stamp(files.todos),
-        database.stamp(ledger_file),
+        sqlite.database_stamp(files.todos),
+        sqlite.database_stamp(ledger_file),
     ]
     summary = cached_summary(ctx.cache, _key(str(files.events)), SessionSummary)
     if summary is not None and summary.unfinished_subagents() and not summary.ended:
@@ -73,7 +73,7 @@ def fingerprint(files: locations.SessionFiles, ledger_file: Path, ctx: HarnessCo
 
 def _ledger_rows(session_id: str, ledger_file: Path, ctx: HarnessContext) -> ledger.LedgerRows | None:
     key = f"ledger:{session_id}"
-    stamp = database.stamp(ledger_file)
+    stamp = sqlite.database_stamp(ledger_file)
     cached: tuple[str, ledger.LedgerRows | None] | None = ctx.cache.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]

@@ -14,9 +14,8 @@ import os
 from cargento.errors import HarnessError
 from cargento.labels import one_line
 from cargento.models import Task, TaskStatus
+from cargento.readers import sqlite
 from cargento.timestamps import parse_ts
-
-from cargento_harness_copilot import database
 
 __all__ = ["MAX_TASKS", "read_todos", "task_status"]
 
@@ -40,16 +39,16 @@ def read_todos(path: str | os.PathLike[str]) -> tuple[Task, ...]:
     name = os.fspath(path)
     if not os.path.isfile(name):
         return ()
-    conn = database.connect(name)
+    conn = sqlite.open_ro(name, text_errors="replace")
     try:
-        cols = database.columns(conn, "todos", path=name)
+        cols = sqlite.columns(conn, "todos", name=name)
         if not cols:
             return ()
         if not {"id", "title", "status"} <= cols:
             raise HarnessError(f"{os.path.basename(name)}: todos table lacks id/title/status")
         stamps = ", ".join(c if c in cols else "NULL" for c in ("created_at", "updated_at"))
-        rows = database.fetch(
-            conn, f"SELECT id, title, status, {stamps} FROM todos ORDER BY rowid LIMIT ?", (MAX_TASKS,), path=name
+        rows = sqlite.query(
+            conn, f"SELECT id, title, status, {stamps} FROM todos ORDER BY rowid LIMIT ?", (MAX_TASKS,), name=name
         )
     finally:
         conn.close()

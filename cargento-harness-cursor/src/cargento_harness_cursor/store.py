@@ -24,9 +24,10 @@ from cargento import (
 )
 from cargento.errors import HarnessFormatUnsupported
 from cargento.locations import describe
+from cargento.readers import sqlite
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
-from cargento_harness_cursor import blobs, locations, sqlite_ro, workspace
+from cargento_harness_cursor import blobs, locations, workspace
 from cargento_harness_cursor.meta import ChatMeta, decode_payload, parse_meta
 
 __all__ = ["KEY", "StoreFacts", "discover", "gate", "model", "read"]
@@ -120,15 +121,15 @@ def discover(ctx: HarnessContext) -> Discovery:
 
 
 def _meta(conn: sqlite3.Connection, name: str) -> ChatMeta:
-    cols = sqlite_ro.columns(conn, "meta", name=name)
+    cols = sqlite.columns(conn, "meta", name=name)
     if "value" not in cols:
         raise HarnessFormatUnsupported(f"{name} has no meta table")
     if "key" in cols:
-        rows = sqlite_ro.query(conn, "SELECT value FROM meta WHERE key = '0' LIMIT 1", name=name)
+        rows = sqlite.query(conn, "SELECT value FROM meta WHERE key = '0' LIMIT 1", name=name)
         if not rows:
-            rows = sqlite_ro.query(conn, "SELECT value FROM meta ORDER BY rowid LIMIT 8", max_rows=8, name=name)
+            rows = sqlite.query(conn, "SELECT value FROM meta ORDER BY rowid LIMIT 8", max_rows=8, name=name)
     else:
-        rows = sqlite_ro.query(conn, "SELECT value FROM meta ORDER BY rowid LIMIT 8", max_rows=8, name=name)
+        rows = sqlite.query(conn, "SELECT value FROM meta ORDER BY rowid LIMIT 8", max_rows=8, name=name)
     for (value,) in rows:
         payload = decode_payload(value)
         if payload is not None:
@@ -139,7 +140,7 @@ def _meta(conn: sqlite3.Connection, name: str) -> ChatMeta:
 def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | None:
     if root_id is None:
         return None
-    rows = sqlite_ro.query(
+    rows = sqlite.query(
         conn,
         "SELECT length(CAST(data AS BLOB)), substr(CAST(data AS BLOB), max(1, length(CAST(data AS BLOB)) - ?), ?) "
         "FROM blobs WHERE id = ? LIMIT 1",
@@ -150,7 +151,7 @@ def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | No
         return None
     size, tail = rows[0]
     for child in blobs.child_ids(tail, complete=size <= ROOT_TAIL, newest=MODEL_PROBE):
-        got = sqlite_ro.query(
+        got = sqlite.query(
             conn,
             "SELECT length(CAST(data AS BLOB)), substr(CAST(data AS BLOB), 1, ?) FROM blobs WHERE id = ? LIMIT 1",
             (MESSAGE_HEAD, child),
@@ -168,7 +169,7 @@ def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | No
 
 
 def _gate(conn: sqlite3.Connection, name: str) -> blobs.PendingGate | None:
-    rows = sqlite_ro.query(
+    rows = sqlite.query(
         conn, "SELECT substr(CAST(data AS BLOB), 1, ?) FROM blobs ORDER BY rowid DESC LIMIT 1", (GATE_HEAD,), name=name
     )
     if not rows or not isinstance(rows[0][0], bytes):
@@ -182,14 +183,14 @@ def read_facts(db: str) -> StoreFacts:
     :raises HarnessError: when the store cannot be opened or has no readable meta payload.
     """
     name = f"{Path(db).parent.name[:8]}/store.db"
-    conn = sqlite_ro.connect(db)
+    conn = sqlite.open_ro(db)
     try:
         chat = _meta(conn, name)
         missing: list[str] = []
         notes: list[str] = []
         model = None
         pending = None
-        if "data" in sqlite_ro.columns(conn, "blobs", name=name):
+        if "data" in sqlite.columns(conn, "blobs", name=name):
             try:
                 model = _model(conn, chat.root_blob_id, name)
                 pending = _gate(conn, name)

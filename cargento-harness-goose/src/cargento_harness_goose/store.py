@@ -27,9 +27,10 @@ from cargento import (
 )
 from cargento.locations import describe
 from cargento.rates import RATE_WINDOW_S, tokens_in_window
+from cargento.readers import sqlite
 from cargento.timestamps import FUTURE_TOLERANCE_S, newest_plausible, parse_ts
 
-from cargento_harness_goose import database, locations, messages, sqlite_ro
+from cargento_harness_goose import database, locations, messages
 from cargento_harness_goose.sessions import SessionRow, parse_row
 
 __all__ = ["KEY", "Catalogue", "discover", "read", "usage"]
@@ -58,7 +59,7 @@ def _reading_key(db: str, sid: str) -> str:
 
 def _load(db: Path) -> Catalogue:
     name = db.name
-    conn = sqlite_ro.connect(db)
+    conn = sqlite.open_ro(db)
     try:
         schema = database.read_schema(conn, name)
         raw = database.session_rows(conn, schema, name)
@@ -138,7 +139,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     failed = False
     conn = None
     try:
-        conn = sqlite_ro.connect(ref.path)
+        conn = sqlite.open_ro(ref.path)
         rows = database.message_rows(conn, schema, row.id, Path(ref.path).name)
         summary = messages.summarise(m for r in rows if (m := messages.parse_message(r)) is not None)
     except HarnessError as exc:
@@ -199,7 +200,7 @@ def _ledger(db: str, ctx: HarnessContext) -> _Ledger:
     if isinstance(cached, _Ledger) and cached.at == ctx.now:
         return cached
     catalogue = ctx.cache.get(_catalogue_key(db))
-    conn = sqlite_ro.connect(db)
+    conn = sqlite.open_ro(db)
     try:
         schema = catalogue.schema if isinstance(catalogue, Catalogue) else database.read_schema(conn, Path(db).name)
         since = (ctx.now - timedelta(seconds=RATE_WINDOW_S + FUTURE_TOLERANCE_S)).timestamp()

@@ -36,10 +36,11 @@ from cargento.models import (
     Usage,
 )
 from cargento.rates import tokens_in_window
+from cargento.readers import sqlite
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import LONG_TURN_S, TurnClock
 
-from cargento_harness_opencode import database, records, store
+from cargento_harness_opencode import records, store
 
 __all__ = ["BUSY_S", "GATE_AFTER_S", "Detail", "gate", "model", "read", "usage"]
 
@@ -93,11 +94,11 @@ def _title(row: store.SessionRow) -> str | None:
 
 
 def _messages(conn: sqlite3.Connection, name: str, sid: str) -> list[records.Message]:
-    rows = database.fetch(
+    rows = sqlite.query(
         conn,
         "SELECT id, time_created, time_updated, data FROM message WHERE session_id = ? "
         "ORDER BY time_created DESC, id DESC LIMIT ?",
-        (sid, MAX_MESSAGES), path=name, max_rows=MAX_MESSAGES,
+        (sid, MAX_MESSAGES), name=name, max_rows=MAX_MESSAGES,
     )
     return [records.parse_message(*row) for row in reversed(rows)]
 
@@ -107,9 +108,9 @@ def _prompts(conn: sqlite3.Connection, name: str, users: list[records.Message]) 
     if not wanted:
         return ()
     marks = ", ".join("?" for _ in wanted)
-    rows = database.fetch(
+    rows = sqlite.query(
         conn, f"SELECT message_id, data FROM part WHERE message_id IN ({marks}) ORDER BY message_id, id LIMIT ?",
-        (*[m.id for m in wanted], MAX_PARTS), path=name, max_rows=MAX_PARTS,
+        (*[m.id for m in wanted], MAX_PARTS), name=name, max_rows=MAX_PARTS,
     )
     texts: dict[str, list[str]] = {}
     for message_id, raw in rows:
@@ -128,9 +129,9 @@ def _tools(conn: sqlite3.Connection, name: str, message_id: str) -> list[records
         guard.format("json_type(data, '$.state.metadata')"),
         guard.format("json_extract(data, '$.state.time.start')"),
     ]
-    rows = database.fetch(
+    rows = sqlite.query(
         conn, f"SELECT {', '.join(fields)} FROM part WHERE message_id = ? ORDER BY id LIMIT ?",
-        (message_id, MAX_PARTS), path=name, max_rows=MAX_PARTS,
+        (message_id, MAX_PARTS), name=name, max_rows=MAX_PARTS,
     )
     return [tool for row in rows if (tool := records.tool_part(*row)) is not None]
 
@@ -145,11 +146,11 @@ def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str]) -> int | 
         "AND json_type(data, '$.time.completed') IS NOT NULL "
         f"AND json_type(data, '$.tokens.output') IN ('integer', 'real') AND {output} >= 0"
     )
-    rows = database.fetch(
+    rows = sqlite.query(
         conn,
         f"SELECT SUM(CASE WHEN {counted} THEN CAST({output} AS INTEGER) END), "
         f"COUNT(CASE WHEN {counted} THEN 1 END) FROM message WHERE session_id IN ({marks})",
-        tuple(ids), path=name,
+        tuple(ids), name=name,
     )
     if not rows or not rows[0][1]:
         return None
@@ -158,14 +159,14 @@ def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str]) -> int | 
 
 
 def _todos(conn: sqlite3.Connection, name: str, sid: str) -> tuple[Task, ...]:
-    cols = database.columns(conn, "todo", path=name)
+    cols = sqlite.columns(conn, "todo", name=name)
     if not {"session_id", "content", "status"} <= cols:
         raise HarnessError("todo table lacks session_id/content/status")
     order = "position" if "position" in cols else "rowid"
     stamps = ", ".join(c if c in cols else "NULL" for c in ("time_created", "time_updated"))
-    rows = database.fetch(
+    rows = sqlite.query(
         conn, f"SELECT content, status, {stamps} FROM todo WHERE session_id = ? ORDER BY {order} LIMIT ?",
-        (sid, MAX_TASKS), path=name, max_rows=MAX_TASKS,
+        (sid, MAX_TASKS), name=name, max_rows=MAX_TASKS,
     )
     tasks = []
     for content, status, created, updated in rows:
@@ -308,7 +309,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     if row is None:
         return None
     try:
-        conn = database.connect(path)
+        conn = sqlite.open_ro(path, text_errors="replace")
     except HarnessError as exc:
         detail = Detail(missing=("turn", "prompt", "model", "token rate", "tasks"))
         note = str(exc)

@@ -18,9 +18,8 @@ from pathlib import Path
 import attrs
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext
+from cargento.readers import sqlite
 from cargento.timestamps import parse_ts
-
-from cargento_harness_opencode import database
 
 __all__ = ["MAX_SESSIONS", "SessionRow", "Snapshot", "snapshot"]
 
@@ -71,13 +70,13 @@ def snapshot(path: Path, ctx: HarnessContext) -> Snapshot:
 
     :raises HarnessError: the database is locked, corrupt or lacks the session table.
     """
-    stamp = database.stamp(path)
+    stamp = sqlite.database_stamp(path)
     key = f"snapshot:{path}"
     cached: Snapshot | None = ctx.cache.get(key)
     if cached is not None and cached.stamp == stamp and cached.window_s == ctx.window_s:
         return cached
     name = str(path)
-    conn = database.connect(path)
+    conn = sqlite.open_ro(path, text_errors="replace")
     try:
         made = _read(conn, name, stamp, ctx)
     finally:
@@ -87,8 +86,8 @@ def snapshot(path: Path, ctx: HarnessContext) -> Snapshot:
 
 
 def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) -> Snapshot:
-    tables = database.tables(conn, path=name)
-    cols = database.columns(conn, "session", path=name)
+    tables = sqlite.tables(conn, name=name)
+    cols = sqlite.columns(conn, "session", name=name)
     if not {"id", "time_updated"} <= cols:
         raise HarnessError(f"{os.path.basename(name)}: no session table with id and time_updated")
     select = ", ".join(c if c in cols else "NULL" for c in _OPTIONAL)
@@ -102,17 +101,17 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
         where.append("time_updated >= ?")
         params.append(int(edge.timestamp() * 1000))
         limit = MAX_SESSIONS
-    rows = database.fetch(
+    rows = sqlite.query(
         conn,
         f"SELECT id, time_updated, {select} FROM session WHERE {' AND '.join(where)} "
         f"ORDER BY time_updated DESC LIMIT ?",
         (*params, limit),
-        path=name,
+        name=name,
         max_rows=limit,
     )
     has_messages = "message" in tables
     has_parts = "part" in tables
-    has_todos = "todo" in tables and "session_id" in database.columns(conn, "todo", path=name)
+    has_todos = "todo" in tables and "session_id" in sqlite.columns(conn, "todo", name=name)
     out: dict[str, SessionRow] = {}
     for ident, updated, parent, directory, title, created, model, agent in rows:
         if not isinstance(ident, str) or not ident or ident in out:
@@ -134,7 +133,7 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
 
 
 def _max_count(conn: sqlite3.Connection, name: str, sql: str, param: object) -> tuple[int, int]:
-    rows = database.fetch(conn, sql, (param,), path=name)
+    rows = sqlite.query(conn, sql, (param,), name=name)
     return (_ms(rows[0][0]), _ms(rows[0][1])) if rows else (0, 0)
 
 
@@ -146,10 +145,10 @@ def _stamps(
     try:
         if has_messages:
             messages = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM message WHERE session_id = ?", ident)
-            newest = database.fetch(
+            newest = sqlite.query(
                 conn,
                 "SELECT id FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 1",
-                (ident,), path=name,
+                (ident,), name=name,
             )
             if newest and has_parts:
                 parts = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM part WHERE message_id = ?",

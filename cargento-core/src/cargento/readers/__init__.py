@@ -7,7 +7,7 @@ into memory; all of them tolerate garbage, truncated and half-written input.
 from cargento.readers.backward import walk_back, walk_back_records
 from cargento.readers.follow import FileIdentity, FollowedSummary, JsonlFollower, cached_summary, follow_summary
 from cargento.readers.jsonl import head_bytes, loads_record, read_head_records
-from cargento.readers.sqlite import open_ro, query_ro
+from cargento.readers.sqlite import database_stamp, open_ro, query_ro
 from cargento.readers.tail import tail_lines, tail_records
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "FollowedSummary",
     "JsonlFollower",
     "cached_summary",
+    "database_stamp",
     "follow_summary",
     "head_bytes",
     "loads_record",
