@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.board import Board, BoardBuilder, BoardSession
+from cargento.board import Board, BoardSession
 from cargento.demo import demo_env
 from cargento.errors import HarnessError
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
 from cargento.readers.sqlite import wal_has_frames
+from cargento.testing.demo import DemoViewer, assert_going_back_writes_nothing
 from cargento.testing.homes import make_context, snapshot_tree
 from cargento_harness_antigravity import plugin
 from cargento_harness_antigravity.demo import CYCLE_S, KEEP_CONVERSATIONS, AntigravityDemo
@@ -23,29 +22,14 @@ from cargento_harness_antigravity.fixtures import AntigravityStore, LiveConversa
 START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
-class Viewer:
-    """A demo home, its simulation and a board builder over it, all on one test clock."""
+class Viewer(DemoViewer[AntigravityDemo]):
+    """The Antigravity demo in a fresh home, and the board over it."""
 
     def __init__(self, home: Path, **options: int) -> None:
-        home.mkdir(parents=True, exist_ok=True)
-        self.home = home
-        self.env = demo_env({}, home)
-        self.demo = AntigravityDemo(home, make_context(home, env=self.env, now=START, window_s=None), **options)
-        self.registry = load_registry(entry_points=False, extra=[("antigravity", plugin)])
-        self.now = START
-        self.builder = BoardBuilder(self.registry, env=self.env, home=home, clock=lambda: self.now,
-                                    processes=StaticProcesses())
-
-    def at(self, seconds: float) -> Board:
-        self.now = START + timedelta(seconds=seconds)
-        self.demo.step(self.now)
-        board = self.builder.build(all_sessions=True)
-        assert not self.registry.faults, self.registry.faults
-        return board
+        super().__init__(home, plugin, "antigravity", lambda h, ctx: AntigravityDemo(h, ctx, **options), start=START)
 
     def row(self, board: Board, run: int = 0) -> BoardSession:
-        sid = self.demo.runs[run].conv.id
-        return next(s for s in board.sessions if s.session_id == sid)
+        return self.row_of(board, self.demo.runs[run].conv.id)
 
 
 @pytest.fixture
@@ -132,7 +116,7 @@ def test_the_schedule_is_deterministic(tmp_path: Path) -> None:
     a, b = Viewer(tmp_path / "a"), Viewer(tmp_path / "b")
     for second in (3, 17, 40, 41, 95, 150, 400):
         for viewer in (a, b):
-            viewer.demo.step(START + timedelta(seconds=second))
+            viewer.step(second)
     for viewer in (a, b):
         viewer.demo.close()
     assert _tree(a.home) == _tree(b.home)
@@ -141,20 +125,15 @@ def test_the_schedule_is_deterministic(tmp_path: Path) -> None:
 def test_steps_in_one_go_or_second_by_second_write_the_same(tmp_path: Path) -> None:
     a, b = Viewer(tmp_path / "a"), Viewer(tmp_path / "b")
     for second in range(1, 300):
-        a.demo.step(START + timedelta(seconds=second))
-    b.demo.step(START + timedelta(seconds=299))
+        a.step(second)
+    b.step(299)
     for viewer in (a, b):
         viewer.demo.close()
     assert _tree(a.home) == _tree(b.home)
 
 
 def test_a_clock_going_backwards_writes_nothing(viewer: Viewer) -> None:
-    viewer.at(30)
-    before = _tree(viewer.home)
-    viewer.demo.step(START + timedelta(seconds=10))
-    viewer.demo.step(START - timedelta(days=1))
-    viewer.demo.step(START + timedelta(seconds=30))
-    assert _tree(viewer.home) == before
+    assert_going_back_writes_nothing(viewer.demo, viewer.moment(30), lambda: _tree(viewer.home))
 
 
 def test_a_clock_jumping_ahead_catches_up_boundedly(viewer: Viewer) -> None:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from cargento.board import Board, BoardBuilder
 from cargento.demo import demo_env
-from cargento.plugins import load_registry
 from cargento.processes import LocalProcesses, ProcessInfo, StaticProcesses
 from cargento.testing import make_context, snapshot_tree
+from cargento.testing.demo import DemoViewer, assert_going_back_writes_nothing, board_at, squash
 from cargento_harness_claude import demo, pidfile, plugin
 from cargento_harness_claude.demo import CYCLE_S, KEEP_AGENTS, KEEP_RETIRED, LEAD_S, WAIT_AT_S, ClaudeDemo
 
@@ -25,20 +25,11 @@ LIVE_TITLE = "Orders API work"
 
 
 def _demo(home: Path, **kw: Any) -> tuple[ClaudeDemo, BoardBuilder]:
-    env = demo_env({}, home)
-    ctx = make_context(home, env=env, now=START, window_s=None)
-    sim = ClaudeDemo(home, ctx, process=(PID, PROC_START), **kw)
-    sim.step(START)
     table = StaticProcesses({PID: ProcessInfo(pid=PID, started_at=PROC_START.timestamp())})
-    registry = load_registry(entry_points=False, extra=[("claude", plugin)])
-    return sim, BoardBuilder(registry, env=env, home=home, clock=lambda: START, processes=table)
-
-
-def _board(builder: BoardBuilder, at: datetime) -> Board:
-    builder.clock = lambda: at
-    board = builder.build(all_sessions=True)
-    assert not [f for fs in builder.registry.faults.values() for f in fs]
-    return board
+    viewer = DemoViewer(home, plugin, "claude", lambda h, ctx: ClaudeDemo(h, ctx, process=(PID, PROC_START), **kw),
+                        start=START, processes=table)
+    viewer.step(0)
+    return viewer.demo, viewer.builder
 
 
 def _live(board: Board) -> Any:
@@ -52,16 +43,8 @@ def _run(sim: ClaudeDemo, builder: BoardBuilder, seconds: int, every: int = 2) -
         at = START + timedelta(seconds=s)
         sim.step(at)
         if s % every == 0:
-            rows.append((float(s), _live(_board(builder, at))))
+            rows.append((float(s), _live(board_at(builder, at))))
     return rows
-
-
-def _squash(states: list[str]) -> list[str]:
-    out: list[str] = []
-    for state in states:
-        if not out or out[-1] != state:
-            out.append(state)
-    return out
 
 
 @pytest.fixture
@@ -73,7 +56,7 @@ def home(tmp_path: Path) -> Path:
 
 def test_the_start_picture_has_finished_sessions_in_three_projects_and_an_idle_live_one(home: Path) -> None:
     _, builder = _demo(home)
-    board = _board(builder, START)
+    board = board_at(builder, START)
     rows = {r.title: r for r in board.sessions}
     assert set(rows) == {LIVE_TITLE, "Postgres driver bump", "Settings page on the form kit", "Duplicate --verbose output"}
     assert {r.project for r in board.sessions} == {"acme/api", "acme/web", "tools/cli"}
@@ -90,7 +73,7 @@ def test_the_start_picture_has_finished_sessions_in_three_projects_and_an_idle_l
 def test_a_cycle_goes_idle_working_waiting_working_idle_with_tasks_tokens_and_a_subagent(home: Path) -> None:
     sim, builder = _demo(home)
     rows = _run(sim, builder, int(CYCLE_S) + int(LEAD_S))
-    assert _squash([r.state for _, r in rows]) == ["idle", "working", "needs_input", "working", "idle"]
+    assert squash([r.state for _, r in rows]) == ["idle", "working", "needs_input", "working", "idle"]
     working = [r for _, r in rows if r.state == "working"]
     assert all(r.output_tokens_per_min for r in working[2:]), "tokens stream while the turn works"
     gate = [r.waiting for _, r in rows if r.state == "needs_input"]
@@ -121,10 +104,10 @@ def test_the_next_cycle_asks_a_question_and_the_pid_file_tracks_the_status(home:
         sim.step(at)
         statuses.append(json.loads(status_file.read_text())["status"])
         if s > CYCLE_S and s % 3 == 0:
-            row = _live(_board(builder, at))
+            row = _live(board_at(builder, at))
             if row.waiting is not None:
                 gates.append((row.waiting.kind, row.waiting.text))
-    assert _squash(statuses) == ["idle", "busy", "waiting", "busy", "idle", "busy", "waiting", "busy", "idle"]
+    assert squash(statuses) == ["idle", "busy", "waiting", "busy", "idle", "busy", "waiting", "busy", "idle"]
     assert gates and set(gates) == {("question", demo.JOBS[1].question)}
 
 
@@ -169,24 +152,21 @@ def test_rotation_retires_the_session_removes_its_pid_file_and_keeps_files_bound
     assert len(agents) <= 1 + KEEP_AGENTS * (KEEP_RETIRED + 1), "the finished session's agent, and each kept session's newest"
     task_files = [p for p in (sim.store.root / "tasks").rglob("*.json")]
     assert len(task_files) <= 3 + 3 * (KEEP_RETIRED + 1)
-    board = _board(builder, START + timedelta(seconds=LEAD_S + 7 * CYCLE_S + 100))
+    board = board_at(builder, START + timedelta(seconds=LEAD_S + 7 * CYCLE_S + 100))
     assert len(board.sessions) == 3 + KEEP_RETIRED + 1
     assert sum(1 for r in board.sessions if r.state != "idle") == 1
 
 
 def test_a_clock_that_goes_back_writes_nothing_and_a_jump_catches_up_boundedly(home: Path) -> None:
     sim, builder = _demo(home)
-    sim.step(START + timedelta(seconds=LEAD_S + WAIT_AT_S + 5))  # standing at the permission prompt
-    before = snapshot_tree(home)
-    sim.step(START + timedelta(seconds=10))
-    sim.step(START - timedelta(hours=3))
-    assert snapshot_tree(home) == before
+    at_prompt = START + timedelta(seconds=LEAD_S + WAIT_AT_S + 5)  # standing at the permission prompt
+    assert_going_back_writes_nothing(sim, at_prompt, lambda: snapshot_tree(home))
     size = sim.live.path.stat().st_size
     later = START + timedelta(hours=10, seconds=LEAD_S + 30)
     sim.step(later)
     grown = sim.live.path.stat().st_size - size
     assert 0 < grown < 3 * 40_000, "the turn in hand is finished and the current one begun, nothing between"
-    row = _live(_board(builder, later))
+    row = _live(board_at(builder, later))
     assert row.state == "working" and row.waiting is None
     lines = [json.loads(line) for line in sim.live.path.read_text().splitlines()]
     stamps = [line["timestamp"] for line in lines if line.get("type") in ("user", "assistant")]
@@ -230,6 +210,6 @@ def test_nothing_is_written_outside_the_home(tmp_path: Path) -> None:
 def test_closing_the_demo_exits_the_live_process_and_removes_its_pid_file(home: Path) -> None:
     sim, builder = _demo(home)
     sim.step(START + timedelta(seconds=LEAD_S + 20))
-    assert _live(_board(builder, START + timedelta(seconds=LEAD_S + 20))).state == "working"
+    assert _live(board_at(builder, START + timedelta(seconds=LEAD_S + 20))).state == "working"
     sim.close()
     assert list(pidfile.scan(sim.store.root / "sessions")) == []

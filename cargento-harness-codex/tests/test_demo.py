@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
-from cargento.board import Board, BoardBuilder, BoardSession
-from cargento.demo import demo_env
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
-from cargento.testing.homes import make_context, snapshot_tree
+from cargento.board import Board, BoardSession
+from cargento.testing.demo import DemoViewer, assert_going_back_writes_nothing
+from cargento.testing.homes import snapshot_tree
 from cargento_harness_codex import plugin
 from cargento_harness_codex.demo import CYCLE_S, KEEP_AGENTS, CodexDemo
 
@@ -18,26 +16,12 @@ START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LIVE = "Port the scheduler to the new queue"
 
 
-class Viewer:
+class Viewer(DemoViewer[CodexDemo]):
     """The demo started through the plugin's hook, and a board over its home on one test clock."""
 
     def __init__(self, home: Path) -> None:
-        home.mkdir(parents=True, exist_ok=True)
-        self.home = home
-        env = demo_env({}, home)
-        sim = plugin.simulate(home=home, ctx=make_context(home, env=env, now=START, window_s=None))
-        assert isinstance(sim, CodexDemo)
-        self.demo = sim
-        self.registry = load_registry(entry_points=False, extra=[("codex", plugin)])
-        self.now = START
-        self.builder = BoardBuilder(self.registry, env=env, home=home, clock=lambda: self.now, processes=StaticProcesses())
-
-    def at(self, seconds: float) -> Board:
-        self.now = START + timedelta(seconds=seconds)
-        self.demo.step(self.now)
-        board = self.builder.build(all_sessions=True)
-        assert not self.registry.faults, self.registry.faults
-        return board
+        super().__init__(home, plugin, "codex", start=START)
+        assert isinstance(self.demo, CodexDemo)
 
     def live(self, board: Board) -> BoardSession:
         return next(s for s in board.sessions if s.title == LIVE)
@@ -73,12 +57,7 @@ def test_every_tool_call_gets_its_own_output(tmp_path: Path) -> None:
 
 def test_a_clock_going_backwards_writes_nothing(tmp_path: Path) -> None:
     viewer = Viewer(tmp_path / "home")
-    viewer.at(50)
-    before = snapshot_tree(viewer.home)
-    viewer.demo.step(START + timedelta(seconds=20))
-    viewer.demo.step(START - timedelta(days=1))
-    viewer.demo.step(START + timedelta(seconds=50))
-    assert snapshot_tree(viewer.home) == before
+    assert_going_back_writes_nothing(viewer.demo, viewer.moment(50), lambda: snapshot_tree(viewer.home))
 
 
 def test_a_clock_jumping_ahead_finishes_the_turn_and_resumes_in_the_present(tmp_path: Path) -> None:
@@ -99,7 +78,7 @@ def test_the_schedule_is_deterministic(tmp_path: Path) -> None:
     a, b = Viewer(tmp_path / "a"), Viewer(tmp_path / "b")
     for second in (3, 17, 40, 41, 95, 150, 400, 10_000):
         for viewer in (a, b):
-            viewer.demo.step(START + timedelta(seconds=second))
+            viewer.step(second)
     assert _shape(a) == _shape(b)
 
 

@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 from cargento.board import Board, BoardBuilder
-from cargento.demo import demo_env
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
-from cargento.testing import make_context, snapshot_tree
+from cargento.testing import snapshot_tree
+from cargento.testing.demo import DemoViewer, assert_going_back_writes_nothing, board_at, squash
 from cargento_harness_cursor import plugin
 from cargento_harness_cursor.demo import CYCLE_S, KEEP_AGENTS, KEEP_RETIRED, LEAD_S, LIVE_TITLE, WAIT_AT_S, CursorDemo
 
@@ -24,31 +22,14 @@ START = datetime(2031, 6, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def _demo(home: Path, **kw: Any) -> tuple[CursorDemo, BoardBuilder]:
-    env = demo_env({}, home)
-    sim = CursorDemo(home, make_context(home, env=env, now=START, window_s=None), **kw)
-    sim.step(START)
-    registry = load_registry(entry_points=False, extra=[("cursor", plugin)])
-    return sim, BoardBuilder(registry, env=env, home=home, clock=lambda: START, processes=StaticProcesses())
-
-
-def _board(builder: BoardBuilder, at: datetime) -> Board:
-    builder.clock = lambda: at
-    board = builder.build(all_sessions=True)
-    assert not [f for fs in builder.registry.faults.values() for f in fs]
-    return board
+    viewer = DemoViewer(home, plugin, "cursor", lambda h, ctx: CursorDemo(h, ctx, **kw), start=START)
+    viewer.step(0)
+    return viewer.demo, viewer.builder
 
 
 def _live(board: Board) -> Any:
     [row] = [r for r in board.sessions if r.title == LIVE_TITLE]
     return row
-
-
-def _squash(states: list[str]) -> list[str]:
-    out: list[str] = []
-    for state in states:
-        if not out or out[-1] != state:
-            out.append(state)
-    return out
 
 
 def _newest_blob(db: Path) -> bytes:
@@ -67,7 +48,7 @@ def home(tmp_path: Path) -> Path:
 
 def test_the_start_picture_has_finished_chats_in_two_projects_and_an_idle_live_one(home: Path) -> None:
     _, builder = _demo(home)
-    board = _board(builder, START)
+    board = board_at(builder, START)
     rows = {r.title: r for r in board.sessions}
     assert set(rows) == {LIVE_TITLE, "Flaky date picker test", "Terraform AWS provider v6"}
     assert {r.project for r in board.sessions} == {"acme/web", "infra/deploy"}
@@ -83,8 +64,8 @@ def test_a_cycle_goes_idle_working_waiting_working_idle_with_a_subagent(home: Pa
         at = START + timedelta(seconds=s)
         sim.step(at)
         if s % 2 == 0:
-            rows.append((s, _live(_board(builder, at))))
-    assert _squash([r.state for _, r in rows]) == ["idle", "working", "needs_input", "working", "idle"]
+            rows.append((s, _live(board_at(builder, at))))
+    assert squash([r.state for _, r in rows]) == ["idle", "working", "needs_input", "working", "idle"]
     waiting = [(s, r.waiting) for s, r in rows if r.state == "needs_input"]
     assert all(w is not None and w.kind == "permission" and w.text is None for _, w in waiting)
     assert abs(waiting[0][0] - (LEAD_S + WAIT_AT_S)) <= 2 and 18 <= waiting[-1][0] - waiting[0][0] <= 32
@@ -116,7 +97,7 @@ def test_rotation_keeps_the_chats_folder_bounded(home: Path) -> None:
         sim.step(START + timedelta(seconds=LEAD_S + cycle * CYCLE_S + 40))
     stores = list((home / ".cursor" / "chats").glob("*/*/store.db"))
     assert len(stores) <= 3 + KEEP_RETIRED + 1 + KEEP_AGENTS
-    board = _board(builder, START + timedelta(seconds=LEAD_S + 7 * CYCLE_S + 40))
+    board = board_at(builder, START + timedelta(seconds=LEAD_S + 7 * CYCLE_S + 40))
     assert len(board.sessions) == 2 + KEEP_RETIRED + 1
     [live] = [r for r in board.sessions if r.session_id == sim.live.id]
     assert live.title == LIVE_TITLE and live.state == "needs_input"
@@ -124,11 +105,7 @@ def test_rotation_keeps_the_chats_folder_bounded(home: Path) -> None:
 
 def test_a_clock_that_goes_back_writes_nothing_and_a_jump_catches_up_boundedly(home: Path) -> None:
     sim, builder = _demo(home)
-    sim.step(START + timedelta(seconds=LEAD_S + WAIT_AT_S + 5))
-    before = snapshot_tree(home)
-    sim.step(START + timedelta(seconds=10))
-    sim.step(START - timedelta(hours=3))
-    assert snapshot_tree(home) == before
+    assert_going_back_writes_nothing(sim, START + timedelta(seconds=LEAD_S + WAIT_AT_S + 5), lambda: snapshot_tree(home))
     later = START + timedelta(hours=10, seconds=LEAD_S + 20)
     with closing(sqlite3.connect(f"file:{sim.live.path}?mode=ro", uri=True)) as conn:
         (blobs_before,) = conn.execute("SELECT count(*) FROM blobs").fetchone()
@@ -136,7 +113,7 @@ def test_a_clock_that_goes_back_writes_nothing_and_a_jump_catches_up_boundedly(h
     with closing(sqlite3.connect(f"file:{sim.live.path}?mode=ro", uri=True)) as conn:
         (blobs_after,) = conn.execute("SELECT count(*) FROM blobs").fetchone()
     assert 0 < blobs_after - blobs_before < 60, "the exchange in hand is finished and the current one begun, nothing between"
-    row = _live(_board(builder, later))
+    row = _live(board_at(builder, later))
     assert row.state == "working" and row.waiting is None
 
 

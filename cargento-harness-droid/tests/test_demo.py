@@ -6,10 +6,9 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.board import Board, BoardBuilder, BoardSession
+from cargento.board import Board, BoardSession
 from cargento.demo import demo_env
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
+from cargento.testing.demo import DemoViewer, assert_going_back_writes_nothing
 from cargento.testing.homes import make_context, snapshot_tree
 from cargento_harness_droid import plugin
 from cargento_harness_droid.demo import CYCLE_S, KEEP_SESSIONS, DroidDemo
@@ -18,29 +17,14 @@ from cargento_harness_droid.fixtures import slugify
 START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
-class Viewer:
-    """A demo home, its simulation and a board builder over it, all on one test clock."""
+class Viewer(DemoViewer[DroidDemo]):
+    """The Droid demo in a fresh home, and the board over it."""
 
     def __init__(self, home: Path, **options: int) -> None:
-        home.mkdir(parents=True, exist_ok=True)
-        self.home = home
-        self.env = demo_env({}, home)
-        self.demo = DroidDemo(home, make_context(home, env=self.env, now=START, window_s=None), **options)
-        self.registry = load_registry(entry_points=False, extra=[("droid", plugin)])
-        self.now = START
-        self.builder = BoardBuilder(self.registry, env=self.env, home=home, clock=lambda: self.now,
-                                    processes=StaticProcesses())
-
-    def at(self, seconds: float) -> Board:
-        self.now = START + timedelta(seconds=seconds)
-        self.demo.step(self.now)
-        board = self.builder.build(all_sessions=True)
-        assert not self.registry.faults, self.registry.faults
-        return board
+        super().__init__(home, plugin, "droid", lambda h, ctx: DroidDemo(h, ctx, **options), start=START)
 
     def row(self, board: Board, worker: int = 0) -> BoardSession:
-        sid = self.demo.workers[worker].session.session_id
-        return next(s for s in board.sessions if s.session_id == sid)
+        return self.row_of(board, self.demo.workers[worker].session.session_id)
 
 
 def _tree(home: Path) -> dict[str, tuple[int, str]]:
@@ -126,26 +110,21 @@ def test_the_schedule_is_deterministic(tmp_path: Path) -> None:
     a, b = Viewer(tmp_path / "a"), Viewer(tmp_path / "b")
     for second in (3, 17, 40, 41, 95, 150, 400):
         for viewer in (a, b):
-            viewer.demo.step(START + timedelta(seconds=second))
+            viewer.step(second)
     assert _tree(a.home) == _tree(b.home)
 
 
 def test_steps_in_one_go_or_second_by_second_write_the_same(tmp_path: Path) -> None:
     a, b = Viewer(tmp_path / "a"), Viewer(tmp_path / "b")
     for second in range(1, 300):
-        a.demo.step(START + timedelta(seconds=second))
-    b.demo.step(START + timedelta(seconds=299))
+        a.step(second)
+    b.step(299)
     assert _tree(a.home) == _tree(b.home)
 
 
 def test_a_clock_going_backwards_writes_nothing(tmp_path: Path) -> None:
     viewer = Viewer(tmp_path / "home")
-    viewer.at(30)
-    before = _tree(viewer.home)
-    viewer.demo.step(START + timedelta(seconds=10))
-    viewer.demo.step(START - timedelta(days=1))
-    viewer.demo.step(START + timedelta(seconds=30))
-    assert _tree(viewer.home) == before
+    assert_going_back_writes_nothing(viewer.demo, viewer.moment(30), lambda: _tree(viewer.home))
 
 
 def test_a_clock_jumping_ahead_catches_up_boundedly(tmp_path: Path) -> None:
@@ -190,6 +169,6 @@ def test_nothing_is_written_outside_the_home(tmp_path: Path) -> None:
     outside = snapshot_tree(tmp_path)
     viewer = Viewer(tmp_path / "home")
     for second in range(0, 500, 7):
-        viewer.demo.step(START + timedelta(seconds=second))
+        viewer.step(second)
     after = {k: v for k, v in snapshot_tree(tmp_path).items() if not k.startswith("home")}
     assert after == outside

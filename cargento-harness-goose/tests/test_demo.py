@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 from cargento.board import Board, BoardBuilder
 from cargento.demo import demo_env
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
-from cargento.testing import make_context, snapshot_tree
+from cargento.testing import snapshot_tree
+from cargento.testing.demo import DemoViewer, assert_going_back_writes_nothing, board_at, squash
 from cargento_harness_goose import plugin
 from cargento_harness_goose.demo import CYCLE_S, JOBS, KEEP_AGENTS, KEEP_RETIRED, LEAD_S, LIVE_TITLE, GooseDemo
 
@@ -21,31 +20,14 @@ START = datetime(2031, 6, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def _demo(home: Path, env: dict[str, str] | None = None, **kw: Any) -> tuple[GooseDemo, BoardBuilder]:
-    env = env or demo_env({}, home)
-    sim = GooseDemo(home, make_context(home, env=env, now=START, window_s=None), **kw)
-    sim.step(START)
-    registry = load_registry(entry_points=False, extra=[("goose", plugin)])
-    return sim, BoardBuilder(registry, env=env, home=home, clock=lambda: START, processes=StaticProcesses())
-
-
-def _board(builder: BoardBuilder, at: datetime) -> Board:
-    builder.clock = lambda: at
-    board = builder.build(all_sessions=True)
-    assert not [f for fs in builder.registry.faults.values() for f in fs]
-    return board
+    viewer = DemoViewer(home, plugin, "goose", lambda h, ctx: GooseDemo(h, ctx, **kw), start=START, env=env or None)
+    viewer.step(0)
+    return viewer.demo, viewer.builder
 
 
 def _live(board: Board, sim: GooseDemo) -> Any:
     [row] = [r for r in board.sessions if r.session_id == sim.live.id]
     return row
-
-
-def _squash(states: list[str]) -> list[str]:
-    out: list[str] = []
-    for state in states:
-        if not out or out[-1] != state:
-            out.append(state)
-    return out
 
 
 def _count(db: Path, sql: str) -> int:
@@ -65,7 +47,7 @@ def home(tmp_path: Path) -> Path:
 def test_the_start_picture_has_finished_sessions_in_two_projects_and_an_idle_live_one(home: Path) -> None:
     sim, builder = _demo(home)
     assert sim.store.path == home / ".local" / "share" / "goose" / "sessions" / "sessions.db"
-    board = _board(builder, START)
+    board = board_at(builder, START)
     rows = {r.title: r for r in board.sessions}
     assert set(rows) == {LIVE_TITLE, "Release notes for 0.9", "Explain the auth middleware"}
     assert {r.project for r in board.sessions} == {"tools/cli", "acme/api"}
@@ -81,8 +63,8 @@ def test_a_cycle_goes_idle_working_idle_with_tokens_and_a_subagent(home: Path) -
         at = START + timedelta(seconds=s)
         sim.step(at)
         if s % 2 == 0:
-            rows.append((s, _live(_board(builder, at), sim)))
-    assert _squash([r.state for _, r in rows]) == ["idle", "working", "idle"]
+            rows.append((s, _live(board_at(builder, at), sim)))
+    assert squash([r.state for _, r in rows]) == ["idle", "working", "idle"]
     assert all(r.waiting is None for _, r in rows), "Goose records no waits; none is simulated"
     working = [r for s, r in rows if r.state == "working" and s > LEAD_S + 4]
     assert all(r.output_tokens_per_min for r in working), "ledger rows stream while the session works"
@@ -99,7 +81,7 @@ def test_the_database_is_written_where_the_plugin_looks_for_it(home: Path) -> No
     sim, builder = _demo(home, env)
     assert sim.store.path == home / "data" / "goose" / "sessions" / "sessions.db"
     assert not (home / ".local").exists()
-    assert len(_board(builder, START).sessions) == 3
+    assert len(board_at(builder, START).sessions) == 3
 
 
 def test_rotation_keeps_the_database_bounded(home: Path) -> None:
@@ -114,7 +96,7 @@ def test_rotation_keeps_the_database_bounded(home: Path) -> None:
     kept = _count(db, "SELECT count(*) FROM sessions")
     assert _count(db, "SELECT count(DISTINCT session_id) FROM messages") == kept
     assert _count(db, "SELECT count(*) FROM usage_ledger WHERE session_id NOT IN (SELECT id FROM sessions)") == 0
-    board = _board(builder, START + timedelta(seconds=LEAD_S + 7 * CYCLE_S + 20))
+    board = board_at(builder, START + timedelta(seconds=LEAD_S + 7 * CYCLE_S + 20))
     assert len(board.sessions) == 2 + KEEP_RETIRED + 1
     live = _live(board, sim)
     assert live.title == LIVE_TITLE and live.state == "working"
@@ -122,17 +104,18 @@ def test_rotation_keeps_the_database_bounded(home: Path) -> None:
 
 def test_a_clock_that_goes_back_writes_nothing_and_a_jump_catches_up_boundedly(home: Path) -> None:
     sim, builder = _demo(home)
-    sim.step(START + timedelta(seconds=LEAD_S + 20))
     db = sim.store.path
-    before = _count(db, "SELECT count(*) FROM messages"), _count(db, "SELECT count(*) FROM usage_ledger")
-    sim.step(START + timedelta(seconds=10))
-    sim.step(START - timedelta(hours=3))
-    assert (_count(db, "SELECT count(*) FROM messages"), _count(db, "SELECT count(*) FROM usage_ledger")) == before
+
+    def rows() -> tuple[int, int]:
+        return _count(db, "SELECT count(*) FROM messages"), _count(db, "SELECT count(*) FROM usage_ledger")
+
+    assert_going_back_writes_nothing(sim, START + timedelta(seconds=LEAD_S + 20), rows)
+    before = rows()
     later = START + timedelta(hours=10, seconds=LEAD_S + 20)
     sim.step(later)
     grown = _count(db, "SELECT count(*) FROM messages") - before[0]
     assert 0 < grown < 40, "the exchange in hand is finished and the current one begun, nothing between"
-    row = _live(_board(builder, later), sim)
+    row = _live(board_at(builder, later), sim)
     assert row.state == "working" and row.output_tokens_per_min
 
 
