@@ -3,33 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.board import Board, BoardBuilder
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
 from cargento.testing import make_context, snapshot_tree
+from cargento.testing.golden import golden_board
 from cargento_harness_codex import plugin
 
 Golden = Callable[[str], tuple[Path, dict[str, Any]]]
-
-
-def board_of(home: Path, truth: dict[str, Any]) -> Board:
-    moment = datetime.fromtimestamp(truth["snapshot_at"], UTC)
-    registry = load_registry(entry_points=False, extra=[("codex", plugin)])
-    builder = BoardBuilder(registry, env={"HOME": str(home)}, home=home, clock=lambda: moment,
-                           processes=StaticProcesses())
-    return builder.build(all_sessions=True)
 
 
 @pytest.mark.parametrize("scenario", ["A-single-turn", "B-plan", "C-subagent", "D1-approval-wait"])
 def test_golden_scenario(golden: Golden, scenario: str) -> None:
     home, truth = golden(f"codex-0.171.0/{scenario}")
     before = snapshot_tree(home)
-    board = board_of(home, truth)
+    board = golden_board(plugin, "codex", home, truth)
     assert snapshot_tree(home) == before
     assert [s.session_id for s in board.sessions] == truth["session_ids"][:1]
     row = board.sessions[0]
@@ -86,4 +75,4 @@ def test_golden_turn_end_reads_idle_at_once(golden: Golden) -> None:
     assert reading.last_active_at is not None
     assert (ctx.now - reading.last_active_at).total_seconds() < 90
     assert reading.turn.state == "ended"
-    assert board_of(home, truth).sessions[0].state == "idle"
+    assert golden_board(plugin, "codex", home, truth).sessions[0].state == "idle"

@@ -3,33 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.board import Board, BoardBuilder
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
+from cargento.testing.golden import golden_board
 from cargento_harness_copilot import plugin
 
 SCENARIOS = ["A-single-turn", "B-todos", "C-subagent", "D1-permission-wait"]
 Golden = Callable[[str], tuple[Path, dict[str, Any]]]
 
 
-def board_of(home: Path, truth: dict[str, Any]) -> Board:
-    moment = datetime.fromtimestamp(truth["snapshot_at"], UTC)
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config")}
-    registry = load_registry(entry_points=False, extra=[("copilot", plugin)])
-    return BoardBuilder(registry, env=env, home=home, clock=lambda: moment, processes=StaticProcesses()).build(
-        all_sessions=True
-    )
-
-
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_golden_scenario(golden: Golden, scenario: str) -> None:
     home, truth = golden(f"copilot-1.0.102/{scenario}")
-    board = board_of(home, truth)
+    board = golden_board(plugin, "copilot", home, truth)
     assert [s.session_id for s in board.sessions] == truth["session_ids"]
     row = board.sessions[0]
     assert not row.faults and not row.missing
@@ -50,14 +39,14 @@ def test_golden_scenario(golden: Golden, scenario: str) -> None:
 
 def test_golden_subagent_model_comes_from_its_started_event(golden: Golden) -> None:
     home, truth = golden("copilot-1.0.102/C-subagent")
-    row = board_of(home, truth).sessions[0]
+    row = golden_board(plugin, "copilot", home, truth).sessions[0]
     assert row.subagents[0].model == "claude-sonnet-4.5"
     assert row.subagents[0].session_id == "b5450994-ceba-4170-a82e-4119679684a0"
 
 
 def test_golden_permission_wait_names_only_the_kind(golden: Golden) -> None:
     home, truth = golden("copilot-1.0.102/D1-permission-wait")
-    board = board_of(home, truth)
+    board = golden_board(plugin, "copilot", home, truth)
     row = board.sessions[0]
     assert row.state == "needs_input"
     assert row.waiting is not None
@@ -73,7 +62,7 @@ def test_golden_ended_sessions_read_idle_at_once(golden: Golden) -> None:
     home, truth = golden("copilot-1.0.102/A-single-turn")
     # Ten seconds after the last write: recency alone would say Working.
     moment = datetime.fromisoformat("2026-11-30T07:54:20+00:00")
-    board = board_of(home, {**truth, "snapshot_at": moment.timestamp()})
+    board = golden_board(plugin, "copilot", home, {**truth, "snapshot_at": moment.timestamp()})
     row = board.sessions[0]
     assert row.state == "idle"
     assert row.ended

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.board import Board, BoardBuilder
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
+from cargento.board import Board
+from cargento.testing.golden import golden_board
 from cargento_harness_gemini import plugin
 
 SCENARIOS = ["A-single-turn", "B-todos", "C-subagent", "D1-approval-wait"]
@@ -19,13 +17,7 @@ Golden = Callable[[str], tuple[Path, dict[str, Any]]]
 
 def board_of(golden: Golden, scenario: str) -> tuple[Board, dict[str, Any]]:
     home, truth = golden(f"gemini-cli-0.61.0/{scenario}")
-    moment = datetime.fromtimestamp(truth["snapshot_at"], UTC)
-    registry = load_registry(entry_points=False, extra=[("gemini", plugin)])
-    builder = BoardBuilder(registry, env={"HOME": str(home)}, home=home, clock=lambda: moment,
-                           processes=StaticProcesses())
-    board = builder.build(all_sessions=True)
-    assert not registry.faults, registry.faults
-    return board, truth
+    return golden_board(plugin, "gemini", home, truth), truth
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cargento.testing import HarnessContract
-from cargento.testing.homes import golden_root
+from cargento.testing.homes import install_golden
 from cargento_harness_opencode import plugin
 from cargento_harness_opencode.fixtures import OpenCodeStore
 
@@ -64,14 +61,5 @@ class TestOpenCodeGoldenContract(HarnessContract):
     now = datetime.fromtimestamp(1796024742.5433161, UTC)
 
     def make_home(self, home: Path) -> Mapping[str, str]:
-        root = golden_root()
-        assert root is not None, "the shared golden stores are needed"
-        src = root / "opencode-1.18.33" / "C-subagent"
-        shutil.copytree(src / ".local", home / ".local", copy_function=shutil.copy2)
-        for entry in json.loads((src / "_snapshot.json").read_text())["files"]:
-            path = home / entry["path"]
-            os.chmod(path, 0o644)
-            os.utime(path, (entry["mtime"], entry["mtime"]))
-        for dirpath, _dirs, _files in os.walk(home):
-            os.chmod(dirpath, 0o755)
+        install_golden("opencode-1.18.33/C-subagent", home, ".local")
         return {}

@@ -3,35 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.board import Board, BoardBuilder
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
 from cargento.testing import snapshot_tree
+from cargento.testing.golden import golden_board
 from cargento_harness_opencode import plugin
 
 SCENARIOS = ["A-single-turn", "B-todos", "C-subagent", "D1-permission-wait"]
 Golden = Callable[[str], tuple[Path, dict[str, Any]]]
 
 
-def board_of(home: Path, truth: dict[str, Any]) -> Board:
-    moment = datetime.fromtimestamp(truth["snapshot_at"], UTC)
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config")}
-    registry = load_registry(entry_points=False, extra=[("opencode", plugin)])
-    return BoardBuilder(registry, env=env, home=home, clock=lambda: moment, processes=StaticProcesses()).build(
-        all_sessions=True
-    )
-
-
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_golden_scenario(golden: Golden, scenario: str) -> None:
     home, truth = golden(f"opencode-1.18.33/{scenario}")
     before = snapshot_tree(home)
-    board = board_of(home, truth)
+    board = golden_board(plugin, "opencode", home, truth)
     assert snapshot_tree(home) == before  # db, -wal and -shm untouched
     assert [s.session_id for s in board.sessions] == truth["session_ids"]
     row = board.sessions[0]
@@ -53,7 +41,7 @@ def test_golden_scenario(golden: Golden, scenario: str) -> None:
 
 def test_golden_child_session_is_a_pill_with_its_own_model(golden: Golden) -> None:
     home, truth = golden("opencode-1.18.33/C-subagent")
-    board = board_of(home, truth)
+    board = golden_board(plugin, "opencode", home, truth)
     assert len(board.sessions) == 1
     pill = board.sessions[0].subagents[0]
     assert pill.name == "Say hello"
@@ -63,7 +51,7 @@ def test_golden_child_session_is_a_pill_with_its_own_model(golden: Golden) -> No
 
 def test_golden_permission_wait_names_only_the_kind(golden: Golden) -> None:
     home, truth = golden("opencode-1.18.33/D1-permission-wait")
-    board = board_of(home, truth)
+    board = golden_board(plugin, "opencode", home, truth)
     row = board.sessions[0]
     assert row.waiting is not None and row.waiting.kind == "command" and row.waiting.text is None
     assert truth["pending_tool"]["command"] not in repr(board)
@@ -71,5 +59,5 @@ def test_golden_permission_wait_names_only_the_kind(golden: Golden) -> None:
 
 def test_golden_prompt_comes_from_the_text_part(golden: Golden) -> None:
     home, truth = golden("opencode-1.18.33/B-todos")
-    row = board_of(home, truth).sessions[0]
+    row = golden_board(plugin, "opencode", home, truth).sessions[0]
     assert row.instruction is not None and "SCENARIO-B: plan the parser work" in row.instruction.text

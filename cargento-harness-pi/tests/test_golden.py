@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.board import BoardBuilder
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
 from cargento.testing import snapshot_tree
+from cargento.testing.golden import golden_board
 from cargento_harness_pi import plugin
 
 Golden = Callable[[str], tuple[Path, dict[str, Any]]]
@@ -21,10 +18,7 @@ Golden = Callable[[str], tuple[Path, dict[str, Any]]]
 def test_golden_scenario(golden: Golden, scenario: str) -> None:
     home, truth = golden(f"pi-0.73.1/{scenario}")
     before = snapshot_tree(home)
-    moment = datetime.fromtimestamp(truth["snapshot_at"], UTC)
-    registry = load_registry(entry_points=False, extra=[("pi", plugin)])
-    board = BoardBuilder(registry, env={"HOME": str(home)}, home=home, clock=lambda: moment,
-                         processes=StaticProcesses()).build(all_sessions=True)
+    board = golden_board(plugin, "pi", home, truth)
     assert snapshot_tree(home) == before
     assert [s.session_id for s in board.sessions] == truth["session_ids"]
     row = board.sessions[0]

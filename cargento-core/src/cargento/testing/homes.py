@@ -17,7 +17,7 @@ from cargento.cache import HarnessCache
 from cargento.models import HarnessContext
 from cargento.processes import ProcessTable, StaticProcesses
 
-__all__ = ["build_tree", "copy_golden", "golden_root", "make_context", "snapshot_tree", "write_jsonl"]
+__all__ = ["build_tree", "copy_golden", "golden_root", "install_golden", "make_context", "snapshot_tree", "write_jsonl"]
 
 Entry = str | bytes | dict[str, Any] | list[Any] | None
 
@@ -105,23 +105,46 @@ def copy_golden(scenario: str, dest: Path) -> tuple[Path, dict[str, Any]]:
     ``truth.json``; evaluate the board as of ``truth["snapshot_at"]``. The shared tree itself
     is never modified.
     """
+    src = _golden_scenario(scenario)
+    home = dest / scenario.replace("/", "__")
+    shutil.copytree(src, home, copy_function=shutil.copy2)
+    _restore_recorded(home, src)
+    truth: dict[str, Any] = json.loads((home / "truth.json").read_text())
+    return home, truth
+
+
+def install_golden(scenario: str, home: Path, store: str) -> dict[str, Any]:
+    """Copy the store directory *store* (``".copilot"``, ``".local"``) of one golden scenario into
+    an existing *home*, with the recorded mtimes, and return the scenario's ``truth.json``.
+
+    For a contract's ``make_home``: the home then holds only the store the real CLI wrote.
+    """
+    src = _golden_scenario(scenario)
+    shutil.copytree(src / store, home / store, copy_function=shutil.copy2)
+    _restore_recorded(home, src)
+    truth: dict[str, Any] = json.loads((src / "truth.json").read_text())
+    return truth
+
+
+def _golden_scenario(scenario: str) -> Path:
     root = golden_root()
     if root is None:
         raise FileNotFoundError("the shared golden stores are not reachable (set CARGENTO_GOLDEN)")
-    src = root / scenario
-    home = dest / scenario.replace("/", "__")
-    shutil.copytree(src, home, copy_function=shutil.copy2)
+    return root / scenario
+
+
+def _restore_recorded(home: Path, src: Path) -> None:
+    """Make the copy under *home* writable by its owner and give each file the scenario's recorded
+    mtime (from *src*'s ``_snapshot.json``)."""
     for dirpath, _dirs, files in os.walk(home):
         os.chmod(dirpath, 0o755)
         for f in files:
             os.chmod(os.path.join(dirpath, f), 0o644)
-    snap = json.loads((home / "_snapshot.json").read_text())
+    snap = json.loads((src / "_snapshot.json").read_text())
     for entry in snap["files"]:
         p = home / entry["path"]
         if p.exists():
             os.utime(p, (entry["mtime"], entry["mtime"]))
-    truth = json.loads((home / "truth.json").read_text())
-    return home, truth
 
 
 def make_context(
