@@ -16,6 +16,7 @@ from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsup
 from cargento.readers import (
     FollowedSummary,
     JsonlFollower,
+    cached_head,
     cached_summary,
     follow_summary,
     open_ro,
@@ -616,3 +617,28 @@ def test_database_stamp_changes_with_the_database_or_its_wal_and_opens_nothing(t
     sqlite_reader.database_stamp(db)
     assert snapshot_tree(tmp_path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db", "s.db-wal"]
+
+
+def test_cached_head_keeps_only_a_final_verdict_while_the_file_keeps_its_inode(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    calls: list[str] = []
+
+    def first_line(p: str) -> tuple[dict[str, Any] | None, bool]:
+        calls.append(p)
+        records, conclusive = read_head_records(p, max_lines=1, max_bytes=1024)
+        return (records[0] if records else None), conclusive
+
+    cache = HarnessCache()
+    assert cached_head(cache, "k", str(path), first_line) is None and calls == []  # missing: not read
+    path.write_bytes(b'{"id":')
+    assert cached_head(cache, "k", str(path), first_line) is None  # half-written: not kept
+    with open(path, "ab") as fh:
+        fh.write(b'1}\n{"more":2}\n')
+    assert cached_head(cache, "k", str(path), first_line) == {"id": 1}
+    assert cached_head(cache, "k", str(path), first_line) == {"id": 1} and len(calls) == 2  # kept
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_bytes(b'{"id":2}\n')
+    os.replace(replacement, path)  # a new inode: read again
+    assert cached_head(cache, "k", str(path), first_line) == {"id": 2} and len(calls) == 3
+    path.unlink()
+    assert cached_head(cache, "k", str(path), first_line) is None and "k" not in cache

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
+from cargento.readers import cached_head
 
 from cargento_harness_codex import locations
 from cargento_harness_codex.meta import RolloutMeta, read_meta, stem_id
@@ -33,24 +33,7 @@ class Found:
 
 def cached_meta(ctx: HarnessContext, path: str) -> RolloutMeta | None:
     """Line 1 of *path*, cached once it was read conclusively (it never changes after that)."""
-    key = f"meta:{path}"
-    try:
-        st = os.stat(path)
-    except OSError:
-        ctx.cache.pop(key)
-        return None
-    stamp = (st.st_dev, st.st_ino)
-    hit = ctx.cache.get(key)
-    if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == stamp:
-        value: RolloutMeta | None = hit[1]
-        return value
-    try:
-        meta, conclusive = read_meta(path)
-    except OSError:
-        return None
-    if conclusive:
-        ctx.cache.set(key, (stamp, meta))
-    return meta
+    return cached_head(ctx.cache, f"meta:{path}", path, read_meta)
 
 
 def _rollout_files(sessions: Path) -> list[Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
-from cargento.readers import read_head_records
+from cargento.readers import cached_head, read_head_records
 
 from cargento_harness_pi import locations
 from cargento_harness_pi.entries import Header, header_from_record
@@ -39,24 +39,7 @@ def read_header(path: str | os.PathLike[str]) -> tuple[Header | None, bool]:
 
 def cached_header(ctx: HarnessContext, path: str) -> Header | None:
     """Line 1 of *path*, cached once read conclusively (it never changes after that)."""
-    key = f"header:{path}"
-    try:
-        st = os.stat(path)
-    except OSError:
-        ctx.cache.pop(key)
-        return None
-    stamp = (st.st_dev, st.st_ino)
-    hit = ctx.cache.get(key)
-    if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == stamp:
-        value: Header | None = hit[1]
-        return value
-    try:
-        header, conclusive = read_header(path)
-    except OSError:
-        return None
-    if conclusive:
-        ctx.cache.set(key, (stamp, header))
-    return header
+    return cached_head(ctx.cache, f"header:{path}", path, read_header)
 
 
 def discover_sessions(ctx: HarnessContext) -> Discovery:

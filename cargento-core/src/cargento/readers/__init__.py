@@ -6,7 +6,7 @@ into memory; all of them tolerate garbage, truncated and half-written input.
 
 from cargento.readers.backward import walk_back, walk_back_records
 from cargento.readers.follow import FileIdentity, FollowedSummary, JsonlFollower, cached_summary, follow_summary
-from cargento.readers.jsonl import head_bytes, loads_record, read_head_records
+from cargento.readers.jsonl import cached_head, head_bytes, loads_record, read_head_records
 from cargento.readers.sqlite import database_stamp, open_ro, query_ro
 from cargento.readers.tail import tail_lines, tail_records
 
@@ -14,6 +14,7 @@ __all__ = [
     "FileIdentity",
     "FollowedSummary",
     "JsonlFollower",
+    "cached_head",
     "cached_summary",
     "database_stamp",
     "follow_summary",

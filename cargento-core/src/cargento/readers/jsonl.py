@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import orjson
 
-__all__ = ["head_bytes", "loads_record", "read_head_records"]
+from cargento.cache import HarnessCache
+
+__all__ = ["cached_head", "head_bytes", "loads_record", "read_head_records"]
+
+T = TypeVar("T")
 
 
 def loads_record(line: bytes | str) -> dict[str, Any] | None:
@@ -52,3 +57,33 @@ def read_head_records(
     if not tail and not complete:
         conclusive = False
     return records, conclusive
+
+
+def cached_head(
+    cache: HarnessCache, key: str, path: str, read: Callable[[str], tuple[T | None, bool]]
+) -> T | None:
+    """What ``read(path)`` makes of the head of an append-only file (its header line, say),
+    kept in *cache* under *key* once the verdict is final.
+
+    *read* returns the value and whether it is conclusive (the head was complete, or can never
+    become readable); only a conclusive verdict is kept, for as long as the file keeps its device
+    and inode, since appending never changes a head. A missing file drops the entry and gives
+    ``None``; an unreadable one gives ``None`` and is tried again next time.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        cache.pop(key)
+        return None
+    stamp = (st.st_dev, st.st_ino)
+    hit = cache.get(key)
+    if isinstance(hit, tuple) and len(hit) == 2 and hit[0] == stamp:
+        kept: T | None = hit[1]
+        return kept
+    try:
+        value, conclusive = read(path)
+    except OSError:
+        return None
+    if conclusive:
+        cache.set(key, (stamp, value))
+    return value
