@@ -551,3 +551,46 @@ def test_save_the_readme_screenshot_exists() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert "../docs/screenshots/sessions.png" in readme
 
+
+
+def test_the_session_page_prints_what_became_of_a_raise(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
+    from cargento.events.hub import EventHub
+    from cargento.events.notifiers import MemoryNotifier
+    from cargento.models import Gate
+    from cargento.testing.fakes import FakeHarness, FakeSession
+
+    notifier = MemoryNotifier()
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=notifier)
+    reported: list[float] = []
+    take_report = hub.report_tab_lane
+    hub.report_tab_lane = lambda now=None: (reported.append(time.monotonic()), take_report(now))[1]  # type: ignore[method-assign]
+    fake = FakeHarness("copilot", [FakeSession("c1", age_s=5, title="Add a login page")], label="GitHub Copilot CLI")
+    server = serve(builder_for([("copilot", fake)], tmp_path), hub=hub)
+    try:
+        hub.ingest("claude", {"session_id": "elsewhere", "hook_event_name": "Stop"})  # an unrelated session's mark
+        page = page_for(server.url + "/#n=session:fake%2Fproject:copilot:c1", notifications=True)
+        page.wait_for_selector(".session-page[data-key='copilot:c1'] .record .notifications")
+        assert page.locator("header .native").get_attribute("data-native") == "available"
+        deadline = time.monotonic() + 5
+        while not reported and time.monotonic() < deadline:  # the granted tab reports its lane on load
+            page.wait_for_timeout(50)
+        assert len(reported) == 1
+        assert "No notification has been raised about this session." in page.locator(".record .notifications").inner_text()
+        fake.sessions["c1"].gate = Gate(kind="shell", source="events.jsonl")  # the store records a wait
+        page.wait_for_selector(".record .delivery[data-outcome='handed-over']", timeout=8000)
+        delivery = page.locator(".record .delivery").first
+        text = delivery.inner_text()
+        assert "Add a login page needs input" in text and "started waiting on you" in text
+        assert "handed to this machine's notification service: it accepted the request" in text
+        assert "nothing about whether a banner was drawn or anyone saw it" in text
+        assert delivery.locator(".dtab").get_attribute("data-tab-lane") == "reported"
+        assert "a dashboard tab had reported its own notification lane" in delivery.locator(".dtab").inner_text()
+        assert "never that a person saw a banner" in page.locator(".record .notifications").inner_text()
+        commands = page.locator(".record .commands").inner_text()
+        assert "No irreversible command shape was reported for this session in this run." in commands
+        assert "no session-end event received" in commands
+        assert notifier.sent and notifier.sent[0][0] == "GitHub Copilot CLI · Add a login page needs input"
+        shot(page, "session-notifications")
+        assert page.errors == []
+    finally:
+        hub.close()

@@ -1,4 +1,7 @@
-"""The Starlette application: the page, the JSON API, the live stream and shutdown.
+"""The Starlette application: the page, the JSON API, the live stream and shutdown, and the
+two routes over the event hub every run has: ``GET /api/session-record`` (one session's
+notifications, reported commands and lifecycle marks) and ``POST /api/tab-lane`` (a page with
+browser-notification permission reports its own lane).
 
 ``create_app`` is the one way to make it. The server runner (:mod:`cargento_web.server`)
 binds the socket first, so ``settings.port`` is the real port, then sets
@@ -14,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+import anyio.to_thread
 import orjson
 from cargento import serde
 from cargento.board import Board, BoardBuilder
@@ -39,6 +43,10 @@ __all__ = ["APP_NAME", "Guard", "create_app", "document"]
 APP_NAME = "cargento"
 #: ``POST /api/shutdown`` takes no body worth reading.
 SHUTDOWN_BODY_LIMIT = 1024
+#: ``POST /api/tab-lane`` is sent with an empty body; anything longer is refused.
+TAB_LANE_BODY_LIMIT = 64
+#: Longest harness key or session id ``/api/session-record`` looks up.
+RECORD_ID_LIMIT = 256
 
 
 class Guard:
@@ -55,6 +63,20 @@ class Guard:
 
     async def read_body(self, request: Request, limit: int) -> bytes:
         return await read_body(request, limit)
+
+
+#: A state-changing route answers every method, so anything but POST gets a clear 405.
+EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def _notification_status(hub: object | None) -> dict[str, Any] | None:
+    """Whether this machine can raise native notifications, as checked at start (and whether
+    lifecycle events are on), for the page's header and Attention; ``None`` with no hub."""
+    status: Callable[[], dict[str, Any]] | None = getattr(hub, "status", None)
+    if status is None:
+        return None
+    found = status()
+    return {"events": bool(found.get("events")), **dict(found.get("notifications") or {})}
 
 
 def _open_port(settings: Settings) -> int | None:
@@ -124,7 +146,7 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
     """
     live = LiveBoard(builder, settings, hub)
     guard = Guard(settings)
-    page = render_page(settings)
+    page = render_page(settings, notifications=_notification_status(hub))
 
     async def index(request: Request) -> Response:
         return Response(
@@ -179,12 +201,40 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
         stop()
         return JSONResponse({"stopping": True, "pid": settings.pid or os.getpid()})
 
+    async def session_record(request: Request) -> Response:
+        record: Callable[[str, str], Any] | None = getattr(hub, "session_record", None)
+        if record is None:
+            return JSONResponse({"error": "no event hub runs in this dashboard, so nothing is recorded about sessions"}, status_code=404)
+        harness = request.query_params.get("harness", "")
+        sid = request.query_params.get("sid", "")
+        if not harness or not sid:
+            return JSONResponse({"error": "both harness and sid are required"}, status_code=400)
+        if len(harness) > RECORD_ID_LIMIT or len(sid) > RECORD_ID_LIMIT:
+            return JSONResponse({"error": f"harness and sid are at most {RECORD_ID_LIMIT} characters"}, status_code=400)
+        doc = await anyio.to_thread.run_sync(record, harness, sid)
+        return Response(
+            orjson.dumps(_redact_all(doc)), media_type="application/json", headers={"Cache-Control": "no-store"}
+        )
+
+    async def tab_lane(request: Request) -> Response:
+        refusal = guard.check_state_change(request)
+        if refusal is not None:
+            return refusal
+        await read_body(request, TAB_LANE_BODY_LIMIT)
+        report: Callable[[], None] | None = getattr(hub, "report_tab_lane", None)
+        if report is None:
+            return JSONResponse({"reported": False, "reason": "no event hub runs in this dashboard to take the report"}, status_code=404)
+        report()
+        return JSONResponse({"reported": True})
+
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET", "HEAD"]),
         Route("/api/data", data, methods=["GET", "HEAD"]),
         Route("/api/health", health, methods=["GET", "HEAD"]),
         Route("/api/stream", stream, methods=["GET"]),
-        Route("/api/shutdown", shutdown, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+        Route("/api/shutdown", shutdown, methods=EVERY_METHOD),
+        Route("/api/session-record", session_record, methods=["GET", "HEAD"]),
+        Route("/api/tab-lane", tab_lane, methods=EVERY_METHOD),
     ]
     if hub is not None and hasattr(hub, "routes"):
         routes.extend(hub.routes(guard))

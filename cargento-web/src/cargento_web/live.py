@@ -6,6 +6,12 @@ request then. While a page holds a stream, the feed watches the harness store ro
 last discovery (watchfiles), coalesces a burst of changes into one rebuild, and runs a slow
 timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
 board revision is pushed to subscribers only when the board's content changed.
+
+Under ``--no-events`` (a hub whose ``needs_fixed_scan`` is true) no event will ever ask for a
+rebuild, so the same slow timer keeps the default board warm with no page open: one build per
+``rescan_s``, handed to the hub, so a wait only a store records (Copilot's, Cursor's, a
+transcript's) still raises its notification. With events on, a page-less server builds only
+when the hub asks.
 """
 
 from __future__ import annotations
@@ -126,6 +132,7 @@ class LiveBoard:
         self._watching: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._watch_stop: asyncio.Event | None = None
         self._kick: asyncio.Task[None] | None = None
+        self._warm: asyncio.Task[None] | None = None
         #: Number of boards built, for tests and ``/api/health``-free diagnostics.
         self.builds = 0
 
@@ -229,8 +236,29 @@ class LiveBoard:
             log.exception("building the board for the event hub failed")
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Remember the serving loop, so :meth:`invalidate` works before any page opens."""
+        """Remember the serving loop, so :meth:`invalidate` works before any page opens, and
+        start the fixed-interval scan when the hub needs one."""
         self._loop = loop
+        if self.fixed_scan and not self._closing and (self._warm is None or self._warm.done()):
+            self._warm = loop.create_task(self._keep_warm(), name="cargento-fixed-scan")
+
+    @property
+    def fixed_scan(self) -> bool:
+        """True when the board is rebuilt on the slow timer even with no page open: the hub
+        takes no events (``--no-events``) but still raises notifications, and the board is
+        not a replay of a fixed moment."""
+        return bool(getattr(self.hub, "needs_fixed_scan", False)) and not self.settings.as_of
+
+    async def _keep_warm(self) -> None:
+        """The fixed-interval scan: build the default board every ``rescan_s`` while no page
+        streams one (an open page's own feed already rebuilds on that timer)."""
+        while not self._closing:
+            if not any(feed.live for feed in self.feeds.values()):
+                try:
+                    await self._build(self.feed(self.settings.all_sessions))
+                except Exception:
+                    log.exception("the fixed-interval scan failed to build the board")
+            await asyncio.sleep(self.settings.rescan_s)
 
     @contextlib.asynccontextmanager
     async def subscribe(self, all_sessions: bool) -> AsyncIterator[asyncio.Queue[int | None]]:
@@ -350,6 +378,8 @@ class LiveBoard:
         self._closing = True
         if self._kick is not None:
             self._kick.cancel()
+        if self._warm is not None:
+            self._warm.cancel()
         for feed in self.feeds.values():
             feed.publish(None)
             if feed.task is not None:

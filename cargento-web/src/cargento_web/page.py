@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+from collections.abc import Mapping
 from importlib import resources
+from typing import Any
 
 import orjson
 
@@ -29,14 +31,19 @@ def _template() -> str:
     return resources.files("cargento_web").joinpath("static", "index.html").read_text(encoding="utf-8")
 
 
-def render_page(settings: Settings) -> Page:
-    """Fill the page template with this server's settings; nothing on it comes from a CDN."""
+def render_page(settings: Settings, *, notifications: Mapping[str, Any] | None = None) -> Page:
+    """Fill the page template with this server's settings; nothing on it comes from a CDN.
+
+    *notifications* is the native-notification availability checked at start (with whether
+    lifecycle events are on), shown on the page rather than assumed.
+    """
     importmap = orjson.dumps(IMPORT_MAP).decode()
     digest = base64.b64encode(hashlib.sha256(importmap.encode()).digest()).decode()
     config = {
         "heartbeat_s": settings.heartbeat_s,
         "all": settings.all_sessions,
         "version": settings.version,
+        "notifications": dict(notifications) if notifications is not None else None,
     }
     text = (
         _template()

@@ -132,7 +132,7 @@ class Alerts:
             tab_at = self._tab_lane_at
             delivery = Delivery(
                 harness=item.harness, session_id=item.session_id, kind=item.kind, raised_at=now,
-                outcome="no-backend", backend=self.notifier.name,
+                outcome="no-backend", backend=self.notifier.name, title=item.title,
                 tab_lane_reported_at=tab_at,
                 tab_lane_before_s=round((now - tab_at).total_seconds(), 1) if tab_at is not None and tab_at <= now else None,
             )

@@ -21,7 +21,10 @@ One :class:`EventHub` runs per dashboard. The web app uses it through a small su
 * ``hub.report_tab_lane(now)``, ``hub.raise_question(...)``: the page's own notification
   lane and the ask lane's questions.
 * ``hub.diagnostics(now)``: the ``/api/overlays`` document; ``hub.deliveries_for(...)``,
-  ``hub.irreversible_reports(...)``, ``hub.status()`` for the session page and the header.
+  ``hub.irreversible_reports(...)``, ``hub.status()`` for the session page and the header;
+  ``hub.session_record(harness, sid)`` is the session page's document of them.
+* ``hub.needs_fixed_scan``: under ``--no-events`` with notifications on, the live board
+  rebuilds on its fixed interval even with no page open, so store-read waits still notify.
 
 Thread-safety: every public method takes the hub's lock; ingestion runs on the server's event
 loop, ``overlays``/``on_board`` on the board-building thread.
@@ -47,6 +50,7 @@ from cargento.events.irreversible import Report, ReportLog
 from cargento.events.lanes import GRACE, Lane, LaneEvent
 from cargento.events.notifiers import MemoryNotifier, Notifier
 from cargento.events.payloads import LifecycleEvent, PayloadError, parse_event, parse_notification
+from cargento.events.record import DELIVERIES_NOTE, delivery_doc, marks_doc, reports_doc
 from cargento.events.stores import DeliveriesStore, Delivery, End, EndsStore
 from cargento.labels import clip
 from cargento.timestamps import iso
@@ -464,6 +468,40 @@ class EventHub:
             return ()
         with self._lock:
             return self._reports.reports(self.clock(), harness, session_id)
+
+    def session_record(self, harness: str, session_id: str) -> dict[str, Any]:
+        """The session page's record of one session: what became of each raise about it
+        (newest first, worded), its irreversible-command reports and its lifecycle marks.
+
+        Deliveries are kept under ``--no-events`` too (store-read waits still raise); the
+        reports and marks then say why they are absent.
+        """
+        moment = self.clock()
+        deliveries = self.deliveries_for(harness, session_id)
+        status = self.status()
+        return {
+            "harness": harness,
+            "session_id": session_id,
+            "generated_at": iso(moment),
+            "events": self.events,
+            "notifications": status["notifications"],
+            "deliveries": [delivery_doc(d) for d in deliveries],
+            "deliveries_note": DELIVERIES_NOTE,
+            "irreversible": reports_doc(
+                self.irreversible_reports(harness, session_id), enabled=self.irreversible_enabled, events=self.events
+            ),
+            "marks": marks_doc(
+                events=self.events, turn_ended_at=self.turn_ended_at(harness, session_id),
+                end=self.session_end(harness, session_id),
+            ),
+            "problems": status["resets"] + status["write_errors"],
+        }
+
+    @property
+    def needs_fixed_scan(self) -> bool:
+        """True under ``--no-events`` with notifications on: no event will ask for a rebuild,
+        so the board is rebuilt on a fixed interval to notice store-read waits."""
+        return not self.events and self.alerts.enabled
 
     def pushed_quota(self, harness: str) -> tuple[datetime, Mapping[str, Any]] | None:
         """The newest quota block a harness pushed (Antigravity's status line), in memory."""

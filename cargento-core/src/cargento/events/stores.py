@@ -172,6 +172,8 @@ class Delivery:
     #: When a dashboard tab last reported a notification lane of its own, before the raise.
     tab_lane_reported_at: datetime | None = None
     tab_lane_before_s: float | None = None
+    #: The notification's title as raised (``None`` in records written before it was kept).
+    title: str | None = None
 
 
 class DeliveriesStore:
@@ -203,6 +205,7 @@ class DeliveriesStore:
                     completed_at=parse_ts(r.get("completed_at")),
                     tab_lane_reported_at=parse_ts(r.get("tab_lane_reported_at")),
                     tab_lane_before_s=float(before) if isinstance(before, int | float) and not isinstance(before, bool) else None,
+                    title=r.get("title") if isinstance(r.get("title"), str) else None,
                 )
             )
         with self._lock:
@@ -222,6 +225,7 @@ class DeliveriesStore:
                     "harness": d.harness, "session_id": d.session_id, "kind": d.kind, "raised_at": iso(d.raised_at),
                     "outcome": d.outcome, "backend": d.backend, "detail": d.detail, "completed_at": iso(d.completed_at),
                     "tab_lane_reported_at": iso(d.tab_lane_reported_at), "tab_lane_before_s": d.tab_lane_before_s,
+                    "title": d.title,
                 }
                 for d in snapshot
             ],

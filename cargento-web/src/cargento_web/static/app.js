@@ -2,12 +2,13 @@
 import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
-import { clock, parseRoute, plural } from "/static/format.js";
+import { clock, nativeNotifications, parseRoute, plural } from "/static/format.js";
 import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, Strip } from "/static/views.js";
 
 const html = htm.bind(h);
 const meta = document.querySelector('meta[name="cargento-config"]');
-const CONFIG = Object.assign({ heartbeat_s: 5, all: false }, meta ? JSON.parse(meta.content) : {});
+const CONFIG = Object.assign({ heartbeat_s: 5, all: false, notifications: null }, meta ? JSON.parse(meta.content) : {});
+const NATIVE = nativeNotifications(CONFIG.notifications);
 const query = new URLSearchParams(location.search);
 const ALL = query.has("all") ? !["0", "false", "no", "off", ""].includes(query.get("all")) : CONFIG.all;
 const SUFFIX = query.has("all") ? `?all=${ALL ? 1 : 0}` : "";
@@ -65,6 +66,18 @@ async function askNotify() {
   if (typeof Notification === "undefined") return;
   const answer = await Notification.requestPermission();
   update({ notify: answer });
+  if (answer === "granted") reportTabLane();
+}
+
+// This tab has a notification lane of its own: say so to the server, which notes beside each
+// later raise how long before it a tab had reported (a statement about a tab, not a delivery).
+async function reportTabLane() {
+  if (state.notify !== "granted" || !CONFIG.notifications) return; // no hub: nobody to tell
+  try {
+    await fetch("/api/tab-lane", { method: "POST", cache: "no-store" });
+  } catch (_) {
+    /* the next load or reconnect reports again */
+  }
 }
 
 // -- fetching ---------------------------------------------------------------------------------
@@ -78,7 +91,9 @@ async function refresh() {
       const board = await r.json();
       notifyTransitions(board);
       const now = Date.now();
+      const recovered = state.missed > 0 || state.error != null; // the server may have restarted
       update({ board, fetchedAt: now, lastOk: new Date(now), lastContact: now, missed: 0, error: null });
+      if (recovered) reportTabLane();
       return true;
     } catch (e) {
       update({ error: String(e.message || e) });
@@ -220,6 +235,9 @@ function Header() {
           : "connecting…"}
       ${b && b.as_of ? html` · as of ${b.as_of}` : null}
     </div>
+    <span class=${"native native-" + NATIVE.state} data-native=${NATIVE.state} title=${NATIVE.long}>
+      <span aria-hidden="true">${NATIVE.short}</span><span class="sr-only">${NATIVE.long}</span>
+    </span>
     ${state.notify === "default"
       ? html`<button type="button" class="btn small" onClick=${askNotify}>Enable notifications</button>`
       : null}
@@ -232,6 +250,10 @@ function Main() {
   const ctx = {
     boardNow: Date.parse(b.generated_at) + (Date.now() - state.fetchedAt),
     drift: (Date.now() - state.fetchedAt) / 1000,
+    native: NATIVE,
+    browserNotify: state.notify,
+    recordEveryMs: BEAT_MS,
+    recordKept: CONFIG.notifications != null,
   };
   const r = state.route;
   if (r.view === "projects") return html`<${ProjectsView} board=${b} ctx=${ctx} />`;
@@ -252,4 +274,7 @@ function App() {
 const root = document.getElementById("app");
 root.textContent = "";
 render(html`<${App} />`, root);
-refresh().then(startLive);
+refresh().then(() => {
+  reportTabLane(); // on load, while permission is granted
+  startLive();
+});

@@ -81,3 +81,27 @@ export function routeHash(route) {
   if (route.view === "project") return projectHash(route.project);
   return `#n=${route.view}`;
 }
+
+// Native (desktop) notification availability as the server checked it at start; never assumed.
+// Returns { state: "available" | "unavailable" | "off" | "unknown", short, long }.
+export function nativeNotifications(n) {
+  if (!n) {
+    return { state: "unknown", short: "desktop notifications: unknown", long: "This dashboard was started without its notification lane, so it cannot say whether desktop notifications work here." };
+  }
+  const checked = n.checked_at ? ` (checked at start, ${new Date(n.checked_at).toLocaleTimeString()})` : "";
+  if (!n.enabled) {
+    return { state: "off", short: "desktop notifications: off", long: `Desktop notifications are off for this run: ${n.detail}.` };
+  }
+  if (n.available) {
+    return { state: "available", short: "desktop notifications: available", long: `Desktop notifications are available on this machine through ${n.backend}: ${n.detail}${checked}.` };
+  }
+  return { state: "unavailable", short: "desktop notifications: unavailable", long: `Desktop notifications are not available on this machine: ${n.detail}${checked}. A raise is recorded as having no backend, and a dashboard tab can still show browser notifications once permission is granted.` };
+}
+
+// This tab's own (browser) notification permission, in words.
+export const BROWSER_NOTIFY_TEXT = {
+  granted: "this tab shows browser notifications (permission granted)",
+  default: "this tab shows no browser notifications until you enable them",
+  denied: "this browser refused notifications for this page",
+  unsupported: "this browser has no notifications",
+};

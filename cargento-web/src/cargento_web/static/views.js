@@ -1,8 +1,9 @@
 // The dashboard's views: the harness strip, Sessions, Projects, Attention and the session page.
 import { h } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import {
-  LONG_TURN_NOTE, SCANNING_NOTE, STATE_TEXT, ago, duration, plural, projectHash, rate, sessionHash,
+  BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, plural, projectHash, rate, sessionHash,
 } from "/static/format.js";
 import { HARNESSES, Mark, harnessMeta } from "/static/marks.js";
 
@@ -295,6 +296,8 @@ export function AttentionView({ board, ctx }) {
           <ul>${partial.map((s) => html`<li><a href=${sessionHash(s)}>${s.title || s.display_id}</a> (${s.harness_label}): ${s.missing.join(", ")}</li>`)}</ul>`
         : null}
       <p class="muted">Without lifecycle events, a harness with no turn-end signal reads a quiet session as idle; it may still be waiting on you.</p>
+      <p class=${"native-coverage native-" + ctx.native.state} data-native=${ctx.native.state}>${ctx.native.long}
+        Browser notifications: ${BROWSER_NOTIFY_TEXT[ctx.browserNotify] || ctx.browserNotify}.</p>
     </div>
   </section>`;
 }
@@ -359,6 +362,7 @@ export function SessionPage({ board, ctx, route }) {
     return html`${crumbs}<section class="session-page missing-session">
       <h2>${m.label} session ${route.sid}</h2>
       <p>This session is not in the current payload${board.all ? "" : " (it may be idle outside the display window; try ?all=1)"}.</p>
+      <${SessionRecord} harness=${route.harness} sid=${route.sid} revision=${board.revision} ctx=${ctx} />
     </section>`;
   }
   const w = s.waiting;
@@ -411,5 +415,109 @@ export function SessionPage({ board, ctx, route }) {
         </dl>
       </div>
     </div>
+    <${SessionRecord} harness=${s.harness} sid=${s.session_id} revision=${board.revision} ctx=${ctx} />
   </section>`;
+}
+
+// -- the session's record: notifications raised about it, reported commands, lifecycle marks ---
+
+// Fetches /api/session-record for one session on open, on every new board revision, and on
+// the heartbeat (a delivery's outcome lands after the board that raised it).
+function useSessionRecord(harness, sid, revision, everyMs) {
+  const [rec, setRec] = useState({ status: "loading" });
+  const [beat, setBeat] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setBeat((n) => n + 1), Math.max(1000, everyMs || 5000));
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  useEffect(() => {
+    setRec({ status: "loading" });
+  }, [harness, sid]);
+  useEffect(() => {
+    let gone = false;
+    const q = new URLSearchParams({ harness, sid });
+    fetch("/api/session-record?" + q, { cache: "no-store", headers: { Accept: "application/json" } })
+      .then(async (r) => {
+        const body = await r.json().catch(() => null);
+        if (gone) return;
+        if (r.ok && body) setRec({ status: "ok", doc: body });
+        else setRec({ status: "absent", reason: (body && body.error) || `HTTP ${r.status}` });
+      })
+      .catch((e) => {
+        // Keep what was shown; the header says when the server stops answering.
+        if (!gone) setRec((old) => (old.status === "ok" ? old : { status: "absent", reason: String(e.message || e) }));
+      });
+    return () => {
+      gone = true;
+    };
+  }, [harness, sid, revision, beat]);
+  return rec;
+}
+
+function When({ at, ctx }) {
+  if (!at) return html`<span class="muted">time unknown</span>`;
+  return html`<time datetime=${at} title=${new Date(at).toLocaleString()}>${clock(new Date(at))} (${ago(since(ctx, at))})</time>`;
+}
+
+function Delivery({ d, ctx }) {
+  return html`<li class=${"delivery outcome-" + d.outcome} data-outcome=${d.outcome}>
+    <div><${When} at=${d.raised_at} ctx=${ctx} /> · <span class="dkind">${d.kind_words}</span>${d.title
+      ? html` · <span class="dtitle">“${d.title}”</span>`
+      : null}</div>
+    <div class="doutcome">${d.outcome_words}${d.detail
+      ? html` <span class="muted">(${d.outcome === "no-backend" ? d.detail : `${d.backend}: ${d.detail}`})</span>`
+      : null}</div>
+    <div class="dtab muted small" data-tab-lane=${d.tab_lane.reported ? "reported" : "none"}>${d.tab_lane.words}</div>
+  </li>`;
+}
+
+function SessionRecord({ harness, sid, revision, ctx }) {
+  if (!ctx.recordKept) {
+    return html`<div class="record record-absent"><h3>Notifications</h3><p class="muted">This dashboard runs without its notification lane, so nothing is recorded about sessions.</p></div>`;
+  }
+  return html`<${KeptRecord} harness=${harness} sid=${sid} revision=${revision} ctx=${ctx} />`;
+}
+
+function KeptRecord({ harness, sid, revision, ctx }) {
+  const rec = useSessionRecord(harness, sid, revision, ctx.recordEveryMs);
+  if (rec.status === "loading") {
+    return html`<div class="record" aria-busy="true"><h3>Notifications</h3><p class="muted">Reading this session's record…</p></div>`;
+  }
+  if (rec.status !== "ok") {
+    return html`<div class="record record-absent"><h3>Notifications</h3><p class="muted">No record is kept here: ${rec.reason}</p></div>`;
+  }
+  const d = rec.doc;
+  const ir = d.irreversible;
+  const marks = d.marks;
+  return html`<div class="record columns">
+    <section class="col notifications" aria-labelledby="h-notifications">
+      <h3 id="h-notifications">Notifications <span class="count">${d.deliveries.length}</span></h3>
+      <p class=${"muted small native-" + ctx.native.state}>${ctx.native.long}</p>
+      ${d.deliveries.length
+        ? html`<ul class="deliveries">${d.deliveries.map((x) => html`<${Delivery} d=${x} ctx=${ctx} />`)}</ul>
+          <p class="muted small">${d.deliveries_note}</p>`
+        : html`<p class="muted">No notification has been raised about this session.</p>`}
+      ${d.problems.length ? html`<p class="note fault">${d.problems.join("; ")}</p>` : null}
+    </section>
+    <section class="col commands" aria-labelledby="h-reported">
+      <h3 id="h-reported">Reported commands ${ir.enabled ? html`<span class="count">${ir.reports.length}</span>` : null}</h3>
+      ${!ir.enabled
+        ? html`<p class="muted">${ir.reason}.</p>`
+        : ir.reports.length
+          ? html`<ul class="reports">${ir.reports.map((r) => html`<li class="report" data-shape=${r.shape}>
+              <b>${r.shape_words}</b> · <${When} at=${r.at} ctx=${ctx} />${r.tool ? html` · <span class="muted">${r.tool}</span>` : null}
+              <div class="mono">${r.command}</div></li>`)}</ul>`
+          : html`<p class="muted">No irreversible command shape was reported for this session in this run.</p>`}
+      <p class="muted small">${ir.note}</p>
+      <h3>Lifecycle marks</h3>
+      ${!marks.enabled
+        ? html`<p class="muted">${marks.reason}.</p>`
+        : html`<dl class="facts marks">
+            <dt>Turn ended</dt><dd data-mark="turn">${marks.turn_ended_at ? html`an event said so <${When} at=${marks.turn_ended_at} ctx=${ctx} />` : html`<span class="muted">no turn-end event received</span>`}</dd>
+            <dt>Session ended</dt><dd data-mark="session">${marks.session_ended
+              ? html`an event said so <${When} at=${marks.session_ended.at} ctx=${ctx} />${marks.session_ended.reason ? ` (${marks.session_ended.reason})` : ""}`
+              : html`<span class="muted">no session-end event received</span>`}</dd>
+          </dl>`}
+    </section>
+  </div>`;
 }
