@@ -238,7 +238,7 @@ class DesktopNotifierBackend:
 
     def __init__(self) -> None:
         try:
-            import desktop_notifier  # noqa: F401
+            import desktop_notifier  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
         except ImportError:
             self.available = False
             self.detail = "desktop-notifier is not installed"
