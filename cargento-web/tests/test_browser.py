@@ -591,6 +591,11 @@ def test_the_session_page_prints_what_became_of_a_raise(serve: Any, builder_for:
         assert "no session-end event received" in commands
         assert notifier.sent and notifier.sent[0][0] == "GitHub Copilot CLI · Add a login page needs input"
         shot(page, "session-notifications")
+        page.keyboard.press("a")
+        coverage = page.locator(".coverage .native-coverage")
+        assert coverage.get_attribute("data-native") == "available"
+        assert "Desktop notifications are available on this machine through memory" in coverage.inner_text()
+        assert "this tab shows browser notifications (permission granted)" in coverage.inner_text()
         assert page.errors == []
     finally:
         hub.close()
