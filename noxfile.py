@@ -71,7 +71,7 @@ def broken_plugin(session: nox.Session) -> None:
 def build(session: nox.Session) -> None:
     """Build all thirteen distributions into dist/ and prove that
     `pip install --find-links dist 'cargento[all]'` in a fresh venv gives ten loaded harnesses."""
-    session.install("build", "pytest", "orjson")
+    session.install("build", "pytest", "pytest-timeout", "orjson")
     session.run("pytest", "-m", "slow", "cargento-core/tests/test_distributions.py", env={"CARGENTO_KEEP_DIST": str(ROOT / "dist")})
 
 
@@ -79,7 +79,7 @@ def build(session: nox.Session) -> None:
 def example(session: nox.Session) -> None:
     """Install the tutorial's example harness (docs/plugins/example-harness) and run its tests."""
     session.install("-e", "cargento-core[testing]")
-    session.install("-e", "docs/plugins/example-harness[test]")
+    session.install("-e", "docs/plugins/example-harness[test]", "pytest-timeout")
     session.run("pytest", "docs/plugins/example-harness/tests")
     out = session.run("cargento", "--diagnose", "--json", silent=True)
     names = {p["name"]: p["status"] for p in json.loads(str(out))["plugins"]}
