@@ -276,7 +276,8 @@ def server_figures(per_harness: int, samples: int) -> dict[str, Any]:
             else:
                 write_lat.append(got)
             time.sleep(0.05)
-        event_lat, event_missed = event_latency(server, stream, samples)
+        claude_ids = [live.session_id for live in lives if live.harness == "claude"]
+        event_lat, event_missed = event_latency(server, stream, samples, claude_ids)
         out: dict[str, Any] = {
             "sessions": len(lives),
             "server_rss_mb": server.rss_mb(),
@@ -291,7 +292,7 @@ def server_figures(per_harness: int, samples: int) -> dict[str, Any]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def event_latency(server: Server, stream: Stream, samples: int) -> tuple[list[float], int]:
+def event_latency(server: Server, stream: Stream, samples: int, session_ids: list[str]) -> tuple[list[float], int]:
     """POST a lifecycle event the way event_hook.py does and time the SSE revision it causes."""
     state_file = Path(server.env["CARGENTO_HOME"]) / f"cargento-{server.port}.json"
     try:
@@ -305,7 +306,7 @@ def event_latency(server: Server, stream: Stream, samples: int) -> tuple[list[fl
     missed = 0
     with httpx.Client(base_url=server.base, headers=headers, timeout=5) as client:
         for i in range(samples):
-            sid = f"bench-{i % 5:04d}-0000-4000-8000-000000000000"
+            sid = session_ids[i % len(session_ids)]
             event = "UserPromptSubmit" if i % 2 == 0 else "Stop"
             body = {"hook_event_name": event, "session_id": sid, "cwd": "/w/bench", "transcript_path": "/w/bench/x.jsonl"}
             rev = stream.latest()

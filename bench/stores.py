@@ -33,6 +33,7 @@ class Live:
     harness: str
     path: Path
     append: Callable[[datetime], None]
+    session_id: str = ""
 
 
 def _cwd(home: Path, i: int) -> str:
@@ -62,7 +63,7 @@ def populate(home: Path, per_harness: int, now: datetime, *, seed: int = 7) -> l
         c = claude.session(cwd=cwd)
         c.prompt(f"Refactor module {i}", at=at(1))
         c.respond(at(2), text="Looking.", tools=[("Bash", {"command": "pytest -q"})], tokens=120)
-        out.append(Live("claude", c.path, lambda t, c=c: c.respond(t, text="More.", tokens=40)))
+        out.append(Live("claude", c.path, lambda t, c=c: c.respond(t, text="More.", tokens=40), c.session_id))
 
         x = codex.session(cwd=cwd, at=at(0))
         x.prompt(f"Fix bug {i}", at=at(1))
