@@ -1,34 +1,41 @@
 """The ``cargento --demo`` store for OpenCode: a finished session and one live session.
 
-The live session repeats a scripted 90-second turn, written with the same builders the tests
-use: a prompt, an assistant message with a bash call parked at a permission prompt for fifteen
-seconds and then answered, a child session (a subagent pill) that runs and finishes, todos
-advancing, and the completed turn; then it stays idle until the next cycle.
+The live session repeats a scripted :data:`CYCLE_S`-second turn, written with the same builders
+the tests use: a prompt, an assistant message with a bash call parked at a permission prompt for
+fifteen seconds and then answered, a child session (a subagent pill) that runs and finishes,
+todos advancing, and the completed turn; then it stays idle until the next cycle.
+
+The turns run on core's :class:`cargento.demo.Schedule`, so a clock that goes back writes
+nothing until it passes the latest moment seen again, and a clock that jumps ahead finishes the
+turn in hand at its scheduled times and then resumes in the present cycle: one step does at
+most about two cycles' work, however far the clock jumped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from cargento.demo import Action, Schedule, require_inside
+
 from cargento_harness_opencode.fixtures import OpenCodeSession, OpenCodeStore
 
-__all__ = ["CYCLE_S", "OpenCodeSimulation"]
+__all__ = ["CYCLE_S", "LEAD_S", "OpenCodeSimulation"]
 
+#: One scripted turn plus its idle tail, in seconds.
 CYCLE_S = 90.0
+#: The first prompt comes this long after the demo starts.
+LEAD_S = 1.0
 _TODOS = ["Read the failing test", "Fix the date parser", "Run the suite"]
-
-
-def _ignore(_value: object) -> None:
-    """Drop a builder's return value so every scheduled write has one signature."""
 
 
 class OpenCodeSimulation:
     """Appends what a live OpenCode session would have written by each ``step(now)``."""
 
-    def __init__(self, home: Path, start: datetime) -> None:
-        self.store = OpenCodeStore(home)
+    def __init__(self, home: Path, start: datetime, *, seed: int = 2026) -> None:
+        self.store = OpenCodeStore(home, seed=seed)
+        require_inside(self.store.data_dir, home, "OpenCode")
         earlier = start - timedelta(hours=3)
         done = self.store.session(cwd=str(home / "work" / "blog"), at=earlier, title="Draft the release notes")
         done.prompt("Draft the release notes", at=earlier + timedelta(seconds=1))
@@ -37,67 +44,68 @@ class OpenCodeSimulation:
         self.live: OpenCodeSession = self.store.session(cwd=str(home / "work" / "api"), at=start,
                                                         title="Fix the date parser")
         self.start = start
-        self.cycle = 0
-        self._pending: list[tuple[datetime, Callable[[], None]]] = []
-        self._call = ""
-        self._child: OpenCodeSession | None = None
+        self.schedule = Schedule(start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"opencode-demo:{seed}")
 
-    def _schedule(self, base: datetime) -> None:
+    def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
+        """One turn: the prompt at offset 0, the permission prompt from 4 s to 19 s, the child
+        session from 22 s to 38 s and the completed turn at 46 s."""
         s = self.live
-        n = self.cycle
+        call: list[str] = []
+        child: list[OpenCodeSession] = []
 
-        def at(sec: float) -> datetime:
-            return base + timedelta(seconds=sec)
-
-        def todos(stage: int, when: float) -> Callable[[], None]:
-            def write() -> None:
+        def todos(stage: int) -> Action:
+            def write(at: datetime) -> None:
                 rows = [(t, "completed" if k < stage else "in_progress" if k == stage else "pending",
                          "high" if k == 0 else "medium") for k, t in enumerate(_TODOS)]
-                s.todos(rows, at(when))
+                s.todos(rows, at)
             return write
 
-        def ask() -> None:
-            self._call = s.wait("bash", at(4), input={"command": "npm test", "description": "Run the tests"})
+        def ask(at: datetime) -> None:
+            call.append(s.wait("bash", at, input={"command": "npm test", "description": "Run the tests"}))
 
-        def child_start() -> None:
-            self._child = s.subagent("Explore the parser", at(22), agent="explore")
-            self._child.prompt("Explore the parser", at(22))
-            self._child.reply(at(23))
+        def answer(at: datetime) -> None:
+            for ident in call:
+                s.answer(ident, at)
 
-        def child_text() -> None:
-            if self._child is not None:
-                self._child.text("Reading src/parse.ts", at(30))
+        def tool_done(at: datetime) -> None:
+            for ident in call:
+                s.tool_done(ident, at, output="3 passed")
 
-        def child_end() -> None:
-            if self._child is not None:
-                self._child.end_turn(at(38), output_tokens=90)
+        def child_start(at: datetime) -> None:
+            sub = s.subagent("Explore the parser", at, agent="explore")
+            sub.prompt("Explore the parser", at)
+            child.append(sub)
 
-        self._pending = [
-            (at(0), lambda: _ignore(s.prompt(f"Fix the date parser (pass {n + 1})", at(0)))),
-            (at(1), lambda: _ignore(s.reply(at(1)))),
-            (at(2), todos(0, 2)),
-            (at(4), ask),
-            (at(19), lambda: s.answer(self._call, at(19))),
-            (at(21), lambda: s.tool_done(self._call, at(21), output="3 passed")),
-            (at(22), child_start),
-            (at(30), child_text),
-            (at(38), child_end),
-            (at(40), todos(2, 40)),
-            (at(44), lambda: s.text("The parser now accepts ISO weeks.", at(44))),
-            (at(46), lambda: s.end_turn(at(46), output_tokens=420)),
+        def child_reply(at: datetime) -> None:
+            for sub in child:
+                sub.reply(at)
+
+        def child_text(at: datetime) -> None:
+            for sub in child:
+                sub.text("Reading src/parse.ts", at)
+
+        def child_end(at: datetime) -> None:
+            for sub in child:
+                sub.end_turn(at, output_tokens=child_tokens)
+
+        child_tokens, tokens = rng.randint(60, 120), rng.randint(300, 520)
+        return [
+            (0.0, lambda at: s.prompt(f"Fix the date parser (pass {cycle + 1})", at)),
+            (1.0, lambda at: s.reply(at)),
+            (2.0, todos(0)),
+            (4.0, ask),
+            (19.0, answer),
+            (21.0, tool_done),
+            (22.0, child_start),
+            (23.0, child_reply),
+            (30.0, child_text),
+            (38.0, child_end),
+            (40.0, todos(2)),
+            (44.0, lambda at: s.text("The parser now accepts ISO weeks.", at)),
+            (46.0, lambda at: s.end_turn(at, output_tokens=tokens)),
         ]
 
     def step(self, now: datetime) -> None:
-        """Write everything scheduled up to *now*, starting new cycles as they come due."""
-        while True:
-            if not self._pending:
-                base = self.start + timedelta(seconds=1 + self.cycle * CYCLE_S)
-                if base > now:
-                    return
-                self._schedule(base)
-                self.cycle += 1
-            while self._pending and self._pending[0][0] <= now:
-                _, write = self._pending.pop(0)
-                write()
-            if self._pending:
-                return
+        """Write everything scheduled up to *now* (see :class:`cargento.demo.Schedule` for a
+        clock that goes back or jumps ahead)."""
+        self.schedule.step(now)
