@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from cargento.testing import make_context, snapshot_tree
-from cargento_harness_claude import discovery, plugin
+from cargento_harness_claude import heads, plugin
 from cargento_harness_claude.fixtures import ClaudeStore
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -88,13 +88,13 @@ def test_heads_are_read_once_then_only_stat(store: ClaudeStore, monkeypatch: pyt
         s = store.session(f"{i}1111111-1111-4111-8111-111111111111")
         s.prompt("go", T0 - 10)
     calls: list[str] = []
-    real = discovery._classify
+    real = heads._classify
 
-    def counting(path: str) -> discovery.Head:
+    def counting(path: str) -> tuple[heads.Head, bytes]:
         calls.append(path)
         return real(path)
 
-    monkeypatch.setattr(discovery, "_classify", counting)
+    monkeypatch.setattr(heads, "_classify", counting)
     ctx = make_context(store.home, now=NOW)
     plugin.discover(ctx=ctx)
     assert len(calls) == 5

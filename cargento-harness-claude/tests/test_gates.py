@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import attrs
 from cargento.processes import ProcessInfo, StaticProcesses
 from cargento_harness_claude.fixtures import ClaudeStore
 
@@ -125,6 +126,10 @@ def test_roster_outside_the_window_claims_nothing(store: ClaudeStore, board: Any
     from cargento_harness_claude import plugin
 
     ctx = make_context(store.home, now=NOW, window_s=86400.0)
-    [ref] = plugin.discover(ctx=ctx).sessions
-    reading = plugin.read_session(ref=ref, ctx=ctx)
-    assert plugin.gate_state(reading=reading, ctx=ctx) is None
+    assert plugin.discover(ctx=ctx).sessions == (), "outside the window: not listed at all"
+    everything = attrs.evolve(ctx, window_s=None)
+    [ref] = plugin.discover(ctx=everything).sessions
+    reading = plugin.read_session(ref=ref, ctx=everything)
+    assert reading is not None
+    assert plugin.gate_state(reading=reading, ctx=ctx) is None, "read anyway, the roster claims nothing"
+    assert plugin.gate_state(reading=reading, ctx=everything) is not None

@@ -1,15 +1,27 @@
-"""Finding sessions: one pass of ``stat`` calls over the store, heads read only when new.
+"""Finding sessions, at a cost that follows what changed.
 
-The pass lists ``projects/*/*.jsonl`` (keyed on the full session UUID, the file's stem), the
-session folders beside them (legacy subagents), ``tasks/`` (task-only sessions), and
-``sessions/<pid>.json`` (verified against the process table once per pass). A transcript's
-head is read only when the file changed since its last classification was made, and a
-conclusive classification is kept until the file is replaced. The result is an
-:class:`Index` kept in the plugin's cache, which the other hooks consult.
+A full pass lists ``projects/*/*.jsonl`` (keyed on the full session UUID, the file's stem),
+the session folders beside them (legacy subagents), ``tasks/`` (task-only sessions),
+``teams/*/config.json`` and ``sessions/<pid>.json``. Everything it learns is kept in the
+plugin's cache as a :class:`_State`; when core passes the paths a file watcher reported
+(``ctx.changed_paths``), the next pass corrects only what those paths touch: one transcript,
+one session folder's subagents, one task folder, one roster, one pid file, or one project
+folder listed again. A change it cannot place exactly (the store's top folders themselves, a
+path outside the store, the clock going back, another display window) makes a full pass.
+
+What the clock alone changes is tracked too: a heap of the moments at which sessions leave
+the display window (their head is no longer classified and their ref is no longer listed),
+and the set of sessions recent enough that their fingerprint carries a clock bucket.
+Sessions outside the display window are kept in the :class:`Index` (a teammate's lead may be
+one) but are not listed in the :class:`Discovery`; with ``?all=1`` every session is listed.
+The sessions are listed by id, so an incremental pass returns exactly what a full pass over
+the same store would.
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import os
 import re
 from datetime import UTC, datetime
@@ -18,14 +30,14 @@ from pathlib import Path
 import attrs
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef, StoreLocation
-from cargento.readers import read_head_records
 
 from cargento_harness_claude import pidfile, tasks
+from cargento_harness_claude.heads import Head, HeadCache
+from cargento_harness_claude.listing import Listing
 from cargento_harness_claude.locations import VARIABLE, Store, store
-from cargento_harness_claude.records import record_type
 from cargento_harness_claude.subagents import AgentFile, list_agents
 from cargento_harness_claude.teams import Roster, parse_roster
-from cargento_harness_claude.transcript import retain
+from cargento_harness_claude.transcript import followed, retain
 
 __all__ = ["ACTIVE_S", "Head", "Index", "SessionFiles", "discover", "index_for"]
 
@@ -34,22 +46,9 @@ KEY = "claude"
 #: clock bucket, so readings that age with the clock (running subagents, rates) refresh.
 ACTIVE_S = 660.0
 _BUCKET_S = 15
-_HEAD_LINES = 50
-_HEAD_BYTES = 64 * 1024
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_INDEX_KEY = "index"
-_HEADS_KEY = "heads"
-
-
-@attrs.frozen(kw_only=True)
-class Head:
-    """What a transcript's first records say about what it is."""
-
-    agent_name: str | None = None
-    team_name: str | None = None
-    #: A message record was seen in the head.
-    has_message: bool = False
-    conclusive: bool = False
+_STATE_KEY = "discovery"
+_EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
 @attrs.define
@@ -70,6 +69,8 @@ class SessionFiles:
     pid: pidfile.PidFile | None = None
     pid_live: bool = False
     mtime: datetime | None = None
+    #: ``size:mtime_ns`` of the transcript (``tasks`` for a task-only session).
+    stamp: str = "tasks"
 
 
 @attrs.define
@@ -93,135 +94,449 @@ def _key(ctx: HarnessContext) -> tuple[str, str, str]:
     return (ctx.env.get(VARIABLE, ""), str(ctx.home), ctx.platform)
 
 
-def _mtime(st: os.stat_result) -> datetime:
-    return datetime.fromtimestamp(st.st_mtime, UTC)
+def _task_sid(name: str) -> str | None:
+    """The session a task folder name stands for on its own (a task-only session)."""
+    sid = name[len("session-") :] if name.startswith("session-") else name
+    return sid if _UUID.match(sid) else None
 
 
-def _classify(path: str) -> Head:
-    try:
-        head, conclusive = read_head_records(path, max_lines=_HEAD_LINES, max_bytes=_HEAD_BYTES)
-    except OSError:
-        return Head()
-    agent = team = None
-    has_message = False
-    for record in head:
-        if record_type(record) in ("user", "assistant"):
-            has_message = True
-        name, group = record.get("agentName"), record.get("teamName")
-        if agent is None and isinstance(name, str) and name.strip():
-            agent = name.strip()
-        if team is None and isinstance(group, str) and group.strip():
-            team = group.strip()
-    enough = (agent is not None and team is not None) or has_message or len(head) >= _HEAD_LINES
-    return Head(agent_name=agent, team_name=team, has_message=has_message, conclusive=conclusive and enough)
+def _plain(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and "/" not in name and os.sep not in name
 
 
-def _head(ctx: HarnessContext, path: str, stamp: str) -> Head:
-    heads: dict[str, tuple[str, Head]] = ctx.cache.setdefault(_HEADS_KEY, dict)
-    known = heads.get(path)
-    if known is not None and (known[0] == stamp or known[1].conclusive):
-        return known[1]
-    head = _classify(path)
-    heads[path] = (stamp, head)
-    return head
+@attrs.define
+class _Pass:
+    """What one pass must redo."""
+
+    #: Sessions whose files must be derived again.
+    files: set[str] = attrs.Factory(set)
+    #: Sessions whose ref must be made again.
+    refs: set[str] = attrs.Factory(set)
+    #: Transcript and agent paths no session lists any more.
+    dropped: set[str] = attrs.Factory(set)
+    teams: set[str] = attrs.Factory(set)
+    pids: set[str] = attrs.Factory(set)
+    listing: bool = False
 
 
-def _transcripts(root: Store, index: Index) -> list[tuple[str, str, os.stat_result, bool]]:
-    """``(path, project dir, stat, has session folder)`` of every session transcript."""
-    out: list[tuple[str, str, os.stat_result, bool]] = []
-    try:
-        projects = [e for e in os.scandir(root.projects) if e.is_dir()]
-    except OSError as exc:
-        if root.projects.exists():
-            index.problems.append(f"cannot list {root.projects}: {exc.strerror or exc}")
-        return out
-    for project in sorted(projects, key=lambda e: e.name):
+class _State:
+    """Everything discovery keeps between passes over one store."""
+
+    def __init__(self, ctx: HarnessContext) -> None:
+        self.root = store(ctx)
+        self.key = _key(ctx)
+        self.window_s = ctx.window_s
+        self.now = ctx.now
+        self.index = Index(store=self.root, key=self.key)
+        self.listing = Listing(str(self.root.projects))
+        self.heads = HeadCache()
+        #: Subagent files by session folder, and the folders to list again.
+        self.agents: dict[str, list[AgentFile]] = {}
+        self.stale_agents: set[str] = set()
+        self.task_names: set[str] = set()
+        self.task_sids: set[str] = set()
+        self.surveys: dict[str, tasks.Survey] = {}
+        #: Session ids (transcripts and task-only candidates) by their first eight characters.
+        self.by_prefix: dict[str, set[str]] = {}
+        #: Team folder -> (``size:mtime_ns`` of its config, the roster).
+        self.team_files: dict[str, tuple[str, Roster | None]] = {}
+        self.pids: dict[str, pidfile.PidFile] = {}
+        self.pid_of: dict[str, tuple[pidfile.PidFile, bool]] = {}
+        #: Teammate transcripts (a head naming agent and team) and their leads.
+        self.candidates: set[str] = set()
+        self.parents: dict[str, str] = {}
+        self.children: dict[str, list[str]] = {}
+        self.refs: dict[str, SessionRef] = {}
+        self.order: list[str] = []
+        self.listed: tuple[SessionRef, ...] = ()
+        self.active: set[str] = set()
+        #: ``(moment, session)`` leaving the window when the moment does; ``moments`` holds
+        #: the live entries (others are stale and skipped).
+        self.heap: list[tuple[datetime, str]] = []
+        self.moments: dict[str, set[datetime]] = {}
+
+    # -- the whole store -----------------------------------------------------------------
+
+    def full(self, ctx: HarnessContext, work: _Pass) -> None:
+        work.files |= self.listing.scan()
+        work.listing = True
         try:
-            entries = list(os.scandir(project.path))
-        except OSError as exc:
-            index.problems.append(f"cannot list {project.path}: {exc.strerror or exc}")
-            continue
-        folders = {e.name for e in entries if e.is_dir()}
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".jsonl") or name.startswith("agent-") or "-agent-" in name:
-                continue
-            try:
-                st = entry.stat()
-            except OSError as exc:
-                index.problems.append(f"skipped {entry.path}: {exc.strerror or exc}")
-                continue
-            out.append((entry.path, project.name, st, name[: -len(".jsonl")] in folders))
-    return out
-
-
-def _resolve_parents(index: Index, teams_root: Path) -> None:
-    by_prefix: dict[str, list[SessionFiles]] = {}
-    for files in index.sessions.values():
-        by_prefix.setdefault(files.session_id[:8], []).append(files)
-    for files in index.sessions.values():
-        head = files.head
-        if head is None or head.agent_name is None or head.team_name is None:
-            continue
-        parent: SessionFiles | None = None
-        if head.team_name.startswith("session-"):
-            prefix = head.team_name[len("session-") :]
-            candidates = [c for c in by_prefix.get(prefix[:8], []) if c.session_id.startswith(prefix) and c is not files and c.transcript]
-            candidates.sort(key=lambda c: (c.project_dir != files.project_dir, -(c.mtime.timestamp() if c.mtime else 0.0)))
-            parent = candidates[0] if candidates else None
-        else:
-            roster = parse_roster(teams_root / head.team_name / "config.json")
-            if roster is not None and roster.lead_session_id:
-                parent = index.sessions.get(roster.lead_session_id)
-        if parent is not None and parent is not files:
-            files.parent_id = parent.session_id
-            parent.children.append(files.session_id)
-
-
-def _rosters(ctx: HarnessContext, teams_root: Path, index: Index) -> None:
-    """Every ``teams/*/config.json``, parsed once per change of the file."""
-    known: dict[str, tuple[str, Roster | None]] = ctx.cache.setdefault("rosters", dict)
-    try:
-        folders = [e.path for e in os.scandir(teams_root) if e.is_dir()]
-    except OSError:
-        return
-    seen = set()
-    for folder in folders:
-        path = os.path.join(folder, "config.json")
-        try:
-            st = os.stat(path)
+            self.task_names = {e.name for e in os.scandir(self.root.tasks) if e.is_dir()}
         except OSError:
-            continue  # an older layout without config.json: skipped, not broken
-        seen.add(path)
-        stamp = f"{st.st_size}:{st.st_mtime_ns}"
-        cached = known.get(path)
-        roster = cached[1] if cached is not None and cached[0] == stamp else parse_roster(Path(path))
-        known[path] = (stamp, roster)
+            self.task_names = set()
+        self.task_sids = {sid for sid in map(_task_sid, self.task_names) if sid is not None}
+        work.files |= self.task_sids
+        self.by_prefix = {}
+        for sid in work.files:
+            self._prefix(sid)
+        try:
+            work.teams = {e.name for e in os.scandir(self.root.teams) if e.is_dir()} | set(self.team_files)
+        except OSError:
+            work.teams = set(self.team_files)
+        try:
+            work.pids = {e.name for e in os.scandir(self.root.sessions)} | set(self.pids)
+        except OSError:
+            work.pids = set(self.pids)
+
+    # -- one change at a time ------------------------------------------------------------
+
+    def apply(self, paths: frozenset[str], work: _Pass) -> bool:
+        """Place every changed path; ``False`` when one needs a full pass."""
+        root = os.path.normpath(str(self.root.root))
+        for raw in paths:
+            path = os.path.normpath(raw)
+            if not path.startswith(root + os.sep):
+                return False
+            parts = path[len(root) + 1 :].split(os.sep)
+            top = parts[0]
+            if top not in ("projects", "tasks", "teams", "sessions"):
+                continue  # settings, history, caches: nothing discovery reads
+            if len(parts) == 1:
+                return False
+            if top == "projects":
+                work.listing = True
+                if len(parts) == 2:
+                    touched = self.listing.rescan_project(parts[1])
+                else:
+                    touched = self.listing.update(parts[1], parts[2])
+                    folder = os.path.join(self.listing.root, parts[1], parts[2])
+                    if folder in self.agents:
+                        self.stale_agents.add(folder)
+                    touched.add(parts[2][: -len(".jsonl")] if parts[2].endswith(".jsonl") else parts[2])
+                for sid in touched:
+                    self._prefix(sid)
+                work.files |= touched
+            elif top == "tasks":
+                work.files |= self._task_folder(parts[1])
+            elif top == "teams":
+                work.teams.add(parts[1])
+            elif len(parts) == 2:
+                work.pids.add(parts[1])
+        return True
+
+    def _prefix(self, sid: str) -> None:
+        known = sid in self.listing.by_sid or sid in self.task_sids
+        group = self.by_prefix.get(sid[:8])
+        if known:
+            self.by_prefix.setdefault(sid[:8], set()).add(sid)
+        elif group is not None:
+            group.discard(sid)
+            if not group:
+                del self.by_prefix[sid[:8]]
+
+    def _task_folder(self, name: str) -> set[str]:
+        if os.path.isdir(self.root.tasks / name):
+            self.task_names.add(name)
+        else:
+            self.task_names.discard(name)
+        self.surveys.pop(name, None)
+        touched = {name}
+        sid = _task_sid(name)
+        if sid is not None:
+            if sid in self.task_names or f"session-{sid}" in self.task_names:
+                self.task_sids.add(sid)
+            else:
+                self.task_sids.discard(sid)
+            self._prefix(sid)
+            touched.add(sid)
+        if name.startswith("session-"):
+            rest = name[len("session-") :]
+            touched.add(rest)
+            touched |= self.by_prefix.get(rest, set())
+        return touched
+
+    # -- what the clock changes ----------------------------------------------------------
+
+    def expire(self, ctx: HarnessContext, work: _Pass) -> None:
+        while self.heap and not ctx.in_window(self.heap[0][0]):
+            moment, sid = heapq.heappop(self.heap)
+            live = self.moments.get(sid)
+            if live is not None and moment in live:
+                live.discard(moment)
+                work.files.add(sid)
+        work.refs |= self.active
+
+    def _track(self, ctx: HarnessContext, sid: str, *moments: datetime | None) -> None:
+        if ctx.window_s is None:
+            return
+        want = {m for m in moments if m is not None and ctx.in_window(m)}
+        have = self.moments.get(sid, set())
+        for moment in want - have:
+            heapq.heappush(self.heap, (moment, sid))
+        if want:
+            self.moments[sid] = want
+        else:
+            self.moments.pop(sid, None)
+
+    def compact(self) -> None:
+        live = sum(len(m) for m in self.moments.values())
+        if len(self.heap) > 4 * live + 1024:
+            self.heap = [(m, sid) for sid, ms in self.moments.items() for m in ms]
+            heapq.heapify(self.heap)
+
+    # -- sessions ------------------------------------------------------------------------
+
+    def derive(self, ctx: HarnessContext, work: _Pass) -> None:
+        for sid in work.files:
+            old = self.index.sessions.get(sid)
+            files = self._make(ctx, sid, work)
+            if old is not None and old.transcript is not None and (files is None or files.transcript != old.transcript):
+                work.dropped.add(old.transcript)
+                self.heads.forget(old.transcript)
+            if old is not None and old.session_dir is not None and (files is None or files.session_dir != old.session_dir):
+                work.dropped.update(a.path for a in self.agents.pop(str(old.session_dir), []))
+            if files is None:
+                self.index.sessions.pop(sid, None)
+                self.candidates.discard(sid)
+                continue
+            self.index.sessions[sid] = files
+            head = files.head
+            if head is not None and head.agent_name is not None and head.team_name is not None:
+                self.candidates.add(sid)
+            else:
+                self.candidates.discard(sid)
+        work.refs |= work.files
+
+    def _make(self, ctx: HarnessContext, sid: str, work: _Pass) -> SessionFiles | None:
+        entry = self.listing.winner(sid)
+        if entry is not None:
+            files = SessionFiles(session_id=sid, transcript=entry.path, project_dir=entry.project, mtime=entry.mtime, stamp=entry.stamp)
+            if self.listing.has_folder(entry):
+                files.session_dir = Path(entry.path[: -len(".jsonl")])
+                files.agents = self._agents(str(files.session_dir), work)
+            if ctx.window_s is None or ctx.in_window(entry.mtime):
+                files.head = self.heads.head(entry.path, entry.st)
+            else:
+                self.heads.forget(entry.path)
+            files.task_folders = [self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names]
+            return files
+        if sid not in self.task_sids:
+            return None
+        names = [n for n in tasks.folder_names(sid) if n in self.task_names]
+        moments = [m for m in (self._survey(n).newest for n in names) if m is not None]
+        if not moments:
+            return None
+        return SessionFiles(session_id=sid, transcript=None, task_folders=[self.root.tasks / n for n in names], mtime=max(moments))
+
+    def _agents(self, folder: str, work: _Pass) -> list[AgentFile]:
+        known = self.agents.get(folder)
+        if known is not None and folder not in self.stale_agents:
+            return known
+        fresh = list_agents(Path(folder))
+        if known:
+            work.dropped.update({a.path for a in known} - {a.path for a in fresh})
+        self.agents[folder] = fresh
+        self.stale_agents.discard(folder)
+        return fresh
+
+    def _survey(self, name: str) -> tasks.Survey:
+        found = self.surveys.get(name)
+        if found is None:
+            found = self.surveys[name] = tasks.survey(self.root.tasks / name)
+        return found
+
+    # -- rosters, pid files, teammates ---------------------------------------------------
+
+    def rosters(self, work: _Pass) -> None:
+        if not work.teams:
+            return
+        for name in work.teams:
+            path = self.root.teams / name / "config.json"
+            try:
+                st = os.stat(path)
+            except OSError:
+                self.team_files.pop(name, None)  # an older layout without config.json: skipped
+                continue
+            stamp = f"{st.st_size}:{st.st_mtime_ns}"
+            known = self.team_files.get(name)
+            if known is None or known[0] != stamp:
+                self.team_files[name] = (stamp, parse_roster(path))
+        rosters: dict[str, Roster] = {}
+        for name in sorted(self.team_files):
+            roster = self.team_files[name][1]
+            if roster is not None:
+                rosters[roster.lead_session_id or name] = roster
+        old = self.index.rosters
+        for key in set(old) | set(rosters):
+            if old.get(key) != rosters.get(key):
+                work.refs.add(key)
+                if key.startswith("session-"):
+                    work.refs |= self.by_prefix.get(key[len("session-") :], set())
+        self.index.rosters = rosters
+
+    def pid_files(self, ctx: HarnessContext, work: _Pass) -> None:
+        for name in work.pids:
+            found = pidfile.named(self.root.sessions, name)
+            if found is None:
+                self.pids.pop(name, None)
+            else:
+                self.pids[name] = found
+        chosen: dict[str, tuple[pidfile.PidFile, bool]] = {}
+        for name in sorted(self.pids):
+            pid_file = self.pids[name]
+            sid = pid_file.session_id
+            if sid not in self.index.sessions:
+                continue
+            live = pidfile.verify(pid_file, ctx.processes)
+            have = chosen.get(sid)
+            if have is None or (live and not have[1]) or (
+                live == have[1] and (pid_file.status_at or _EPOCH) > (have[0].status_at or _EPOCH)
+            ):
+                chosen[sid] = (pid_file, live)
+        for sid in set(chosen) | set(self.pid_of) | work.files:
+            now, before = chosen.get(sid), self.pid_of.get(sid)
+            if now == before and sid not in work.files:
+                continue
+            files = self.index.sessions.get(sid)
+            if files is not None:
+                files.pid, files.pid_live = now if now is not None else (None, False)
+            work.refs.add(sid)
+        self.pid_of = chosen
+
+    def teammates(self, work: _Pass) -> None:
+        """Each teammate transcript's lead: by ``session-<prefix>`` team, else by roster."""
+        sessions = self.index.sessions
+        parents: dict[str, str] = {}
+        for sid in sorted(self.candidates):
+            files = sessions[sid]
+            team = files.head.team_name if files.head is not None else None
+            if team is None:
+                continue
+            parent: SessionFiles | None = None
+            if team.startswith("session-"):
+                prefix = team[len("session-") :]
+                found = [
+                    sessions[c] for c in self.by_prefix.get(prefix[:8], set())
+                    if c.startswith(prefix) and c != sid and c in sessions and sessions[c].transcript
+                ]
+                found.sort(key=lambda c: (c.project_dir != files.project_dir, -(c.mtime.timestamp() if c.mtime else 0.0), c.session_id))
+                parent = found[0] if found else None
+            elif _plain(team):
+                known = self.team_files.get(team)
+                roster = known[1] if known is not None else None
+                if roster is not None and roster.lead_session_id:
+                    parent = sessions.get(roster.lead_session_id)
+            if parent is not None and parent is not files:
+                parents[sid] = parent.session_id
+        children: dict[str, list[str]] = {}
+        for child, lead in sorted(parents.items()):
+            children.setdefault(lead, []).append(child)
+        changed = {s for s in set(parents) | set(self.parents) if parents.get(s) != self.parents.get(s)}
+        changed |= {s for s in set(children) | set(self.children) if children.get(s) != self.children.get(s)}
+        for sid in changed | work.files:
+            each = sessions.get(sid)
+            if each is not None:
+                each.parent_id = parents.get(sid)
+                each.children = list(children.get(sid, ()))
+        work.refs |= changed
+        self.parents, self.children = parents, children
+
+    # -- refs ----------------------------------------------------------------------------
+
+    def make_refs(self, ctx: HarnessContext, work: _Pass) -> None:
+        location = str(self.root.projects)
+        changed = False
+        for sid in work.refs:
+            files = self.index.sessions.get(sid)
+            ref = None if files is None else self._ref(ctx, files, location)
+            if ref is None:
+                self.active.discard(sid)
+                if self.refs.pop(sid, None) is not None:
+                    self.order.pop(bisect.bisect_left(self.order, sid))
+                    changed = True
+                continue
+            before = self.refs.get(sid)
+            if before is None:
+                bisect.insort(self.order, sid)
+            if before != ref:
+                self.refs[sid] = ref
+                changed = True
+        if changed:
+            self.listed = tuple(self.refs[s] for s in self.order)
+
+    def _ref(self, ctx: HarnessContext, files: SessionFiles, location: str) -> SessionRef | None:
+        moments = [m for m in [files.mtime, *(a.mtime for a in files.agents)] if m is not None]
+        newest = max(moments) if moments else None
+        self._track(ctx, files.session_id, files.mtime, newest)
+        if newest is None or not ctx.in_window(newest):
+            return None
+        active = (ctx.now - newest).total_seconds() <= ACTIVE_S
+        (self.active.add if active else self.active.discard)(files.session_id)
+        parts = [files.stamp]
+        parts.extend(f"{a.agent_id}={a.stamp}" for a in files.agents)
+        parts.append(tasks.stamp([self._survey(f.name) for f in files.task_folders]))
+        roster = self.index.roster(files.session_id)
         if roster is not None:
-            index.rosters[roster.lead_session_id or os.path.basename(folder)] = roster
-    for gone in [p for p in known if p not in seen]:
-        del known[gone]
+            parts.append(f"roster={roster.stamp}")
+        if files.pid is not None:
+            parts.append(f"pid={files.pid.stamp}:{files.pid_live}")
+        if files.parent_id is not None:
+            parts.append(f"parent={files.parent_id}")
+        if files.children:
+            parts.append("children=" + ",".join(files.children))
+        if active:
+            parts.append(f"t={int(ctx.now.timestamp()) // _BUCKET_S}")
+        path = files.transcript or str(files.task_folders[0] if files.task_folders else self.root.tasks / files.session_id)
+        return SessionRef(harness=KEY, session_id=files.session_id, path=path, location=location, modified_at=newest, fingerprint="|".join(parts))
+
+    def forget_files(self, ctx: HarnessContext, work: _Pass, *, full: bool) -> None:
+        """Let go of followed transcripts and heads no session lists any more."""
+        if full:
+            keep = {f.transcript for f in self.index.sessions.values() if f.transcript is not None}
+            keep.update(a.path for f in self.index.sessions.values() for a in f.agents)
+            retain(ctx.cache, keep)
+            self.heads.retain({f.transcript for f in self.index.sessions.values() if f.head is not None and f.transcript is not None})
+            live_dirs = {str(f.session_dir) for f in self.index.sessions.values() if f.session_dir is not None}
+            for gone in [d for d in self.agents if d not in live_dirs]:
+                del self.agents[gone]
+            self.stale_agents &= live_dirs
+            self.surveys = {n: s for n, s in self.surveys.items() if n in self.task_names}
+            return
+        if work.dropped:
+            table = followed(ctx.cache)
+            for path in work.dropped:
+                table.pop(path, None)
 
 
-def _fingerprint(ctx: HarnessContext, files: SessionFiles, transcript_stamp: str, newest: datetime | None, roster: Roster | None) -> str:
-    parts = [transcript_stamp]
-    parts.extend(f"{a.agent_id}={a.stamp}" for a in files.agents)
-    parts.append(tasks.stamp(files.task_folders))
-    if roster is not None:
-        parts.append(f"roster={roster.stamp}")
-    if files.pid is not None:
-        parts.append(f"pid={files.pid.stamp}:{files.pid_live}")
-    if files.children:
-        parts.append("children=" + ",".join(sorted(files.children)))
-    if newest is not None and (ctx.now - newest).total_seconds() <= ACTIVE_S:
-        parts.append(f"t={int(ctx.now.timestamp()) // _BUCKET_S}")
-    return "|".join(parts)
+def _state(ctx: HarnessContext) -> tuple[_State, _Pass, bool]:
+    """The kept state and what this pass must redo (the flag: a full pass)."""
+    work = _Pass()
+    known = ctx.cache.get(_STATE_KEY)
+    if (
+        isinstance(known, _State)
+        and ctx.changed_paths is not None
+        and known.key == _key(ctx)
+        and known.window_s == ctx.window_s
+        and ctx.now >= known.now
+        and known.apply(ctx.changed_paths, work)
+    ):
+        return known, work, False
+    state = _State(ctx)
+    if isinstance(known, _State) and known.key == state.key:
+        # Per-file caches stay (an unchanged head or roster needs no re-read); nothing
+        # derived from a listing that may be stale does.
+        state.heads, state.team_files = known.heads, known.team_files
+    work = _Pass()
+    state.full(ctx, work)
+    ctx.cache.set(_STATE_KEY, state)
+    return state, work, True
 
 
 def discover(ctx: HarnessContext) -> tuple[Discovery, Index]:
     """One discovery pass: the sessions found, and the index the other hooks consult."""
-    root = store(ctx)
-    index = Index(store=root, key=_key(ctx))
+    state, work, full = _state(ctx)
+    root = state.root
+    state.expire(ctx, work)
+    state.derive(ctx, work)
+    state.rosters(work)
+    state.pid_files(ctx, work)
+    state.teammates(work)
+    state.make_refs(ctx, work)
+    state.forget_files(ctx, work, full=full)
+    state.compact()
+    state.now = ctx.now
+    if work.listing:
+        state.index.problems = state.listing.problems()
     where = describe(root.projects, role="sessions", origin=root.origin)
     locations: list[StoreLocation] = [
         where,
@@ -229,98 +544,12 @@ def discover(ctx: HarnessContext) -> tuple[Discovery, Index]:
         describe(root.teams, role="teams", origin=root.origin),
         describe(root.sessions, role="status", origin=root.origin),
     ]
-    stamps: dict[str, str] = {}
-    seen_paths: set[str] = set()
-    for path, project, st, has_folder in _transcripts(root, index):
-        sid = path.rsplit(os.sep, 1)[-1][: -len(".jsonl")]
-        known = index.sessions.get(sid)
-        if known is not None and known.mtime is not None and known.mtime >= _mtime(st):
-            continue
-        stamp = f"{st.st_size}:{st.st_mtime_ns}"
-        files = SessionFiles(session_id=sid, transcript=path, project_dir=project, mtime=_mtime(st))
-        if has_folder:
-            files.session_dir = Path(path[: -len(".jsonl")])
-        if ctx.window_s is None or ctx.in_window(files.mtime):
-            files.head = _head(ctx, path, stamp)
-            seen_paths.add(path)
-        index.sessions[sid] = files
-        stamps[sid] = stamp
-    heads = ctx.cache.get(_HEADS_KEY)
-    if isinstance(heads, dict):
-        for gone in [p for p in heads if p not in seen_paths]:
-            del heads[gone]
-    _task_only(root, index)
-    for pid_file in pidfile.scan(root.sessions):
-        owner = index.sessions.get(pid_file.session_id)
-        if owner is None:
-            continue
-        files = owner
-        live = pidfile.verify(pid_file, ctx.processes)
-        if files.pid is None or (live and not files.pid_live) or (
-            live == files.pid_live and (pid_file.status_at or datetime.min.replace(tzinfo=UTC)) > (files.pid.status_at or datetime.min.replace(tzinfo=UTC))
-        ):
-            files.pid, files.pid_live = pid_file, live
-    _resolve_parents(index, root.teams)
-    _rosters(ctx, root.teams, index)
-    try:
-        task_names = {e.name for e in os.scandir(root.tasks) if e.is_dir()}
-    except OSError:
-        task_names = set()
-    refs = []
-    followed_paths: set[str] = set()
-    for files in index.sessions.values():
-        if files.session_dir is not None:
-            files.agents = list_agents(files.session_dir)
-        if files.transcript is not None:
-            files.task_folders = [root.tasks / n for n in tasks.folder_names(files.session_id) if n in task_names]
-            followed_paths.add(files.transcript)
-        followed_paths.update(a.path for a in files.agents)
-        moments = [m for m in [files.mtime, *(a.mtime for a in files.agents)] if m is not None]
-        newest = max(moments) if moments else None
-        refs.append(
-            SessionRef(
-                harness=KEY,
-                session_id=files.session_id,
-                path=files.transcript or str(files.task_folders[0] if files.task_folders else root.tasks / files.session_id),
-                location=where.path,
-                modified_at=newest,
-                fingerprint=_fingerprint(ctx, files, stamps.get(files.session_id, "tasks"), newest, index.roster(files.session_id)),
-            )
-        )
-    retain(ctx.cache, followed_paths)
-    ctx.cache.set(_INDEX_KEY, index)
-    return Discovery(locations=tuple(locations), sessions=tuple(refs), problems=tuple(index.problems)), index
-
-
-def _task_only(root: Store, index: Index) -> None:
-    """Task folders whose session has no transcript anywhere surface task-only sessions."""
-    try:
-        entries = [e for e in os.scandir(root.tasks) if e.is_dir()]
-    except OSError:
-        return
-    for entry in entries:
-        name = entry.name
-        sid = name[len("session-") :] if name.startswith("session-") else name
-        if not _UUID.match(sid) or sid in index.sessions:
-            continue
-        folders = [f for f in tasks.folders(root.tasks, sid) if f.is_dir()]
-        newest: datetime | None = None
-        for folder in folders:
-            try:
-                for task_file in os.scandir(folder):
-                    if task_file.name.endswith(".json") and not task_file.name.startswith("."):
-                        moment = _mtime(task_file.stat())
-                        newest = moment if newest is None or moment > newest else newest
-            except OSError:
-                continue
-        if newest is None:
-            continue
-        index.sessions[sid] = SessionFiles(session_id=sid, transcript=None, task_folders=folders, mtime=newest)
+    return Discovery(locations=tuple(locations), sessions=state.listed, problems=tuple(state.index.problems)), state.index
 
 
 def index_for(ctx: HarnessContext) -> Index:
     """The latest index, running a discovery pass when there is none yet."""
-    index = ctx.cache.get(_INDEX_KEY)
-    if isinstance(index, Index) and index.key == _key(ctx):
-        return index
+    state = ctx.cache.get(_STATE_KEY)
+    if isinstance(state, _State) and state.key == _key(ctx):
+        return state.index
     return discover(ctx)[1]

@@ -24,7 +24,7 @@ import orjson
 from cargento.processes import ProcessTable
 from cargento.timestamps import parse_ts
 
-__all__ = ["START_TOLERANCE_S", "PidFile", "parse", "scan", "verify"]
+__all__ = ["START_TOLERANCE_S", "PidFile", "named", "parse", "scan", "verify"]
 
 #: How far the process table's start time may be from ``startedAt`` (clock-tick and
 #: boot-time rounding on Linux amount to about a second).
@@ -80,21 +80,21 @@ def parse(path: Path) -> PidFile | None:
     )
 
 
+def named(folder: Path, name: str) -> PidFile | None:
+    """The pid file *name* in *folder*, when it is one (``<pid>.json`` naming that pid)."""
+    if not name.endswith(".json") or not name[: -len(".json")].isdigit():
+        return None
+    parsed = parse(folder / name)
+    return parsed if parsed is not None and str(parsed.pid) == name[: -len(".json")] else None
+
+
 def scan(folder: Path) -> Iterable[PidFile]:
-    """Every parseable ``<pid>.json`` in *folder* (nothing when it is missing)."""
+    """Every parseable ``<pid>.json`` in *folder*, by name (nothing when it is missing)."""
     try:
-        entries = list(os.scandir(folder))
+        names = sorted(e.name for e in os.scandir(folder))
     except OSError:
         return []
-    found = []
-    for entry in entries:
-        name = entry.name
-        if not name.endswith(".json") or not name[: -len(".json")].isdigit():
-            continue
-        parsed = parse(Path(entry.path))
-        if parsed is not None and str(parsed.pid) == name[: -len(".json")]:
-            found.append(parsed)
-    return found
+    return [found for found in (named(folder, name) for name in names) if found is not None]
 
 
 def verify(pid_file: PidFile, processes: ProcessTable) -> bool:

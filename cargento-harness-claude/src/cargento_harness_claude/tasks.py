@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+import attrs
 import orjson
 from cargento.labels import one_line
 from cargento.models import Task, TaskStatus
 
-__all__ = ["folder_names", "folders", "read_tasks", "stamp"]
+__all__ = ["Survey", "folder_names", "folders", "read_tasks", "stamp", "survey"]
 
 _MAX_BYTES = 256 * 1024
 _MAX_TASKS = 500
@@ -43,17 +44,41 @@ def _task_files(folder: Path) -> list[os.DirEntry[str]]:
     return [e for e in entries if e.name.endswith(".json") and not e.name.startswith(".")][:_MAX_TASKS]
 
 
-def stamp(folder_list: list[Path]) -> str:
-    """``name:size:mtime`` of every task file, for a fingerprint."""
-    parts = []
-    for folder in folder_list:
-        for entry in _task_files(folder):
-            try:
-                st = entry.stat()
-            except OSError:
-                continue
+@attrs.frozen
+class Survey:
+    """One task folder at a glance: enough for a fingerprint and a freshness hint."""
+
+    #: ``name:size:mtime_ns`` of the task files a reading reads.
+    parts: tuple[str, ...] = ()
+    #: The newest mtime of any task file; ``None`` when the folder holds none.
+    newest: datetime | None = None
+
+
+def survey(folder: Path) -> Survey:
+    """``stat`` every task file of *folder* once (a missing folder surveys as empty)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return Survey()
+    parts: list[str] = []
+    newest: datetime | None = None
+    for entry in entries:
+        if not entry.name.endswith(".json") or entry.name.startswith("."):
+            continue
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        if len(parts) < _MAX_TASKS:
             parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
-    return ",".join(sorted(parts))
+        moment = datetime.fromtimestamp(st.st_mtime, UTC)
+        newest = moment if newest is None or moment > newest else newest
+    return Survey(tuple(parts), newest)
+
+
+def stamp(surveys: list[Survey]) -> str:
+    """The task files of a session's folders, for a fingerprint."""
+    return ",".join(sorted(p for s in surveys for p in s.parts))
 
 
 def _sort_key(task: Task) -> tuple[int, int, str]:

@@ -1,0 +1,221 @@
+"""The transcript listing: ``projects/<dir>/<session>.jsonl`` and the session folders beside them.
+
+The listing is made once by walking every project folder, then kept and corrected one name
+(or one project folder) at a time from the paths a file watcher reported, so the cost of a
+refresh follows what changed rather than the size of the store. A session id may have a
+transcript in more than one project folder; the newest one wins (ties: the first folder by
+name).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+
+import attrs
+
+__all__ = ["Entry", "Listing", "Project", "is_transcript"]
+
+_SUFFIX = ".jsonl"
+
+
+def is_transcript(name: str) -> bool:
+    """True when a file name in a project folder is a session transcript (not a sidechain)."""
+    return name.endswith(_SUFFIX) and not name.startswith("agent-") and "-agent-" not in name
+
+
+def _why(exc: OSError) -> str:
+    return str(exc.strerror or exc)
+
+
+@attrs.frozen(kw_only=True)
+class Entry:
+    """One session transcript as last ``stat``-ed."""
+
+    path: str
+    session_id: str
+    project: str
+    st: os.stat_result = attrs.field(eq=False)
+    mtime: datetime
+    #: ``size:mtime_ns``.
+    stamp: str
+
+    @classmethod
+    def of(cls, path: str, project: str, st: os.stat_result) -> Entry:
+        name = path.rsplit(os.sep, 1)[-1]
+        return cls(
+            path=path,
+            session_id=name[: -len(_SUFFIX)],
+            project=project,
+            st=st,
+            mtime=datetime.fromtimestamp(st.st_mtime, UTC),
+            stamp=f"{st.st_size}:{st.st_mtime_ns}",
+        )
+
+    def same_file(self, st: os.stat_result) -> bool:
+        return (self.st.st_dev, self.st.st_ino, self.st.st_size, self.st.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@attrs.define
+class Project:
+    """One project folder."""
+
+    name: str
+    path: str
+    #: Transcripts by session id.
+    transcripts: dict[str, Entry] = attrs.Factory(dict)
+    #: Names of the sub-folders (session folders hold subagents and tool results).
+    folders: set[str] = attrs.Factory(set)
+    #: Problems by the path they are about.
+    problems: dict[str, str] = attrs.Factory(dict)
+    listed: bool = True
+
+
+class Listing:
+    """Every project folder's transcripts and session folders."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.projects: dict[str, Project] = {}
+        #: Session id -> project name -> transcript.
+        self.by_sid: dict[str, dict[str, Entry]] = {}
+        self.problem: str | None = None
+
+    # -- reading the folders -------------------------------------------------------------
+
+    def scan(self) -> set[str]:
+        """List every project folder; returns every session id seen."""
+        for name in list(self.projects):
+            self._drop(name)
+        self.problem = None
+        try:
+            names = [e.name for e in os.scandir(self.root) if e.is_dir()]
+        except OSError as exc:
+            if os.path.exists(self.root):
+                self.problem = f"cannot list {self.root}: {_why(exc)}"
+            return set()
+        for name in names:
+            self._list(name)
+        return set(self.by_sid)
+
+    def rescan_project(self, name: str) -> set[str]:
+        """List one project folder again (created, removed, changed); returns the ids touched."""
+        touched = self._drop(name)
+        if os.path.isdir(os.path.join(self.root, name)):
+            touched |= self._list(name)
+        return touched
+
+    def update(self, project: str, name: str) -> set[str]:
+        """Look again at one name in a project folder (and at its transcript/folder twin)."""
+        proj = self.projects.get(project)
+        if proj is None or not proj.listed or not os.path.isdir(proj.path):
+            return self.rescan_project(project)
+        twin = name[: -len(_SUFFIX)] if name.endswith(_SUFFIX) else name + _SUFFIX
+        touched: set[str] = set()
+        for each in (name, twin):
+            if is_transcript(each):
+                found = self._examine(proj, each)
+                if found is None:
+                    return self.rescan_project(project)
+                touched |= found
+            is_dir = os.path.isdir(os.path.join(proj.path, each))
+            if is_dir != (each in proj.folders):
+                (proj.folders.add if is_dir else proj.folders.discard)(each)
+                touched.add(each)
+        return touched
+
+    def _list(self, name: str) -> set[str]:
+        path = os.path.join(self.root, name)
+        proj = Project(name=name, path=path)
+        self.projects[name] = proj
+        try:
+            entries = list(os.scandir(path))
+        except OSError as exc:
+            proj.listed = False
+            proj.problems[path] = f"cannot list {path}: {_why(exc)}"
+            return set()
+        for entry in entries:
+            if entry.is_dir():
+                proj.folders.add(entry.name)
+            if not is_transcript(entry.name):
+                continue
+            try:
+                st = entry.stat()
+            except OSError as exc:
+                proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
+                continue
+            self._put(proj, Entry.of(entry.path, name, st))
+        return set(proj.transcripts) | proj.folders
+
+    def _examine(self, proj: Project, name: str) -> set[str] | None:
+        """Re-``stat`` one transcript; ``None`` when its folder cannot be looked into."""
+        path = os.path.join(proj.path, name)
+        sid = name[: -len(_SUFFIX)]
+        proj.problems.pop(path, None)
+        old = proj.transcripts.get(sid)
+        try:
+            os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            if old is None:
+                return set()
+            self._remove(proj, sid)
+            return {sid}
+        except OSError:
+            return None
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            proj.problems[path] = f"skipped {path}: {_why(exc)}"
+            if old is not None:
+                self._remove(proj, sid)
+            return {sid}
+        if old is not None and old.same_file(st):
+            return set()
+        self._put(proj, Entry.of(path, proj.name, st))
+        return {sid}
+
+    def _put(self, proj: Project, entry: Entry) -> None:
+        proj.transcripts[entry.session_id] = entry
+        self.by_sid.setdefault(entry.session_id, {})[proj.name] = entry
+
+    def _remove(self, proj: Project, sid: str) -> None:
+        proj.transcripts.pop(sid, None)
+        mine = self.by_sid.get(sid)
+        if mine is not None:
+            mine.pop(proj.name, None)
+            if not mine:
+                del self.by_sid[sid]
+
+    def _drop(self, name: str) -> set[str]:
+        proj = self.projects.pop(name, None)
+        if proj is None:
+            return set()
+        touched = set(proj.transcripts) | proj.folders
+        for sid in list(proj.transcripts):
+            self._remove(proj, sid)
+        return touched
+
+    # -- answers -------------------------------------------------------------------------
+
+    def winner(self, sid: str) -> Entry | None:
+        """The transcript of *sid*: the newest, ties going to the first project folder by name."""
+        found = self.by_sid.get(sid)
+        if not found:
+            return None
+        best: Entry | None = None
+        for name in sorted(found):
+            entry = found[name]
+            if best is None or entry.mtime > best.mtime:
+                best = entry
+        return best
+
+    def has_folder(self, entry: Entry) -> bool:
+        """True when the transcript's session folder exists beside it."""
+        proj = self.projects.get(entry.project)
+        return proj is not None and entry.session_id in proj.folders
+
+    def problems(self) -> list[str]:
+        """Every problem met, in path order."""
+        found = dict(p for proj in self.projects.values() if proj.problems for p in proj.problems.items())
+        out = [found[k] for k in sorted(found)]
+        return [self.problem, *out] if self.problem else out
