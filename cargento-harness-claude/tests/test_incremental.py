@@ -20,6 +20,7 @@ from cargento.processes import ProcessInfo, StaticProcesses
 from cargento.testing import make_context
 from cargento_harness_claude import discovery, heads, plugin
 from cargento_harness_claude.fixtures import ClaudeStore, Session
+from cargento_harness_claude.transcript import followed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -285,6 +286,33 @@ def test_a_change_outside_the_store_folders_needs_no_pass_and_the_top_folder_a_f
     shutil.rmtree(store.root / "projects")
     found = plugin.discover(ctx=attrs.evolve(ctx, changed_paths=frozenset({str(store.root / "projects")})))
     assert scans == [1] and found.sessions == ()
+
+
+def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go(store: ClaudeStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = store.session(SIDS[0], cwd="/w/a")
+    s.prompt("go", T0 - 10)
+    cache = HarnessCache()
+    ctx = make_context(store.home, now=NOW, cache=cache)
+    [ref] = plugin.discover(ctx=ctx).sessions
+    assert plugin.read_session(ref=ref, ctx=ctx) is not None
+    assert s.path.as_posix() in followed(cache)
+    other = store.session(SIDS[1], cwd="/w/b")
+    other.prompt("go", T0 - 5)
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def counting(path: Any = ".") -> Any:
+        listed.append(str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    found = plugin.discover(ctx=attrs.evolve(ctx, changed_paths=frozenset({str(other.path.parent)})))
+    assert [r.session_id for r in found.sessions] == [SIDS[0], SIDS[1]]
+    assert listed == [str(other.path.parent)], "only the new project folder is listed"
+    s.path.unlink()
+    found = plugin.discover(ctx=attrs.evolve(ctx, changed_paths=frozenset({str(s.path)})))
+    assert [r.session_id for r in found.sessions] == [SIDS[1]]
+    assert s.path.as_posix() not in followed(cache), "the followed transcript is let go"
 
 
 @pytest.fixture

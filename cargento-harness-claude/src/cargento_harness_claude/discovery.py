@@ -168,7 +168,7 @@ class _State:
         work.files |= self.task_sids
         self.by_prefix = {}
         for sid in work.files:
-            self._prefix(sid)
+            self.by_prefix.setdefault(sid[:8], set()).add(sid)
         try:
             work.teams = {e.name for e in os.scandir(self.root.teams) if e.is_dir()} | set(self.team_files)
         except OSError:
@@ -455,11 +455,14 @@ class _State:
             self.listed = tuple(self.refs[s] for s in self.order)
 
     def _ref(self, ctx: HarnessContext, files: SessionFiles, location: str) -> SessionRef | None:
-        moments = [m for m in [files.mtime, *(a.mtime for a in files.agents)] if m is not None]
-        newest = max(moments) if moments else None
-        self._track(ctx, files.session_id, files.mtime, newest)
+        newest = files.mtime
+        for agent in files.agents:
+            newest = agent.mtime if newest is None or agent.mtime > newest else newest
         if newest is None or not ctx.in_window(newest):
+            # Every moment of the session is older than the newest: nothing left to expire.
+            self.moments.pop(files.session_id, None)
             return None
+        self._track(ctx, files.session_id, files.mtime, newest)
         active = (ctx.now - newest).total_seconds() <= ACTIVE_S
         (self.active.add if active else self.active.discard)(files.session_id)
         parts = [files.stamp]

@@ -28,31 +28,22 @@ def _why(exc: OSError) -> str:
     return str(exc.strerror or exc)
 
 
-@attrs.frozen(kw_only=True)
 class Entry:
     """One session transcript as last ``stat``-ed."""
 
-    path: str
-    session_id: str
-    project: str
-    st: os.stat_result = attrs.field(eq=False)
-    mtime: datetime
-    #: ``size:mtime_ns``.
-    stamp: str
+    __slots__ = ("mtime", "path", "project", "session_id", "st", "stamp")
 
-    @classmethod
-    def of(cls, path: str, project: str, st: os.stat_result) -> Entry:
-        name = path.rsplit(os.sep, 1)[-1]
-        return cls(
-            path=path,
-            session_id=name[: -len(_SUFFIX)],
-            project=project,
-            st=st,
-            mtime=datetime.fromtimestamp(st.st_mtime, UTC),
-            stamp=f"{st.st_size}:{st.st_mtime_ns}",
-        )
+    def __init__(self, path: str, project: str, st: os.stat_result) -> None:
+        self.path = path
+        self.session_id = path.rsplit(os.sep, 1)[-1][: -len(_SUFFIX)]
+        self.project = project
+        self.st = st
+        self.mtime = datetime.fromtimestamp(st.st_mtime, UTC)
+        #: ``size:mtime_ns``.
+        self.stamp = f"{st.st_size}:{st.st_mtime_ns}"
 
     def same_file(self, st: os.stat_result) -> bool:
+        """True when *st* is the ``stat`` this entry was made from."""
         return (self.st.st_dev, self.st.st_ino, self.st.st_size, self.st.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
@@ -80,6 +71,8 @@ class Listing:
         #: Session id -> project name -> transcript.
         self.by_sid: dict[str, dict[str, Entry]] = {}
         self.problem: str | None = None
+        #: Projects with problems, so collecting them does not visit every project.
+        self.troubled: set[str] = set()
 
     # -- reading the folders -------------------------------------------------------------
 
@@ -133,6 +126,7 @@ class Listing:
         except OSError as exc:
             proj.listed = False
             proj.problems[path] = f"cannot list {path}: {_why(exc)}"
+            self.troubled.add(name)
             return set()
         for entry in entries:
             if entry.is_dir():
@@ -143,15 +137,17 @@ class Listing:
                 st = entry.stat()
             except OSError as exc:
                 proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
+                self.troubled.add(name)
                 continue
-            self._put(proj, Entry.of(entry.path, name, st))
+            self._put(proj, Entry(entry.path, name, st))
         return set(proj.transcripts) | proj.folders
 
     def _examine(self, proj: Project, name: str) -> set[str] | None:
         """Re-``stat`` one transcript; ``None`` when its folder cannot be looked into."""
         path = os.path.join(proj.path, name)
         sid = name[: -len(_SUFFIX)]
-        proj.problems.pop(path, None)
+        if proj.problems.pop(path, None) is not None and not proj.problems:
+            self.troubled.discard(proj.name)
         old = proj.transcripts.get(sid)
         try:
             os.lstat(path)
@@ -166,12 +162,13 @@ class Listing:
             st = os.stat(path)
         except OSError as exc:
             proj.problems[path] = f"skipped {path}: {_why(exc)}"
+            self.troubled.add(proj.name)
             if old is not None:
                 self._remove(proj, sid)
             return {sid}
         if old is not None and old.same_file(st):
             return set()
-        self._put(proj, Entry.of(path, proj.name, st))
+        self._put(proj, Entry(path, proj.name, st))
         return {sid}
 
     def _put(self, proj: Project, entry: Entry) -> None:
@@ -188,6 +185,7 @@ class Listing:
 
     def _drop(self, name: str) -> set[str]:
         proj = self.projects.pop(name, None)
+        self.troubled.discard(name)
         if proj is None:
             return set()
         touched = set(proj.transcripts) | proj.folders
@@ -216,6 +214,6 @@ class Listing:
 
     def problems(self) -> list[str]:
         """Every problem met, in path order."""
-        found = dict(p for proj in self.projects.values() if proj.problems for p in proj.problems.items())
+        found = dict(p for name in self.troubled for p in self.projects[name].problems.items())
         out = [found[k] for k in sorted(found)]
         return [self.problem, *out] if self.problem else out
