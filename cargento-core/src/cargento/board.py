@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -255,8 +256,8 @@ class BoardBuilder:
         self._readings: dict[tuple[str, str], tuple[str, SessionReading | None]] = {}
         #: Per session: the reading the gate/model/usage answers were computed for, when, and
         #: the answers. Clock-dependent answers (gate, usage) are reused for at most
-        #: DERIVED_REUSE_S; the model is reused while the reading object is unchanged.
-        self._derived: dict[tuple[str, str], tuple[SessionReading, datetime, dict[str, Any]]] = {}
+        #: DERIVED_REUSE_S of real time; the model is reused while the reading is unchanged.
+        self._derived: dict[tuple[str, str], tuple[SessionReading, float, dict[str, Any]]] = {}
         #: Idle rows whose inputs and "last active … ago" text are unchanged are reused whole.
         self._rows: dict[tuple[str, str], tuple[tuple[Any, ...], str, BoardSession]] = {}
         self.revision = 0
@@ -444,7 +445,7 @@ class BoardBuilder:
                 continue
             row = _Row(info=info, reading=reading)
             memo = self._derived.get(ident)
-            fresh = memo is not None and memo[0] is reading and (ctx.now - memo[1]).total_seconds() < DERIVED_REUSE_S
+            fresh = memo is not None and memo[0] is reading and time.monotonic() - memo[1] < DERIVED_REUSE_S
             for hook in ("gate_state", "model", "usage"):
                 if not self.registry.implements(key, hook):
                     continue
@@ -458,7 +459,7 @@ class BoardBuilder:
                     continue
                 setattr(row, attr, got.value)
             if not fresh and not row.faults:
-                self._derived[ident] = (reading, ctx.now, {"gate": row.gate, "model": row.model, "usage": row.usage})
+                self._derived[ident] = (reading, time.monotonic(), {"gate": row.gate, "model": row.model, "usage": row.usage})
             out.append(row)
         for ident in [i for i in self._readings if i[0] == key and i not in seen]:
             del self._readings[ident]

@@ -82,6 +82,8 @@ class Feed:
         #: True while the only reason to rebuild is an event-hub change (no store moved), so
         #: the rebuild skips the store debounce.
         self.hub_only = False
+        #: When this feed last rediscovered every store (monotonic seconds).
+        self.full_at = 0.0
 
     def note_paths(self, paths: Iterable[str]) -> None:
         """Record changed store paths; a path no harness owns forces a full rescan."""
@@ -93,6 +95,14 @@ class Feed:
                 self.pending = None
                 return
             self.pending.setdefault(key, set()).add(path)
+
+    def touch_all(self) -> None:
+        """Let every harness re-run discovery with what changed so far (possibly nothing),
+        so plugins that track clock-driven changes themselves get their turn."""
+        if self.pending is None:
+            return
+        for key in self.builder.registry.loaded():
+            self.pending.setdefault(key, set())
 
     def take_changes(self) -> dict[str, frozenset[str]] | None:
         """The changes to build with, and a clean slate for the next ones."""
@@ -182,6 +192,8 @@ class LiveBoard:
         changes = feed.take_changes() if feed.live else None
         if not feed.live:
             feed.pending = None
+        if changes is None:
+            feed.full_at = time.monotonic()
         board = await anyio.to_thread.run_sync(self._build_sync, feed, changes)
         feed.board = board
         feed.built_at = time.monotonic()
@@ -293,9 +305,14 @@ class LiveBoard:
                 try:
                     await asyncio.wait_for(feed.dirty.wait(), timeout=self.settings.rescan_s)
                 except TimeoutError:
-                    # The slow timer: changes only the clock makes, and stores whose
-                    # filesystem reported nothing: rediscover everything.
-                    feed.pending = None
+                    # The slow timer: changes only the clock makes. Every harness rediscovers
+                    # with the paths changed so far (an incremental plugin then does only its
+                    # clock-driven work); every full_sweep_s everything is rediscovered from
+                    # scratch, the stat sweep covering filesystems without change events.
+                    if time.monotonic() - feed.full_at >= self.settings.full_sweep_s:
+                        feed.pending = None
+                    else:
+                        feed.touch_all()
                 if not feed.hub_only:
                     await asyncio.sleep(self.settings.debounce_s)
                 feed.hub_only = False

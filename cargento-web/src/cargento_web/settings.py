@@ -31,6 +31,9 @@ class Settings:
     #: The slow timer for clock-driven changes only (a turn end after 90 s of quiet, a gate
     #: that ages in); store changes are picked up by the file watcher.
     rescan_s: float = 10.0
+    #: How often a live board rediscovers every store even though the file watcher reported
+    #: nothing: the stat-sweep fallback for filesystems without change events.
+    full_sweep_s: float = 120.0
     #: How often an open stream is pinged; the page calls a refresh missed when neither a
     #: ping nor a board arrives inside this interval (and says "stalled" after two).
     heartbeat_s: float = 5.0
