@@ -264,6 +264,18 @@ class BoardBuilder:
         self._content: int | None = None
         self.last_discovery: dict[str, Any] = {}
         self._last_all: dict[str, bool] = {}
+        self._widened: tuple[frozenset[tuple[str, str, str]], dict[str, str]] = (frozenset(), {})
+
+    def _widen(self, sessions: list[BoardSession]) -> list[BoardSession]:
+        """Display ids, recomputed only when the set of rows changes."""
+        ident = frozenset((s.harness, s.project or "", s.session_id) for s in sessions)
+        if ident != self._widened[0]:
+            widened = _widen_display_ids(sessions)
+            self._widened = (ident, {s.key: s.display_id for s in widened if s.display_id != s.session_id[:8]})
+        wide = self._widened[1]
+        if not wide:
+            return sessions
+        return [attrs.evolve(s, display_id=wide[s.key]) if s.key in wide else s for s in sessions]
 
     def harness_for_path(self, path: str) -> str | None:
         """The harness whose store (as last discovered) holds *path*, for a file watcher."""
@@ -370,7 +382,7 @@ class BoardBuilder:
                 s for s in sessions
                 if s.state != "idle" or (s.last_active_at is not None and (moment - s.last_active_at).total_seconds() <= limit)
             ]
-        sessions = _widen_display_ids(sessions)
+        sessions = self._widen(sessions)
         sessions.sort(key=_order)
         per_harness: dict[str, int] = {}
         for s in sessions:

@@ -27,7 +27,7 @@ class Settings:
     #: The board is evaluated at a fixed moment (``--as-of``): marked in the board document.
     as_of: bool = False
     #: Quiet period that coalesces a burst of store changes into one rebuild, in seconds.
-    debounce_s: float = 0.05
+    debounce_s: float = 0.02
     #: The slow timer for clock-driven changes only (a turn end after 90 s of quiet, a gate
     #: that ages in); store changes are picked up by the file watcher.
     rescan_s: float = 10.0
