@@ -203,3 +203,26 @@ def test_harness_faults_and_problems_are_redacted() -> None:
     board = BoardBuilder(reg, env={}, clock=lambda: NOW, processes=StaticProcesses()).build()
     doc = board_json(board).decode()
     assert "ghp_abcdefghijklmnopqrstuvwxyz0123" not in doc and "…REDACTED" in doc
+
+
+def test_a_clean_harness_is_re_evaluated_against_the_clock_at_most_every_second() -> None:
+    from cargento import hookimpl
+
+    calls: list[int] = []
+
+    class Counting(FakeHarness):
+        @hookimpl
+        def read_session(self, ref, ctx):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            return FakeHarness.read_session(self, ref, ctx)
+
+    reg = load_registry(entry_points=False, extra=[("a", Counting("a", [FakeSession("s", at=NOW - timedelta(seconds=80))]))])
+    clock = [NOW]
+    builder = BoardBuilder(reg, env={}, clock=lambda: clock[0], processes=StaticProcesses())
+    assert builder.build().sessions[0].state == "working"
+    read = len(calls)
+    for _ in range(5):
+        assert builder.build(changes={}).sessions[0].state == "working"
+    assert len(calls) == read, "a clean harness is not re-read"
+    clock[0] = NOW + timedelta(seconds=20)
+    assert builder.build(changes={}).sessions[0].state == "idle", "board time moving on re-derives its rows"

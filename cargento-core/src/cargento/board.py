@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -265,6 +265,11 @@ class BoardBuilder:
         self.last_discovery: dict[str, Any] = {}
         self._last_all: dict[str, bool] = {}
         self._widened: tuple[frozenset[tuple[str, str, str]], dict[str, str]] = (frozenset(), {})
+        #: Per harness, after a build that read nothing new: until when (monotonic) its rows may
+        #: stand unchanged, the overlays and window they were derived with, the board time of
+        #: that evaluation, its strip row and its rows. Clean harnesses are re-evaluated against
+        #: the clock at most every DERIVED_REUSE_S, like their hook answers.
+        self._settled: dict[str, tuple[float, tuple[Any, ...], bool, datetime, BoardHarness, tuple[BoardSession, ...]]] = {}
 
     def _widen(self, sessions: list[BoardSession]) -> list[BoardSession]:
         """Display ids, recomputed only when the set of rows changes."""
@@ -329,7 +334,8 @@ class BoardBuilder:
         moment = now or self.clock()
         overlays = overlays or {}
         harness_rows: list[BoardHarness] = []
-        rows: list[_Row] = []
+        sessions: list[BoardSession] = []
+        tick = time.monotonic()
         for key in self.registry.loaded():
             info = self.registry.harnesses[key]
             record = self.registry.records[key]
@@ -339,6 +345,21 @@ class BoardBuilder:
                 and key in self.last_discovery
                 and self._last_all.get(key) == all_sessions
             )
+            mine_overlays = tuple(sorted(((sid, o) for (h, sid), o in overlays.items() if h == key), key=lambda x: x[0]))
+            settled = self._settled.get(key)
+            if (
+                clean
+                and settled is not None
+                and tick < settled[0]
+                and settled[1] == mine_overlays
+                and settled[2] == all_sessions
+                and timedelta(0) <= moment - settled[3] < timedelta(seconds=DERIVED_REUSE_S)
+            ):
+                # Nothing of this harness changed and it was evaluated against the clock less
+                # than DERIVED_REUSE_S ago: its rows stand as they were.
+                harness_rows.append(settled[4])
+                sessions.extend(settled[5])
+                continue
             ctx = self.context(
                 key, now=moment, all_sessions=all_sessions,
                 changed_paths=None if changes is None else changes.get(key, frozenset()),
@@ -346,6 +367,7 @@ class BoardBuilder:
             plugin = BoardPlugin(name=record.dist or record.module, version=record.version, status=record.status)
             found: Ok | Fault = Ok(self.last_discovery[key]) if clean else self.registry.call(key, "discover", ctx=ctx)
             if isinstance(found, Fault):
+                self._settled.pop(key, None)
                 harness_rows.append(
                     BoardHarness(
                         key=key, label=info.label, discovered=False, sessions=0, plugin=plugin,
@@ -358,24 +380,29 @@ class BoardBuilder:
             self.last_discovery[key] = discovery
             self._last_all[key] = all_sessions
             mine = self._read_harness(key, info, discovery.sessions, ctx, all_sessions, reuse=clean)
-            rows.extend(mine)
-            harness_rows.append(
-                BoardHarness(
-                    key=key,
-                    label=info.label,
-                    discovered=any(loc.status == "present" for loc in discovery.locations) or bool(discovery.sessions),
-                    sessions=0,
-                    plugin=plugin,
-                    error=None,
-                    turn_end_observable=info.turn_end_observable,
-                    reports_waits=info.reports_waits,
-                    wait_coverage=info.wait_coverage,
-                    locations=discovery.locations,
-                    problems=discovery.problems,
-                )
+            row = BoardHarness(
+                key=key,
+                label=info.label,
+                discovered=any(loc.status == "present" for loc in discovery.locations) or bool(discovery.sessions),
+                sessions=0,
+                plugin=plugin,
+                error=None,
+                turn_end_observable=info.turn_end_observable,
+                reports_waits=info.reports_waits,
+                wait_coverage=info.wait_coverage,
+                locations=discovery.locations,
+                problems=discovery.problems,
             )
-        top = self._fold(rows, moment)
-        sessions = [self._session(row, moment, overlays) for row in top]
+            harness_rows.append(row)
+            # Children fold only onto a parent of their own harness, so each harness's rows
+            # are derived on their own.
+            derived = [self._session(r, moment, overlays) for r in self._fold(mine, moment)]
+            sessions.extend(derived)
+            faulted = any(r.faults for r in mine) or bool(self.registry.faults.get(key))
+            if faulted:
+                self._settled.pop(key, None)
+            else:
+                self._settled[key] = (tick + DERIVED_REUSE_S, mine_overlays, all_sessions, moment, row, tuple(derived))
         if not all_sessions:
             limit = self.window_hours * 3600.0
             sessions = [
