@@ -269,6 +269,7 @@ class BoardBuilder:
         #: stand unchanged, the overlays and window they were derived with, the board time of
         #: that evaluation, its strip row and its rows. Clean harnesses are re-evaluated against
         #: the clock at most every DERIVED_REUSE_S, like their hook answers.
+        self._row_hashes: dict[int, tuple[BoardSession, int]] = {}
         self._settled: dict[str, tuple[float, tuple[Any, ...], bool, datetime, BoardHarness, tuple[BoardSession, ...]]] = {}
 
     def _widen(self, sessions: list[BoardSession]) -> list[BoardSession]:
@@ -281,6 +282,22 @@ class BoardBuilder:
         if not wide:
             return sessions
         return [attrs.evolve(s, display_id=wide[s.key]) if s.key in wide else s for s in sessions]
+
+    def _content_key(self, board: Board) -> int:
+        """The revision's content hash; a row object that stood unchanged keeps its hash."""
+        known = self._row_hashes
+        fresh: dict[int, tuple[BoardSession, int]] = {}
+        parts = []
+        for s in board.sessions:
+            hit = known.get(id(s))
+            digest = hit[1] if hit is not None and hit[0] is s else hash(_session_key(s))
+            fresh[id(s)] = (s, digest)
+            parts.append(digest)
+        self._row_hashes = fresh
+        harnesses = tuple(
+            (h.key, h.label, h.discovered, h.sessions, h.plugin, h.error, h.locations, h.problems) for h in board.harnesses
+        )
+        return hash((board.window_hours, board.all, harnesses, tuple(parts)))
 
     def harness_for_path(self, path: str) -> str | None:
         """The harness whose store (as last discovered) holds *path*, for a file watcher."""
@@ -444,7 +461,7 @@ class BoardBuilder:
             harnesses=tuple(harness_rows),
             sessions=tuple(sessions),
         )
-        content = _content_key(board)
+        content = self._content_key(board)
         if content != self._content:
             self._content = content
             self.revision += 1
@@ -753,13 +770,6 @@ def _session_key(s: BoardSession) -> tuple[Any, ...]:
         s.resume_command, s.resume_cwd, s.read_by_scanning, s.instruction, s.role, s.loop, s.ended,
         s.missing, s.notes, s.faults, s.rate_limits, s.ai_units,
     )
-
-
-def _content_key(board: Board) -> int:
-    harnesses = tuple(
-        (h.key, h.label, h.discovered, h.sessions, h.plugin, h.error, h.locations, h.problems) for h in board.harnesses
-    )
-    return hash((board.window_hours, board.all, harnesses, tuple(_session_key(s) for s in board.sessions)))
 
 
 def redact_board(board: Board) -> Board:
