@@ -62,7 +62,8 @@ def test_clip_one_line_at_word_boundary() -> None:
 
 def test_redaction() -> None:
     for secret in ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "ghp_abcdefghijklmnopqrstuvwxyz0123", "AKIAABCDEFGHIJKLMNOP",
-                   "xoxb-1234567890-abcdefghij", "Bearer abcdefghijklmnopqrstuvwx", "password=hunter2hunter2"):
+                   "xoxb-1234567890-abcdefghij", "Bearer abcdefghijklmnopqrstuvwx", "password=hunter2hunter2",
+                   "PGPASSWORD=hunter2", "MYSQL_PWD_TOKEN=s3cr3t", "GITHUB_TOKEN: abcd1234"):
         text = f"use {secret} now"
         out = redact(text)
         assert "…REDACTED" in out and secret not in out

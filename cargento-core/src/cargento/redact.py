@@ -21,8 +21,8 @@ _PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\b(eyJ)[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*"),
     re.compile(
-        r"(?i)\b((?:api[_-]?key|secret|token|passw(?:or)?d|client[_-]?secret|access[_-]?key)"
-        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]{8,}"
+        r"(?i)\b([A-Za-z0-9_]*(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|client[_-]?secret|access[_-]?key)"
+        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]{4,}"
     ),
 )
 
