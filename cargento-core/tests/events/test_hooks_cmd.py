@@ -52,7 +52,8 @@ def test_bundled_hook_files_are_what_the_generator_writes(relative: str, documen
 def test_bundled_files_use_the_console_scripts_not_a_checkout_path() -> None:
     for document in (bundled_claude_hooks(), bundled_codex_hooks(), bundled_antigravity_hooks()):
         text = json.dumps(document)
-        assert "/work/" not in text and "cargento-event-hook" in text and ".py" not in text
+        checkout = str(Path(__file__).resolve().parents[3])
+        assert checkout not in text and "cargento-event-hook" in text and ".py" not in text
 
 
 def test_claude_bundle_registers_the_specified_events_and_only_session_end_is_sync() -> None:

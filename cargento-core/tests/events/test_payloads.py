@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -10,17 +11,20 @@ from typing import Any
 import pytest
 from cargento.events.notifications import classify
 from cargento.events.payloads import EVENT_HARNESSES, PayloadError, parse_event, parse_notification
+from cargento.testing.homes import captures_root
 from hypothesis import given
 from hypothesis import strategies as st
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
-CAPTURES = Path("/work/shared/captures")
+CAPTURES = captures_root() or Path("captures-not-found")
 
 
 def _full(name: str) -> list[dict[str, Any]]:
     path = CAPTURES / "full" / name
     if not path.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{path} is not present under CI")
         pytest.skip(f"{path} is not present")
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 

@@ -30,7 +30,7 @@ class FakeSession:
         session_id: str,
         *,
         age_s: float = 10.0,
-        cwd: str | None = "/work/fake/project",
+        cwd: str | None = "/w/fake/project",
         title: str | None = "A fake session",
         turn: str = "unknown",
         gate: Gate | None = None,

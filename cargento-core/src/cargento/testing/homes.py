@@ -98,6 +98,19 @@ def golden_root() -> Path | None:
     return None
 
 
+def captures_root() -> Path | None:
+    """The shared hook-payload captures: ``$CARGENTO_CAPTURES``, else ``captures/`` beside the
+    golden stores (``../shared/captures`` from the repo)."""
+    env = os.environ.get("CARGENTO_CAPTURES")
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    golden = golden_root()
+    if golden is None:
+        return None
+    captures = golden.parent / "captures"
+    return captures if captures.is_dir() else None
+
+
 def copy_golden(scenario: str, dest: Path) -> tuple[Path, dict[str, Any]]:
     """Copy one golden scenario (``claude-code-2.1.332/A-single-turn``) to *dest*.
 
