@@ -47,7 +47,7 @@ def test_project_label_rule() -> None:
     assert project_label("/home/u/src/acme/api", "/home/u") == "acme/api"
     assert project_label("/home/u/proj", "/home/u") == "proj"
     assert project_label("/home/u", "/home/u") == "(home)"
-    assert project_label("/srv/lab/work/claude-a", "/root") == "work/claude-a"
+    assert project_label("/srv/lab/repos/claude-a", "/root") == "repos/claude-a"
     assert project_label("relative/dir", "/home/u") is None
     assert project_label("/a/../b", "/home/u") is None
     assert project_label(r"C:\Users\U\code\proj", r"c:\users\u") == "code/proj"

@@ -111,7 +111,7 @@ def _ago(now: datetime, s: float) -> datetime:
 def pi_harness() -> Scripted:
     def busy(ref: SessionRef, now: datetime) -> SessionReading:
         return SessionReading(
-            ref=ref, title="Port the tokenizer", cwd="/home/dev/work/tokenizer", started_at=_ago(now, 1500),
+            ref=ref, title="Port the tokenizer", cwd="/home/dev/code/tokenizer", started_at=_ago(now, 1500),
             last_active_at=_ago(now, 3), last_tool="bash",
             turn=TurnEvidence(state="open", started_at=_ago(now, 16 * 60), completed_s=(1000.0, 1100.0, 1200.0)),
             tasks=(
@@ -136,14 +136,14 @@ def pi_harness() -> Scripted:
 def codex_harness() -> Scripted:
     def quick(ref: SessionRef, now: datetime) -> SessionReading:
         return SessionReading(
-            ref=ref, title="Fix flaky test", cwd="/home/dev/work/api", started_at=_ago(now, 400), last_active_at=_ago(now, 2),
+            ref=ref, title="Fix flaky test", cwd="/home/dev/code/api", started_at=_ago(now, 400), last_active_at=_ago(now, 2),
             turn=TurnEvidence(state="open", started_at=_ago(now, 60), completed_s=(100.0, 120.0, 140.0)),
             thinking=True, resume_command="codex resume codex-quick-0002",
             loop=LoopReading(kind="run", failures=4, successes=0, note="4 consecutive failed tool calls"),
         )
 
     def done(ref: SessionRef, now: datetime) -> SessionReading:
-        return SessionReading(ref=ref, title="Release notes", cwd="/home/dev/work/api", started_at=_ago(now, 9000),
+        return SessionReading(ref=ref, title="Release notes", cwd="/home/dev/code/api", started_at=_ago(now, 9000),
                               last_active_at=_ago(now, 7200), turn=TurnEvidence(state="ended", ended_at=_ago(now, 7200)),
                               resume_command="codex resume codex-done-0003")
 
@@ -377,7 +377,7 @@ def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: 
     assert page.locator("main").get_attribute("data-view") == "sessions"
     page.keyboard.press("p")
     assert page.url.endswith("#n=projects")
-    page.wait_for_selector(".project[data-project='work/api']")
+    page.wait_for_selector(".project[data-project='code/api']")
     shot(page, "projects")
     page.keyboard.press("a")
     assert page.url.endswith("#n=attention") and page.locator(".attention").count() == 1
@@ -393,7 +393,7 @@ def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: 
     assert page.url.endswith("#n=sessions")
 
     page.click(".project-link, main li.row[data-key^='codex:codex-quick'] a.title")
-    assert "#n=session:work%2Fapi:codex:codex-quick-0002" in page.url
+    assert "#n=session:code%2Fapi:codex:codex-quick-0002" in page.url
     page.wait_for_selector(".session-page[data-key='codex:codex-quick-0002']")
     sp = page.locator(".session-page")
     assert [b.inner_text() for b in sp.locator(".controls button").all()] == ["COPY ID", "COPY LINK", "COPY RESUME"]
@@ -403,12 +403,12 @@ def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: 
     page.wait_for_selector(".session-page[data-key='codex:codex-quick-0002']")
     shot(page, "session")
     page.keyboard.press("Escape")
-    assert page.url.endswith("#n=project:work%2Fapi")
+    assert page.url.endswith("#n=project:code%2Fapi")
     page.wait_for_selector("main li.row[data-key='codex:codex-done-0003']")
     page.go_back()
     page.wait_for_selector(".session-page[data-key='codex:codex-quick-0002']")
 
-    page.goto(server.url + "/#n=session:work%2Ftokenizer:pi:pi-busy-0001")
+    page.goto(server.url + "/#n=session:code%2Ftokenizer:pi:pi-busy-0001")
     page.wait_for_selector(".session-page")
     assert page.locator(".session-page .controls button").count() == 2  # no resume control on Pi
     page.goto(server.url + "/#n=session::claude:no-such-session")
@@ -420,7 +420,7 @@ def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: 
 
 def test_copy_id_copies(board_server: Any, page_for: Any, browser: Any) -> None:
     server = board_server()
-    page = page_for(server.url + "/#n=session:work%2Fapi:codex:codex-quick-0002")
+    page = page_for(server.url + "/#n=session:code%2Fapi:codex:codex-quick-0002")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     page.wait_for_selector(".session-page")
     page.locator(".controls button", has_text="COPY ID").click()

@@ -129,7 +129,7 @@ def prompt_record(transcript: Path, text: str) -> dict[str, Any]:
     session = first.get("sessionId") or transcript.stem
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return {
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": first.get("cwd", "/srv/lab/work/claude-a"),
+        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": first.get("cwd", "/srv/lab/repos/claude-a"),
         "sessionId": session, "version": "2.1.332", "gitBranch": "HEAD", "type": "user",
         "message": {"role": "user", "content": text}, "uuid": f"00000000-0000-4000-8000-{int(time.time() * 1000) % 10**12:012d}",
         "timestamp": now,
