@@ -21,6 +21,7 @@ __all__ = [
     "Gate",
     "HarnessContext",
     "HarnessInfo",
+    "HarnessMark",
     "Instruction",
     "LoopReading",
     "ModelInfo",
@@ -40,6 +41,22 @@ __all__ = [
 TaskStatus = Literal["pending", "in_progress", "completed"]
 TurnState = Literal["open", "ended", "unknown"]
 LocationStatus = Literal["missing", "unreadable", "present"]
+MarkShape = Literal["circle", "square", "diamond", "hex", "triangle"]
+
+
+@attrs.frozen(kw_only=True)
+class HarnessMark:
+    """How the page draws a harness: a short monogram on a shape in a hue of its own.
+
+    Drawn by the page itself (never a vendor's logo). A plugin that declares none gets a mark
+    derived from its label.
+    """
+
+    #: One to three characters (``CC``, ``π``).
+    monogram: str
+    #: The hue, 0-359 degrees.
+    hue: int
+    shape: MarkShape = "circle"
 
 
 @attrs.frozen(kw_only=True)
@@ -60,6 +77,12 @@ class HarnessInfo:
     wait_coverage: str = "This harness cannot report that it waits on you."
     #: The harness's own CLI accepts the session id to resume (Claude Code, Codex).
     resumable: bool = False
+    #: The page's mark for this harness; ``None`` lets the page derive one from the label.
+    mark: HarnessMark | None = None
+    #: The environment variables that relocate this harness's store (``CLAUDE_CONFIG_DIR``).
+    #: ``--demo`` clears every declared one so no plugin reads the user's real store, and
+    #: ``--diagnose`` prints those that are set.
+    relocation_variables: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
