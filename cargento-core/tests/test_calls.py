@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import attrs
 from cargento.board import BoardBuilder
 from cargento.plugins import Fault, Ok, load_registry
 from cargento.processes import StaticProcesses
@@ -111,3 +112,54 @@ def test_hook_simulate_runs_in_a_demo_home_and_steps(tmp_path: object) -> None:
     finally:
         demo.stop()
     assert not demo.home.exists(), "the demo home is removed on exit"
+
+
+def test_record_fault_shows_on_the_strip_and_in_diagnose_like_a_failed_call() -> None:
+    from cargento.diagnose import diagnose, render_text
+
+    b = _builder(("fake", FakeHarness("fake", [FakeSession("f1")])), ("other", FakeHarness("other", [FakeSession("o1")])))
+    registry = b.registry
+    assert registry.last_fault("fake") is None
+    recorded = registry.record_fault("fake", "discover", "session x carries harness 'y'")
+    assert (recorded.harness, recorded.hook, recorded.kind, recorded.traceback) == ("fake", "discover", "contract", None)
+    assert recorded.at.tzinfo is not None
+    assert registry.last_fault("fake") is recorded and registry.faults["fake"] == [recorded]
+    board = b.build()
+    strip = {h.key: h for h in board.harnesses}
+    assert strip["fake"].error == "discover: session x carries harness 'y'"
+    assert strip["other"].error is None
+    assert {s.session_id for s in board.sessions} == {"f1", "o1"}, "a recorded fault hides no session"
+    report = diagnose(registry, b, now=NOW)
+    fake = next(h for h in report.harnesses if h.key == "fake")
+    assert fake.faults == ("discover: session x carries harness 'y'",) and fake.fault_count == 1
+    assert "faults: 1" in render_text(report)
+
+
+def test_record_fault_cuts_the_message_and_keeps_the_newest_twenty() -> None:
+    reg = load_registry(entry_points=False, extra=[("fake", FakeHarness("fake"))])
+    bug = reg.record_fault("fake", "usage", "x" * 600, kind="bug", traceback="Traceback ...")
+    assert len(bug.message) == 500 and bug.kind == "bug" and bug.traceback == "Traceback ..."
+    for i in range(24):
+        reg.record_fault("fake", "model", f"fault {i}", kind="expected")
+    assert len(reg.faults["fake"]) == 20 and reg.fault_counts["fake"] == 25
+    newest = reg.last_fault("fake")
+    assert newest is not None and newest.message == "fault 23"
+
+
+def test_a_session_carrying_another_harness_is_a_contract_fault_on_discover() -> None:
+    from cargento import hookimpl
+    from cargento.models import Discovery, HarnessContext
+
+    class Mislabelled(FakeHarness):
+        @hookimpl
+        def discover(self, ctx: HarnessContext) -> Discovery:
+            found = super().discover(ctx)
+            stray = attrs.evolve(found.sessions[0], harness="someone-else", session_id="stray")
+            return attrs.evolve(found, sessions=(*found.sessions, stray))
+
+    b = _builder(("mis", Mislabelled("mis", [FakeSession("m1")])))
+    board = b.build()
+    assert [s.session_id for s in board.sessions] == ["m1"]
+    fault = b.registry.last_fault("mis")
+    assert fault is not None and fault.kind == "contract" and fault.hook == "discover"
+    assert board.harnesses[0].error == "discover: session stray carries harness 'someone-else'"

@@ -34,6 +34,7 @@ from cargento.models import (
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Fault",
+    "FaultKind",
     "Ok",
     "PluginRecord",
     "Registry",
@@ -42,6 +43,11 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "cargento.harness"
 Status = Literal["loaded", "blocked", "incompatible", "import-error", "invalid", "duplicate"]
+#: ``expected`` (a HarnessError), ``bug`` (any other exception) or ``contract`` (a plugin broke
+#: the hook's contract: a wrong return type, or a value core refuses).
+FaultKind = Literal["expected", "bug", "contract"]
+#: How many faults each harness keeps (the count in ``Registry.fault_counts`` goes on).
+FAULTS_KEPT = 20
 
 _RETURNS: dict[str, tuple[type, ...]] = {
     "harness_info": (HarnessInfo,),
@@ -75,7 +81,8 @@ class Fault:
 
     harness: str
     hook: str
-    #: ``expected`` (a HarnessError), ``bug`` (any other exception) or ``contract`` (wrong type).
+    #: ``expected`` (a HarnessError), ``bug`` (any other exception) or ``contract`` (wrong type,
+    #: or a value core refuses). See :data:`FaultKind`.
     kind: str
     message: str
     at: datetime
@@ -214,22 +221,43 @@ class Registry:
             results = self._caller(harness, hook)(**kwargs)
             value = results[0] if results else None
         except HarnessError as exc:
-            return self._fault(harness, hook, "expected", str(exc) or type(exc).__name__, None)
+            return self.record_fault(harness, hook, str(exc) or type(exc).__name__, kind="expected")
         except Exception as exc:
-            return self._fault(harness, hook, "bug", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            return self.record_fault(harness, hook, f"{type(exc).__name__}: {exc}", kind="bug", traceback=traceback.format_exc())
         expected = _RETURNS.get(hook)
         if expected is not None and not isinstance(value, expected):
             names = " or ".join("None" if t is type(None) else t.__name__ for t in expected)
-            return self._fault(harness, hook, "contract", f"{hook} returned {type(value).__name__}, expected {names}", None)
+            return self.record_fault(harness, hook, f"{hook} returned {type(value).__name__}, expected {names}", kind="contract")
         return Ok(value)
 
-    def _fault(self, harness: str, hook: str, kind: str, message: str, tb: str | None) -> Fault:
-        fault = Fault(harness=harness, hook=hook, kind=kind, message=message[:500], traceback=tb, at=self._clock())
+    def record_fault(
+        self,
+        harness: str,
+        hook: str,
+        message: str,
+        *,
+        kind: FaultKind = "contract",
+        traceback: str | None = None,
+    ) -> Fault:
+        """Attribute a fault to *harness*'s *hook*, exactly as a failed :meth:`call` does.
+
+        For faults found outside a call: a hook that returned, but returned something core
+        refuses (a session of another harness, say). The fault is kept with the harness's
+        recent faults (the newest :data:`FAULTS_KEPT`), counted in :attr:`fault_counts`, shown
+        on its strip entry on the next board and by ``cargento --diagnose``. The message is cut
+        to 500 characters. Returns the recorded :class:`Fault`.
+        """
+        fault = Fault(harness=harness, hook=hook, kind=kind, message=message[:500], traceback=traceback, at=self._clock())
         bucket = self.faults.setdefault(harness, [])
         bucket.append(fault)
-        del bucket[:-20]
+        del bucket[:-FAULTS_KEPT]
         self.fault_counts[harness] = self.fault_counts.get(harness, 0) + 1
         return fault
+
+    def last_fault(self, harness: str) -> Fault | None:
+        """The newest fault kept for *harness*, or ``None`` when it has none."""
+        kept = self.faults.get(harness)
+        return kept[-1] if kept else None
 
     def loaded(self) -> list[str]:
         """Harness ids that loaded, in a stable order."""
@@ -238,6 +266,15 @@ class Registry:
     def failed(self) -> list[PluginRecord]:
         """Installed plugins that did not load for a reason other than being switched off."""
         return [r for r in self.records.values() if r.status not in ("loaded", "blocked")]
+
+
+@attrs.frozen(kw_only=True)
+class _Candidate:
+    """A plugin to load: its harness id, how to import it, and the distribution it came from."""
+
+    name: str
+    load: Callable[[], object]
+    dist: md.Distribution | None
 
 
 def _constant(value: object) -> Callable[[], object]:
@@ -276,7 +313,7 @@ def load_registry(
     blocked = set(block) | set(_env_list(env.get("CARGENTO_BLOCK_PLUGINS")) or [])
     registry = Registry()
     core = Version(_core_version())
-    candidates: list[tuple[str, Callable[[], object], md.Distribution | None]] = []
+    candidates: list[_Candidate] = []
     if entry_points:
         seen: set[tuple[str, str]] = set()
         for ep in md.entry_points(group=ENTRY_POINT_GROUP):
@@ -284,10 +321,11 @@ def load_registry(
             if key in seen:
                 continue
             seen.add(key)
-            candidates.append((ep.name, ep.load, ep.dist))
+            candidates.append(_Candidate(name=ep.name, load=ep.load, dist=ep.dist))
     for name, plugin in extra:
-        candidates.append((name, _constant(plugin), None))
-    for name, load, dist in sorted(candidates, key=lambda c: c[0]):
+        candidates.append(_Candidate(name=name, load=_constant(plugin), dist=None))
+    for candidate in sorted(candidates, key=lambda c: c.name):
+        name, load, dist = candidate.name, candidate.load, candidate.dist
         dist_name = dist.metadata["Name"] if dist is not None else None
         dist_version = dist.version if dist is not None else None
         requires = _requires_core(dist)

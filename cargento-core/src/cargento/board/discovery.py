@@ -1,0 +1,127 @@
+"""The read pass over one harness's discovered sessions, reusing whatever did not change.
+
+A session is read again (``read_session``) only when its ``SessionRef.fingerprint`` moved, or,
+when it has none, whenever its harness's store may have changed. Its ``gate_state`` and
+``usage`` answers depend on the clock and are reused for at most :data:`DERIVED_REUSE_S` of
+real time; its ``model`` answer is reused as long as the reading is the same object.
+"""
+
+from __future__ import annotations
+
+import time
+
+import attrs
+
+from cargento.board.session_row import SessionKey, SessionRow
+from cargento.models import Gate, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage
+from cargento.plugins import Fault, Registry
+
+__all__ = ["DERIVED_REUSE_S", "ReadPass", "SessionReader"]
+
+#: How long a clean session's clock-dependent hook answers (gate, usage) are reused.
+DERIVED_REUSE_S = 1.0
+#: The per-session hooks called after ``read_session``, and the row field each answer fills.
+_ANSWER_HOOKS = (("gate_state", "gate"), ("model", "model"), ("usage", "usage"))
+
+
+@attrs.frozen(kw_only=True)
+class _CachedReading:
+    """A session's last reading and the fingerprint it was read at (``""`` when it had none)."""
+
+    fingerprint: str
+    reading: SessionReading | None
+
+
+@attrs.frozen(kw_only=True)
+class _HookAnswers:
+    """The per-session hook answers computed for one reading, and when (``time.monotonic``)."""
+
+    reading: SessionReading
+    at: float
+    gate: Gate | None
+    model: ModelInfo | None
+    usage: Usage | None
+
+
+@attrs.frozen(kw_only=True)
+class ReadPass:
+    """What one harness's read pass found."""
+
+    #: One row per session read, with its hook answers, in discovery order.
+    rows: list[SessionRow]
+    #: Sessions read before that this pass no longer saw; their caches are dropped.
+    gone: list[SessionKey]
+
+
+class SessionReader:
+    """Reads sessions through a registry's plugins, keeping readings and hook answers between builds."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._readings: dict[SessionKey, _CachedReading] = {}
+        self._answers: dict[SessionKey, _HookAnswers] = {}
+
+    def read(
+        self,
+        key: str,
+        info: HarnessInfo,
+        refs: tuple[SessionRef, ...],
+        ctx: HarnessContext,
+        all_sessions: bool,
+        *,
+        reuse: bool = False,
+    ) -> ReadPass:
+        """Read harness *key*'s sessions *refs* (those in the window unless *all_sessions*).
+
+        *reuse* says the harness's store did not change since the last pass: a session with no
+        fingerprint keeps its last reading. A session whose ``read_session`` faulted, or that
+        read as ``None``, has no row; a per-session hook that faulted leaves its answer unset
+        and its fault on the row.
+        """
+        registry = self.registry
+        out: list[SessionRow] = []
+        seen: set[SessionKey] = set()
+        for ref in refs:
+            if ref.harness != key:
+                registry.record_fault(key, "discover", f"session {ref.session_id} carries harness {ref.harness!r}", kind="contract")
+                continue
+            if not all_sessions and ref.modified_at is not None and not ctx.in_window(ref.modified_at):
+                continue
+            ident = (key, ref.session_id)
+            seen.add(ident)
+            cached = self._readings.get(ident)
+            if cached is not None and ((reuse and not ref.fingerprint) or (ref.fingerprint is not None and cached.fingerprint == ref.fingerprint)):
+                reading = cached.reading
+            else:
+                result = registry.call(key, "read_session", ref=ref, ctx=ctx)
+                if isinstance(result, Fault):
+                    self._readings.pop(ident, None)
+                    continue
+                reading = result.value
+                self._readings[ident] = _CachedReading(fingerprint=ref.fingerprint or "", reading=reading)
+            if reading is None:
+                continue
+            row = SessionRow(info=info, reading=reading)
+            memo = self._answers.get(ident)
+            fresh = memo is not None and memo.reading is reading and time.monotonic() - memo.at < DERIVED_REUSE_S
+            for hook, field in _ANSWER_HOOKS:
+                if not registry.implements(key, hook):
+                    continue
+                if memo is not None and memo.reading is reading and (fresh or hook == "model"):
+                    setattr(row, field, getattr(memo, field))
+                    continue
+                got = registry.call(key, hook, reading=reading, ctx=ctx)
+                if isinstance(got, Fault):
+                    row.faults.append(f"{hook}: {got.message}")
+                    continue
+                setattr(row, field, got.value)
+            if not fresh and not row.faults:
+                self._answers[ident] = _HookAnswers(
+                    reading=reading, at=time.monotonic(), gate=row.gate, model=row.model, usage=row.usage
+                )
+            out.append(row)
+        gone = [i for i in self._readings if i[0] == key and i not in seen]
+        for ident in gone:
+            del self._readings[ident]
+            self._answers.pop(ident, None)
+        return ReadPass(rows=out, gone=gone)

@@ -1,0 +1,66 @@
+"""The harness strip: one entry per installed plugin, loaded or not, with its count and fault."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+from cargento.board.document import BoardHarness, BoardPlugin, BoardSession
+from cargento.board.redaction import redact_harness
+from cargento.models import Discovery, HarnessInfo
+from cargento.plugins import PluginRecord, Registry
+
+__all__ = ["discovered_entry", "fault_line", "finish_strip", "plugin_of", "undiscovered_entry"]
+
+
+def plugin_of(record: PluginRecord) -> BoardPlugin:
+    return BoardPlugin(name=record.dist or record.module, version=record.version, status=record.status)
+
+
+def undiscovered_entry(info: HarnessInfo, plugin: BoardPlugin, error: str) -> BoardHarness:
+    """The entry of a loaded harness whose ``discover`` faulted."""
+    return BoardHarness(
+        key=info.key, label=info.label, discovered=False, sessions=0, plugin=plugin,
+        error=error, turn_end_observable=info.turn_end_observable,
+        reports_waits=info.reports_waits, wait_coverage=info.wait_coverage,
+    )
+
+
+def discovered_entry(info: HarnessInfo, plugin: BoardPlugin, discovery: Discovery) -> BoardHarness:
+    """The entry of a loaded harness after discovery; its count is filled in by :func:`finish_strip`."""
+    return BoardHarness(
+        key=info.key,
+        label=info.label,
+        discovered=any(loc.status == "present" for loc in discovery.locations) or bool(discovery.sessions),
+        sessions=0,
+        plugin=plugin,
+        error=None,
+        turn_end_observable=info.turn_end_observable,
+        reports_waits=info.reports_waits,
+        wait_coverage=info.wait_coverage,
+        locations=discovery.locations,
+        problems=discovery.problems,
+    )
+
+
+def fault_line(registry: Registry, key: str) -> str | None:
+    """``hook: message`` of the harness's newest fault, or ``None``."""
+    last = registry.last_fault(key)
+    return None if last is None else f"{last.hook}: {last.message}"
+
+
+def finish_strip(entries: Iterable[BoardHarness], sessions: list[BoardSession], registry: Registry) -> list[BoardHarness]:
+    """The strip as published: each loaded harness's count of rows on the board and its newest
+    fault (unless its entry already carries an error), then an entry per plugin that did not
+    load, every text redacted."""
+    per_harness: dict[str, int] = {}
+    for s in sessions:
+        per_harness[s.harness] = per_harness.get(s.harness, 0) + 1
+    strip = [attrs.evolve(h, sessions=per_harness.get(h.key, 0), error=h.error or fault_line(registry, h.key)) for h in entries]
+    for name, rec in registry.records.items():
+        if rec.status != "loaded" and name not in registry.harnesses:
+            strip.append(
+                BoardHarness(key=rec.name, label=rec.name, discovered=False, sessions=0, plugin=plugin_of(rec), error=rec.error)
+            )
+    return [redact_harness(h) for h in strip]
