@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cargento.testing import make_context, snapshot_tree
+from cargento.testing.unprivileged import discover_unprivileged
 from cargento_harness_claude import heads, plugin
 from cargento_harness_claude.fixtures import ClaudeStore
 
@@ -121,17 +121,21 @@ def test_fingerprint_changes_with_any_file_the_reading_depends_on(store: ClaudeS
     assert third.modified_at == datetime.fromtimestamp(T0 - 6000, UTC)
 
 
-def test_unreadable_project_folder_is_a_problem_not_a_crash(store: ClaudeStore) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root reads everything")
-    s = store.session(SID)
+def test_unreadable_project_folder_is_a_problem_not_a_crash(unprivileged_home: Path) -> None:
+    # Discovery runs in a child that drops to nobody when the suite runs as root, so the
+    # folder's permissions hold for it; the readable run first proves it can read the store.
+    s = ClaudeStore(unprivileged_home).session(SID)
     s.prompt("go", T0 - 10)
+    readable = discover_unprivileged(plugin, unprivileged_home, now=NOW)
+    assert (readable.session_ids, readable.problems) == ((SID,), ())
+    assert readable.uid != 0
     s.path.parent.chmod(0)
     try:
-        found = plugin.discover(ctx=make_context(store.home, now=NOW))
-        assert found.problems
+        found = discover_unprivileged(plugin, unprivileged_home, now=NOW)
     finally:
         s.path.parent.chmod(0o755)
+    assert found.session_ids == ()
+    assert any(s.path.parent.name in problem for problem in found.problems), found.problems
 
 
 def test_discovery_and_reading_write_nothing(store: ClaudeStore, board: Any) -> None:

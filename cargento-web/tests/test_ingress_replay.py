@@ -1,6 +1,6 @@
 """Replay the recorded hook payloads through the real forwarders into a real server.
 
-Each recorded invocation (``shared/captures``) is piped, in order, into the forwarder a user
+Each recorded invocation (``testdata/captures``) is piped, in order, into the forwarder a user
 would have installed (``python -m cargento.forwarders.event_hook <harness>``, the
 ``notify_hook`` for Claude's Notification, ``statusline_hook`` for Antigravity's status
 line), as a separate process, against a uvicorn serving the app with the real event hub.
@@ -25,13 +25,9 @@ from cargento.events.hooks_cmd import CLAUDE_EVENTS, CODEX_EVENTS, GEMINI_EVENTS
 from cargento.events.hub import EventHub
 from cargento.events.notifiers import MemoryNotifier
 from cargento.testing.fakes import FakeHarness
-from cargento.testing.homes import captures_root
+from cargento.testing.testdata import require_captures_root
 
-CAPTURES = captures_root() or Path("captures-not-found")
-if not (CAPTURES / "full").is_dir():
-    if os.environ.get("CI"):
-        raise RuntimeError("the recorded captures (../shared/captures) are not reachable under CI")
-    pytestmark = pytest.mark.skip(reason="the recorded captures are not present (set CARGENTO_CAPTURES)")
+CAPTURES = require_captures_root()
 
 
 class Clock:
@@ -231,9 +227,6 @@ def _antigravity_pushes() -> list[dict[str, Any]]:
 
 
 def test_antigravity_status_line(replay: Replay, tmp_path: Path) -> None:
-    path = CAPTURES / "antigravity" / "statusline-macos.jsonl"
-    if not path.exists():
-        pytest.skip("no antigravity capture")
     pushes = _antigravity_pushes()
     conversation = next(p["conversation_id"] for p in pushes if p["conversation_id"])
     start = 1785938000.0

@@ -3,29 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 from cargento.events.notifications import classify
 from cargento.events.payloads import EVENT_HARNESSES, PayloadError, parse_event, parse_notification
-from cargento.testing.homes import captures_root
+from cargento.testing.testdata import require_captures_root
 from hypothesis import given
 from hypothesis import strategies as st
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
-CAPTURES = captures_root() or Path("captures-not-found")
+CAPTURES = require_captures_root()
 
 
 def _full(name: str) -> list[dict[str, Any]]:
     path = CAPTURES / "full" / name
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{path} is not present under CI")
-        pytest.skip(f"{path} is not present")
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -46,8 +40,6 @@ def test_every_recorded_payload_reads(harness: str, name: str) -> None:
 
 def test_recorded_hook_key_sets_read_as_the_right_kinds() -> None:
     path = CAPTURES / "claude" / "hooks-2.1.222-macos.jsonl"
-    if not path.exists():
-        pytest.skip("captures not present")
     for line in path.read_text().splitlines():
         record = json.loads(line)
         body: dict[str, Any] = {k: "x" for k in record["keys"]}

@@ -1,7 +1,7 @@
 """Write realistic Claude Code stores: for tests, and for the ``cargento --demo`` simulator.
 
 Importable with no test dependencies. Records are shaped like the ones Claude Code 2.1.332
-wrote in the golden stores (``../shared/golden/claude-code-2.1.332``): one assistant record
+wrote in the golden stores (``testdata/golden/claude-code-2.1.332``): one assistant record
 per content block, all sharing the response's ``message.id`` and ``usage``; tool results as
 user records; ``system``/``turn_duration`` after an interactive turn; metadata records without
 timestamps. Every write stamps the file's mtime with the write's own time, so a store can be

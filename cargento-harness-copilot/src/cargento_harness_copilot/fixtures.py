@@ -1,6 +1,6 @@
 """Writing realistic GitHub Copilot CLI stores: for tests and for the ``cargento --demo`` simulator.
 
-The shapes follow what Copilot CLI 1.0.102 wrote (``../shared/golden/copilot-1.0.102``):
+The shapes follow what Copilot CLI 1.0.102 wrote (``testdata/golden/copilot-1.0.102``):
 ``session-state/<id>/events.jsonl`` of typed events chained by ``parentId``, a
 ``workspace.yaml``, a per-session ``session.db`` with the ``todos`` table, and the global
 ``session-store.db`` ledger. Every method takes an explicit time and appends; nothing reads

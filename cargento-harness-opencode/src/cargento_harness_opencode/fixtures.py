@@ -1,7 +1,7 @@
 """Writing realistic OpenCode stores: for tests and for the ``cargento --demo`` simulator.
 
 The schema and row shapes follow what OpenCode 1.18.33 wrote
-(``../shared/golden/opencode-1.18.33``): ``opencode.db`` in WAL mode with ``session``,
+(``testdata/golden/opencode-1.18.33``): ``opencode.db`` in WAL mode with ``session``,
 ``message`` (role inside ``data``), ``part`` (typed ``data``), ``todo`` and the never-written
 ``session_message``. Times are epoch milliseconds. Every method takes an explicit time;
 nothing reads a clock. Example::

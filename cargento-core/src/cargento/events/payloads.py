@@ -6,7 +6,7 @@ Every lane speaks its harness's own words (Claude's ``UserPromptSubmit``, Gemini
 the few fields the hub reads. Unknown fields are ignored; a body that names no session
 where one is needed is refused with :class:`PayloadError` rather than guessed at.
 
-Field shapes come from the recorded payloads (``shared/captures``): Claude Code 2.1.222 to
+Field shapes come from the recorded payloads (``testdata/captures``): Claude Code 2.1.222 to
 2.1.332, Codex 0.146 and 0.171, Gemini CLI 0.53 and 0.61, Antigravity's status line.
 """
 

@@ -7,16 +7,26 @@ from cargento.testing.contract import HarnessContract
 from cargento.testing.homes import (
     build_tree,
     copy_golden,
-    golden_root,
     make_context,
     snapshot_tree,
+)
+from cargento.testing.testdata import (
+    MissingTestData,
+    captures_root,
+    golden_root,
+    require_captures_root,
+    require_golden_root,
 )
 
 __all__ = [
     "HarnessContract",
+    "MissingTestData",
     "build_tree",
+    "captures_root",
     "copy_golden",
     "golden_root",
     "make_context",
+    "require_captures_root",
+    "require_golden_root",
     "snapshot_tree",
 ]

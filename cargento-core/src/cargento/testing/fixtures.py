@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -10,7 +12,8 @@ import pytest
 from hypothesis import settings
 
 from cargento.plugins import Registry, load_registry
-from cargento.testing.homes import build_tree, copy_golden, golden_root
+from cargento.testing.homes import build_tree, copy_golden
+from cargento.testing.testdata import require_golden_root
 
 settings.register_profile("dev", max_examples=30, deadline=None)
 settings.register_profile("ci", max_examples=100, deadline=None)
@@ -53,14 +56,31 @@ def harness_home(tmp_path: Path) -> Callable[..., Path]:
 
 @pytest.fixture
 def golden(tmp_path: Path) -> Callable[[str], tuple[Path, dict[str, object]]]:
-    """Copy a golden scenario into a temp dir (mtimes restored); skip when not reachable
-    outside CI (under ``CI=true`` a missing golden tree fails instead)."""
-    if golden_root() is None:
-        if os.environ.get("CI"):
-            pytest.fail("the shared golden stores are not reachable under CI")
-        pytest.skip("the shared golden stores are not reachable (set CARGENTO_GOLDEN)")
+    """Copy a golden scenario into a temp dir with its recorded mtimes. The stores are found by
+    :mod:`cargento.testing.testdata`; when there are none the test errors (it never skips), with
+    the places the lookup tried."""
+    require_golden_root()
 
     def copy(scenario: str) -> tuple[Path, dict[str, object]]:
         return copy_golden(scenario, tmp_path)
 
     return copy
+
+
+@pytest.fixture
+def unprivileged_home() -> Iterator[Path]:
+    """An empty home folder every user can reach (mode 0755, in a 0755 folder under the system
+    temp directory, not pytest's private one), for :mod:`cargento.testing.unprivileged`;
+    removed after the test."""
+    parent = Path(tempfile.mkdtemp(prefix="cargento-unprivileged-"))
+    try:
+        parent.chmod(0o755)
+        home = parent / "home"
+        home.mkdir(mode=0o755)
+        home.chmod(0o755)
+        yield home
+    finally:
+        for dirpath, dirnames, _files in os.walk(parent):
+            for name in dirnames:
+                os.chmod(os.path.join(dirpath, name), 0o755)
+        shutil.rmtree(parent)

@@ -16,8 +16,18 @@ import orjson
 from cargento.cache import HarnessCache
 from cargento.models import HarnessContext
 from cargento.processes import ProcessTable, StaticProcesses
+from cargento.testing.testdata import MissingTestData, captures_root, golden_root, require_golden_root
 
-__all__ = ["build_tree", "copy_golden", "golden_root", "install_golden", "make_context", "snapshot_tree", "write_jsonl"]
+__all__ = [
+    "build_tree",
+    "captures_root",
+    "copy_golden",
+    "golden_root",
+    "install_golden",
+    "make_context",
+    "snapshot_tree",
+    "write_jsonl",
+]
 
 Entry = str | bytes | dict[str, Any] | list[Any] | None
 
@@ -82,41 +92,15 @@ def snapshot_tree(root: Path) -> dict[str, tuple[int, int, str]]:
     return out
 
 
-def golden_root() -> Path | None:
-    """The shared golden stores: ``$CARGENTO_GOLDEN``, else ``../shared/golden`` from the repo."""
-    env = os.environ.get("CARGENTO_GOLDEN")
-    if env:
-        return Path(env) if Path(env).is_dir() else None
-    here = Path(__file__).resolve()
-    for parent in [Path.cwd(), *Path.cwd().parents, *here.parents]:
-        candidate = parent / "shared" / "golden"
-        if (candidate / "index.json").is_file():
-            return candidate
-        sibling = parent.parent / "shared" / "golden"
-        if (sibling / "index.json").is_file():
-            return sibling
-    return None
-
-
-def captures_root() -> Path | None:
-    """The shared hook-payload captures: ``$CARGENTO_CAPTURES``, else ``captures/`` beside the
-    golden stores (``../shared/captures`` from the repo)."""
-    env = os.environ.get("CARGENTO_CAPTURES")
-    if env:
-        return Path(env) if Path(env).is_dir() else None
-    golden = golden_root()
-    if golden is None:
-        return None
-    captures = golden.parent / "captures"
-    return captures if captures.is_dir() else None
-
-
 def copy_golden(scenario: str, dest: Path) -> tuple[Path, dict[str, Any]]:
     """Copy one golden scenario (``claude-code-2.1.332/A-single-turn``) to *dest*.
 
-    The copy gets the recorded absolute mtimes back. Returns the copied home and its
-    ``truth.json``; evaluate the board as of ``truth["snapshot_at"]``. The shared tree itself
-    is never modified.
+    The golden stores are found by :mod:`cargento.testing.testdata` (``testdata/golden`` in the
+    checkout, or ``$CARGENTO_GOLDEN``). Each store file of the copy gets its recorded absolute
+    mtime back from the scenario's ``_snapshot.json``, whatever the source's own mtimes are (a
+    git checkout gives every file the checkout time). Returns the copied home and its
+    ``truth.json``; evaluate the board as of ``truth["snapshot_at"]``. The source tree is never
+    modified.
     """
     src = _golden_scenario(scenario)
     home = dest / scenario.replace("/", "__")
@@ -140,10 +124,11 @@ def install_golden(scenario: str, home: Path, store: str) -> dict[str, Any]:
 
 
 def _golden_scenario(scenario: str) -> Path:
-    root = golden_root()
-    if root is None:
-        raise FileNotFoundError("the shared golden stores are not reachable (set CARGENTO_GOLDEN)")
-    return root / scenario
+    root = require_golden_root()
+    src = root / scenario
+    if not (src / "_snapshot.json").is_file():
+        raise MissingTestData(f"{src} is not a golden scenario (it has no _snapshot.json)")
+    return src
 
 
 def _restore_recorded(home: Path, src: Path) -> None:
