@@ -104,9 +104,7 @@ def test_daemon_status_stop(env: dict[str, str], daemons: list[int]) -> None:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", port))
     assert not state_path(env, port).exists()
-    deadline = time.monotonic() + 5
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # --stop returns only once the process itself has exited, not merely its socket.
     assert not alive(pid)
 
     after = run(env, "--port", str(port), "--status")
