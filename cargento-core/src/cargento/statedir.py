@@ -7,17 +7,48 @@ per-run capability, so nothing secret is stored between runs.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-__all__ = ["CAPABILITY_HEADER", "log_file", "read_state", "state_dir", "state_file"]
+__all__ = [
+    "CAPABILITY_HEADER",
+    "HEALTH_CHALLENGE",
+    "health_proof",
+    "log_file",
+    "read_state",
+    "state_dir",
+    "state_file",
+    "valid_challenge",
+]
 
 #: The header a forwarder sends the per-run capability in.
 CAPABILITY_HEADER = "X-Cargento-Capability"
+#: The ``/api/health`` query parameter a forwarder sends a fresh nonce in. The dashboard that
+#: wrote the state file answers with :func:`health_proof` of it, which only a holder of this
+#: run's capability can compute; a process that took the port after a crash cannot, so it is
+#: sent neither the payload nor the capability.
+HEALTH_CHALLENGE = "challenge"
+_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
+
+
+def valid_challenge(value: object) -> bool:
+    """True for a challenge of 16 to 128 URL-safe characters."""
+    return isinstance(value, str) and bool(_CHALLENGE.match(value))
+
+
+def health_proof(capability: str, challenge: str) -> str:
+    """The dashboard's answer to *challenge*: an HMAC-SHA256 keyed by the capability (hex).
+
+    It proves the answering process holds the capability without revealing it.
+    """
+    return hmac.new(capability.encode(), b"cargento-health\0" + challenge.encode(), hashlib.sha256).hexdigest()
 
 
 def state_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -22,6 +22,7 @@ import orjson
 from cargento import serde
 from cargento.board import Board, BoardBuilder
 from cargento.redact import redact
+from cargento.statedir import HEALTH_CHALLENGE, health_proof, valid_challenge
 from cargento.timestamps import iso
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -168,19 +169,23 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
             rendered[flavour] = (board, body)
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
+    capability: str | None = getattr(hub, "capability", None) if hub is not None else None
+
     async def health(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "app": APP_NAME,
-                "pid": settings.pid or os.getpid(),
-                "port": settings.port,
-                "host": settings.host,
-                "started_at": iso(settings.started_at),
-                "version": settings.version,
-                "url": settings.url,
-            },
-            headers={"Cache-Control": "no-store"},
-        )
+        answer: dict[str, Any] = {
+            "app": APP_NAME,
+            "pid": settings.pid or os.getpid(),
+            "port": settings.port,
+            "host": settings.host,
+            "started_at": iso(settings.started_at),
+            "version": settings.version,
+            "url": settings.url,
+        }
+        challenge = request.query_params.get(HEALTH_CHALLENGE)
+        if capability is not None and valid_challenge(challenge):
+            # The forwarders post only to the dashboard that can answer this (see statedir).
+            answer["proof"] = health_proof(capability, str(challenge))
+        return JSONResponse(answer, headers={"Cache-Control": "no-store"})
 
     async def stream(request: Request) -> Response:
         return StreamingResponse(
