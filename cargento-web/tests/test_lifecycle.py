@@ -247,3 +247,13 @@ def _listening_addresses(port: int) -> list[str]:
             raw = bytes.fromhex(address)[::-1]
             out.append(".".join(str(b) for b in raw))
     return out
+
+
+@pytest.mark.parametrize("mode", [[], ["--daemon"]], ids=["foreground", "daemon"])
+def test_an_unusable_state_directory_is_named_with_its_path(env: dict[str, str], tmp_path: Path, mode: list[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    env = {**env, "CARGENTO_HOME": str(blocker / "state")}
+    done = run(env, "--port", str(free_port()), "--no-events", *mode)
+    assert done.returncode == 1
+    assert str(blocker / "state") in done.stderr and "Not a directory" in done.stderr
