@@ -582,8 +582,17 @@ class EventHub:
             }
 
     def close(self) -> None:
-        """Stop the notification thread (after the alerts already raised)."""
+        """Stop the notification thread (after the alerts already raised), then write what
+        the stores still have queued."""
         self.alerts.close()
+        self.deliveries.close()
+        if self.ends is not None:
+            self.ends.close()
+
+    def flush(self, timeout_s: float = 5.0) -> bool:
+        """Wait until the stores' queued lines are on disk (tests, and before a restart)."""
+        ok = self.deliveries.flush(timeout_s)
+        return (self.ends.flush(timeout_s) if self.ends is not None else True) and ok
 
 
 def _overlay_key(overlay: Overlay | None) -> tuple[Any, ...] | None:
