@@ -21,6 +21,7 @@ never waits for the disk. The rules every own store follows:
 * Never written over when unreadable: a file that exists and does not read is renamed aside
   (``<name>.unreadable-<stamp>``), never overwritten; :attr:`reset` names what happened, for
   the header.
+* Redacted: every record goes through :func:`cargento.redact.redact_tree` on its way to disk.
 * Only regular files: a named pipe, directory or socket in the store's place is refused (the
   open never blocks) and left alone; the journal then keeps its records in memory only and says
   so in :attr:`write_error`.
@@ -41,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from cargento.redact import redact_tree
 
 __all__ = ["MAX_BYTES", "SCHEMA", "Journal", "open_regular_nonblocking", "records_in"]
 
@@ -269,7 +272,7 @@ class Journal:
             return
         if not records:
             return
-        data = b"".join(orjson.dumps(dict(r)) + b"\n" for r in records)
+        data = b"".join(orjson.dumps(redact_tree(dict(r))) + b"\n" for r in records)
         header = b""
         if self._known is None:
             header = orjson.dumps({"schema": SCHEMA, "store": self.name}) + b"\n"
@@ -319,7 +322,7 @@ class Journal:
                 self._pending -= dropped
                 self._idle.notify_all()
         lines = [orjson.dumps({"schema": SCHEMA, "store": self.name})]
-        lines += [orjson.dumps(dict(r)) for r in records]
+        lines += [orjson.dumps(redact_tree(dict(r))) for r in records]
         data = b"\n".join(lines) + b"\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
