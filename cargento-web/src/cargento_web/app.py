@@ -81,6 +81,15 @@ def _notification_status(hub: object | None) -> dict[str, Any] | None:
     return {"events": bool(found.get("events")), **dict(found.get("notifications") or {})}
 
 
+def _store_resets(hub: object | None) -> list[dict[str, Any]]:
+    """The server's own stores that were reset at start (which, what happened, when), for the
+    page's header: a reset is the whole dashboard's news, not one session's."""
+    status: Callable[[], dict[str, Any]] | None = getattr(hub, "status", None)
+    if status is None:
+        return []
+    return list(status().get("store_resets") or [])
+
+
 def _open_port(settings: Settings) -> int | None:
     return settings.port if settings.host == "0.0.0.0" else None
 
@@ -139,7 +148,9 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
     install_log_redaction()
     live = LiveBoard(builder, settings, hub)
     guard = Guard(settings)
-    page = render_page(settings, notifications=redact_tree(_notification_status(hub)))
+    page = render_page(
+        settings, notifications=redact_tree(_notification_status(hub)), store_resets=redact_tree(_store_resets(hub))
+    )
 
     async def index(request: Request) -> Response:
         return Response(

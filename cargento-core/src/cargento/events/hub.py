@@ -521,6 +521,12 @@ class EventHub:
                 "checked_at": iso(self.notifier_checked_at),
             },
             "resets": [r for r in (self.ends.reset if self.ends else None, self.deliveries.reset) if r],
+            #: The same resets for the page's header: which store, what happened, and when.
+            "store_resets": [
+                {"store": j.path.name, "text": j.reset, "at": iso(j.reset_at)}
+                for j in (self.ends.journal if self.ends else None, self.deliveries.journal)
+                if j is not None and j.reset
+            ],
             "write_errors": [w for w in (self.ends.write_error if self.ends else None, self.deliveries.write_error) if w],
         }
 

@@ -115,6 +115,8 @@ class Journal:
         self.legacy_key = legacy_key
         #: What the last load found wrong and did about it (for the header), or ``None``.
         self.reset: str | None = None
+        #: When that load happened.
+        self.reset_at: datetime | None = None
         #: The last write failure (the records are still held in memory), or ``None``.
         self.write_error: str | None = None
         #: Bytes this journal wrote to disk, appends and compactions together.
@@ -135,6 +137,14 @@ class Journal:
         """The records on disk, oldest first. A file that does not read is set aside, never
         written over, and :attr:`reset` says so."""
         self.reset = None
+        self.reset_at = None
+        try:
+            return self._load()
+        finally:
+            if self.reset is not None:
+                self.reset_at = datetime.now(UTC)
+
+    def _load(self) -> list[Mapping[str, Any]]:
         try:
             fd = open_regular_nonblocking(self.path, os.O_RDONLY)
         except FileNotFoundError:
