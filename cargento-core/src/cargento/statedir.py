@@ -7,15 +7,19 @@ per-run capability, so nothing secret is stored between runs.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
 import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from cargento.processes import pid_alive
 
 __all__ = [
     "CAPABILITY_HEADER",
@@ -23,8 +27,10 @@ __all__ = [
     "health_proof",
     "log_file",
     "read_state",
+    "remove_stale_temporaries",
     "state_dir",
     "state_file",
+    "temporary_prefix",
     "valid_challenge",
 ]
 
@@ -71,11 +77,49 @@ def log_file(port: int, env: Mapping[str, str] | None = None) -> Path:
 
 def read_state(port: int, env: Mapping[str, str] | None = None, *, max_bytes: int = 64 * 1024) -> dict[str, Any] | None:
     """The running instance's state document (pid, port, host, started_at, url, log,
-    capability), or ``None`` when there is none or it does not parse."""
+    capability), or ``None`` when there is none, it does not parse, or the path is not a
+    regular file (a named pipe there must not hang ``--status`` or a hook: the open never
+    blocks)."""
     try:
-        with open(state_file(port, env), "rb") as fh:
-            data = fh.read(max_bytes)
+        fd = os.open(state_file(port, env), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        os.set_blocking(fd, True)
+        data = os.read(fd, max_bytes)
         value = orjson.loads(data)
     except (OSError, orjson.JSONDecodeError):
         return None
+    finally:
+        os.close(fd)
     return value if isinstance(value, dict) else None
+
+
+def temporary_prefix(name: str) -> str:
+    """The prefix of a temporary file written beside *name* in the state directory. It names
+    the writing process, so a later start can tell a crashed writer's leftover from a live
+    writer's file in progress (:func:`remove_stale_temporaries`)."""
+    return f".{name}.{os.getpid()}."
+
+
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
+
+
+def remove_stale_temporaries(directory: Path) -> list[Path]:
+    """Remove temporary files a killed writer left in *directory* (their pid is not alive);
+    returns what was removed. A live writer's files, and anything else, are left alone."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        found = _TEMPORARY.match(entry.name)
+        if found is None or not entry.is_file(follow_symlinks=False) or pid_alive(int(found["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed

@@ -44,6 +44,7 @@ from typing import Any
 import orjson
 
 from cargento.redact import redact_tree
+from cargento.statedir import temporary_prefix
 
 __all__ = ["MAX_BYTES", "SCHEMA", "Journal", "open_regular_nonblocking", "records_in"]
 
@@ -338,7 +339,7 @@ class Journal:
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.stat(self.path, follow_symlinks=False).st_mode):
                 raise OSError(errno.EINVAL, "not a regular file; left alone", str(self.path))
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.{os.getpid()}.", suffix=".tmp", dir=self.path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path.name), suffix=".tmp", dir=self.path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)

@@ -40,7 +40,7 @@ from cargento.forwarders._post import (
     stdin_bytes,
 )
 from cargento.forwarders.slim import slim_status_line
-from cargento.statedir import state_dir
+from cargento.statedir import state_dir, temporary_prefix
 
 __all__ = ["MEMO_PREFIX", "main"]
 
@@ -70,7 +70,7 @@ def _write_memo(path: Path, memo: Mapping[str, Any], now: float) -> None:
     fresh = not path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".statusline.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix("statusline"), suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(orjson.dumps(dict(memo)))
         os.replace(tmp, path)
