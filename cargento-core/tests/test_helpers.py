@@ -126,3 +126,27 @@ def test_rates_window() -> None:
     events = [(NOW - timedelta(seconds=30), 100), (NOW - timedelta(seconds=700), 999), (None, 5)]
     assert tokens_in_window(events, NOW) == 100
     assert per_minute(600) == 60.0 and per_minute(None) is None
+
+
+
+def test_pid_alive_tells_running_exited_and_zombie_processes_apart() -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from cargento.processes import pid_alive
+
+    assert pid_alive(os.getpid())
+    assert not pid_alive(0) and not pid_alive(-5) and not pid_alive("123") and not pid_alive(True)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    stat = Path(f"/proc/{child.pid}/stat")
+    for _ in range(500):  # until it has exited and is a zombie, not yet reaped
+        if stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            break
+        time.sleep(0.01)
+    assert os.kill(child.pid, 0) is None  # the kernel still answers for a zombie...
+    assert not pid_alive(child.pid)  # ...but it holds no port and answers nothing
+    child.wait()
+    assert not pid_alive(child.pid)

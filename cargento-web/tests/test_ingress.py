@@ -151,3 +151,23 @@ def test_create_hub_follows_the_options(tmp_path: Path, builder_for: Callable[..
     assert off.capability is None and off.ends is None
     hub.close()
     off.close()
+
+
+def test_health_answers_the_forwarders_challenge_with_the_capability_proof(server: Any, hub: EventHub) -> None:
+    """The forwarders post only to the dashboard that proves it holds this run's capability."""
+    from cargento.statedir import health_proof
+
+    challenge = "c" * 20 + "-0123456789_abc"
+    answer = httpx.get(f"{server.url}/api/health", params={"challenge": challenge}).json()
+    assert hub.capability is not None
+    assert answer["proof"] == health_proof(hub.capability, challenge)
+    assert hub.capability not in json.dumps(answer)
+    assert "proof" not in httpx.get(f"{server.url}/api/health").json()
+    assert "proof" not in httpx.get(f"{server.url}/api/health", params={"challenge": "short"}).json()
+
+
+def test_health_gives_no_proof_with_events_off(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    quiet = EventHub(clock=_now, state_dir=tmp_path / "s3", events=False)
+    server = serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=quiet)
+    assert "proof" not in httpx.get(f"{server.url}/api/health", params={"challenge": "x" * 32}).json()
+    quiet.close()

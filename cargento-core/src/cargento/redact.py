@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["MARK", "redact"]
+__all__ = ["MARK", "redact", "redact_tree"]
 
 MARK = "…REDACTED"
 
@@ -46,3 +48,20 @@ def redact(text: str) -> str:
         else:
             text = pattern.sub(_keep_prefix, text)
     return text
+
+
+def redact_tree(value: Any) -> Any:
+    """*value* with :func:`redact` applied to every string value in it, at any depth
+    (mappings, lists and tuples are rebuilt; keys, which are field names, and other values are
+    kept as they are).
+
+    The one step every outbound document goes through: the page's API answers, the server's
+    own stores on disk, notification texts and log lines.
+    """
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {k: redact_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_tree(v) for v in value]
+    return value

@@ -7,17 +7,54 @@ per-run capability, so nothing secret is stored between runs.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import os
+import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-__all__ = ["CAPABILITY_HEADER", "log_file", "read_state", "state_dir", "state_file"]
+from cargento.processes import pid_alive
+
+__all__ = [
+    "CAPABILITY_HEADER",
+    "HEALTH_CHALLENGE",
+    "health_proof",
+    "log_file",
+    "read_state",
+    "remove_stale_temporaries",
+    "state_dir",
+    "state_file",
+    "temporary_prefix",
+    "valid_challenge",
+]
 
 #: The header a forwarder sends the per-run capability in.
 CAPABILITY_HEADER = "X-Cargento-Capability"
+#: The ``/api/health`` query parameter a forwarder sends a fresh nonce in. The dashboard that
+#: wrote the state file answers with :func:`health_proof` of it, which only a holder of this
+#: run's capability can compute; a process that took the port after a crash cannot, so it is
+#: sent neither the payload nor the capability.
+HEALTH_CHALLENGE = "challenge"
+_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
+
+
+def valid_challenge(value: object) -> bool:
+    """True for a challenge of 16 to 128 URL-safe characters."""
+    return isinstance(value, str) and bool(_CHALLENGE.match(value))
+
+
+def health_proof(capability: str, challenge: str) -> str:
+    """The dashboard's answer to *challenge*: an HMAC-SHA256 keyed by the capability (hex).
+
+    It proves the answering process holds the capability without revealing it.
+    """
+    return hmac.new(capability.encode(), b"cargento-health\0" + challenge.encode(), hashlib.sha256).hexdigest()
 
 
 def state_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -40,11 +77,49 @@ def log_file(port: int, env: Mapping[str, str] | None = None) -> Path:
 
 def read_state(port: int, env: Mapping[str, str] | None = None, *, max_bytes: int = 64 * 1024) -> dict[str, Any] | None:
     """The running instance's state document (pid, port, host, started_at, url, log,
-    capability), or ``None`` when there is none or it does not parse."""
+    capability), or ``None`` when there is none, it does not parse, or the path is not a
+    regular file (a named pipe there must not hang ``--status`` or a hook: the open never
+    blocks)."""
     try:
-        with open(state_file(port, env), "rb") as fh:
-            data = fh.read(max_bytes)
+        fd = os.open(state_file(port, env), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        os.set_blocking(fd, True)
+        data = os.read(fd, max_bytes)
         value = orjson.loads(data)
     except (OSError, orjson.JSONDecodeError):
         return None
+    finally:
+        os.close(fd)
     return value if isinstance(value, dict) else None
+
+
+def temporary_prefix(name: str) -> str:
+    """The prefix of a temporary file written beside *name* in the state directory. It names
+    the writing process, so a later start can tell a crashed writer's leftover from a live
+    writer's file in progress (:func:`remove_stale_temporaries`)."""
+    return f".{name}.{os.getpid()}."
+
+
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
+
+
+def remove_stale_temporaries(directory: Path) -> list[Path]:
+    """Remove temporary files a killed writer left in *directory* (their pid is not alive);
+    returns what was removed. A live writer's files, and anything else, are left alone."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        found = _TEMPORARY.match(entry.name)
+        if found is None or not entry.is_file(follow_symlinks=False) or pid_alive(int(found["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed

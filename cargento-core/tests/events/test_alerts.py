@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import orjson
 from cargento.events.alerts import Alerts
 from cargento.events.hub import EventHub
+from cargento.events.journal import records_in
 from cargento.events.notifiers import MemoryNotifier, NoBackend
 from cargento.events.stores import DELIVERIES_FILE, DeliveriesStore
 
@@ -75,7 +75,8 @@ def test_no_backend_records_and_spends_no_cooldown(tmp_path: Path) -> None:
     a = alerts(tmp_path, NoBackend("no desktop here"))
     assert a.gate("claude", "s1", "t", "b", at(0)) == "no-backend"
     assert a.gate("claude", "s1", "t", "b", at(1)) == "no-backend", "still eligible: no cooldown was spent"
-    record = orjson.loads((tmp_path / DELIVERIES_FILE).read_bytes())["deliveries"]
+    assert a.deliveries.flush()
+    record = records_in(tmp_path / DELIVERIES_FILE)
     assert [(d["outcome"], d["detail"]) for d in record] == [("no-backend", "no desktop here")] * 2
 
 
@@ -84,8 +85,8 @@ def test_one_delivery_entry_per_raise_with_the_outcome_and_the_tab_lane(tmp_path
     a = alerts(tmp_path, n)
     a.report_tab_lane(at(-42))
     a.gate("claude", "s1", "t", "b", at(0))
-    assert a.drain()
-    (entry,) = orjson.loads((tmp_path / DELIVERIES_FILE).read_bytes())["deliveries"]
+    assert a.drain() and a.deliveries.flush()
+    (entry,) = records_in(tmp_path / DELIVERIES_FILE)
     assert entry["outcome"] == "service-error" and entry["backend"] == "memory"
     assert entry["tab_lane_before_s"] == 42.0 and entry["tab_lane_reported_at"] == "2026-11-30T11:59:18Z"
 
@@ -140,12 +141,37 @@ def test_a_corrupt_deliveries_file_is_discarded(tmp_path: Path) -> None:
     (tmp_path / DELIVERIES_FILE).write_bytes(b'{"schema": 99, "deliveries": []}')
     store = DeliveriesStore(tmp_path)
     store.load()
-    assert store.all() == () and store.reset is not None and "unknown layout" in store.reset
+    assert store.all() == () and store.reset is not None and "not a store this build can read" in store.reset
+    # Set aside, never written over: the unreadable bytes are still there under another name.
+    (aside,) = tmp_path.glob(f"{DELIVERIES_FILE}.unreadable-*")
+    assert aside.read_bytes() == b'{"schema": 99, "deliveries": []}'
+    assert aside.name in store.reset and not (tmp_path / DELIVERIES_FILE).exists()
 
 
 def test_deliveries_are_bounded(tmp_path: Path) -> None:
     store = DeliveriesStore(tmp_path, limit=5)
-    a = Alerts(NoBackend("x"), store, clock=lambda: T0)
+    a = Alerts(MemoryNotifier(), store, clock=lambda: T0)
     for i in range(9):
-        a.gate("claude", f"s{i}", "t", "b", at(i))
-    assert len(orjson.loads((tmp_path / DELIVERIES_FILE).read_bytes())["deliveries"]) == 5
+        assert a.gate("claude", f"s{i}", "t", "b", at(60 * i)) == "raised"
+        assert a.drain()
+    assert store.flush()
+    assert len(store.all()) == 5
+    reread = DeliveriesStore(tmp_path, limit=5)
+    reread.load()
+    assert [d.session_id for d in reread.all()] == [f"s{i}" for i in range(8, 3, -1)]
+
+
+def test_no_backend_raises_never_push_real_delivery_history_out(tmp_path: Path) -> None:
+    store = DeliveriesStore(tmp_path, limit=5, no_backend_limit=3)
+    real = Alerts(MemoryNotifier(), store, clock=lambda: T0)
+    for i in range(4):
+        assert real.gate("claude", f"real{i}", "t", "b", at(60 * i)) == "raised"
+        assert real.drain()
+    blind = Alerts(NoBackend("none"), store, clock=lambda: T0)
+    for i in range(50):
+        assert blind.gate("claude", f"blind{i}", "t", "b", at(600 + 60 * i)) == "no-backend"
+    assert store.flush()
+    reread = DeliveriesStore(tmp_path, limit=5, no_backend_limit=3)
+    reread.load()
+    kept = [d.session_id for d in reread.all()]
+    assert kept == ["blind49", "blind48", "blind47", "real3", "real2", "real1", "real0"]

@@ -7,9 +7,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import orjson
 from cargento.board import Board, BoardBuilder
 from cargento.events.hub import EventHub
+from cargento.events.journal import records_in
 from cargento.events.stores import ENDS_FILE
 from cargento.models import Gate
 from cargento.plugins import load_registry
@@ -65,8 +65,9 @@ def test_a_store_gate_still_outranks_an_event_working_claim(make_hub: Callable[.
 def test_session_end_persists_and_reads_as_ended_after_a_restart(make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path) -> None:
     hub = make_hub()
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other"})
-    stored = orjson.loads((tmp_path / "state" / ENDS_FILE).read_bytes())
-    assert [(e["harness"], e["session_id"], e["reason"]) for e in stored["ends"]] == [("claude", "s1", "other")]
+    assert hub.flush()
+    stored = records_in(tmp_path / "state" / ENDS_FILE)
+    assert [(e["harness"], e["session_id"], e["reason"]) for e in stored] == [("claude", "s1", "other")]
     hub.close()
     restarted = make_hub()
     clock.tick(30)
@@ -87,11 +88,14 @@ def test_session_start_withdraws_an_end(make_hub: Callable[..., EventHub], clock
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionStart", "source": "resume"})
     assert hub.session_end("claude", "s1") is None
-    assert orjson.loads((tmp_path / "state" / ENDS_FILE).read_bytes())["ends"] == []
+    hub.close()
+    assert make_hub().session_end("claude", "s1") is None, "the withdrawal reached the disk"
 
 
 def test_no_events_neither_reads_nor_writes_the_ends_store(make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path) -> None:
-    make_hub().ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
+    first = make_hub()
+    first.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
+    first.close()
     before = (tmp_path / "state" / ENDS_FILE).read_bytes()
     quiet = make_hub(events=False)
     s = row(build(quiet, [FakeSession("s1", at=clock() - timedelta(seconds=600))], clock), "s1")
@@ -104,9 +108,12 @@ def test_a_corrupt_ends_store_is_discarded_and_says_so(make_hub: Callable[..., E
     (tmp_path / "state" / ENDS_FILE).write_bytes(b"{not json")
     hub = make_hub()
     assert hub.ends is not None and hub.ends.all() == ()
-    assert any("not valid JSON" in r for r in hub.status()["resets"])
+    assert any("not a store this build can read" in r and "unreadable-" in r for r in hub.status()["resets"])
+    (aside,) = (tmp_path / "state").glob(f"{ENDS_FILE}.unreadable-*")
+    assert aside.read_bytes() == b"{not json", "set aside, never written over"
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
-    assert orjson.loads((tmp_path / "state" / ENDS_FILE).read_bytes())["ends"][0]["session_id"] == "s1"
+    assert hub.flush()
+    assert records_in(tmp_path / "state" / ENDS_FILE)[0]["session_id"] == "s1"
 
 
 def test_transition_into_needs_input_pops_once_not_on_every_refresh(make_hub: Callable[..., EventHub], clock: Any, notifier: Any) -> None:

@@ -12,22 +12,43 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from cargento.forwarders import event_hook, notify_hook, statusline_hook
 from cargento.forwarders._post import loopback_target, port_from
 from cargento.forwarders.slim import slim_hook_payload, slim_status_line
+from cargento.statedir import health_proof, valid_challenge
 from hypothesis import given
 from hypothesis import strategies as st
 
 
 class Recorder(ThreadingHTTPServer):
+    """A stand-in dashboard. With *capability* it answers the health challenge as the real
+    one does; without, it is a squatter that took the port and answers like a dashboard."""
+
     requests: list[tuple[str, dict[str, str], Any]]
     status = 202
+    capability: str | None = "cap-123"
+    #: Every GET (the health challenge), with its headers.
+    gets: list[tuple[str, dict[str, str]]]
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: Recorder
+
+    def do_GET(self) -> None:
+        self.server.gets.append((self.path, dict(self.headers)))
+        url = urlsplit(self.path)
+        answer: dict[str, Any] = {"app": "cargento", "pid": os.getpid()}
+        challenge = parse_qs(url.query).get("challenge", [""])[0]
+        if url.path == "/api/health" and self.server.capability is not None and valid_challenge(challenge):
+            answer["proof"] = health_proof(self.server.capability, challenge)
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
@@ -46,12 +67,13 @@ class _Handler(BaseHTTPRequestHandler):
 def dashboard(tmp_path: Path) -> Iterator[tuple[Recorder, dict[str, str]]]:
     server = Recorder(("127.0.0.1", 0), _Handler)
     server.requests = []
+    server.gets = []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     port = server.server_address[1]
     home = tmp_path / "cargento"
     home.mkdir()
-    (home / f"cargento-{port}.json").write_text(json.dumps({"pid": 1, "port": port, "capability": "cap-123"}))
+    (home / f"cargento-{port}.json").write_text(json.dumps({"pid": os.getpid(), "port": port, "capability": "cap-123"}))
     env = {"CARGENTO_HOME": str(home), "CARGENTO_PORT": str(port), "HOME": str(tmp_path)}
     try:
         yield server, env
@@ -240,3 +262,47 @@ _values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_s
 def test_slimming_never_raises_and_stays_json(payload: dict[str, Any]) -> None:
     json.dumps(slim_hook_payload(payload))
     json.dumps(slim_status_line(payload))
+
+
+FORWARDERS = [
+    (event_hook.main, ["claude"], PAYLOAD),
+    (notify_hook.main, [], {"session_id": "s1", "hook_event_name": "Notification", "message": "PGPASSWORD=hunter2 psql"}),
+    (statusline_hook.main, [], {"conversation_id": "c1", "agent_state": "working"}),
+]
+
+
+@pytest.mark.parametrize(("forward", "args", "payload"), FORWARDERS, ids=["event", "notify", "statusline"])
+def test_a_squatter_on_the_port_receives_neither_payload_nor_capability(
+    forward: Any, args: list[str], payload: dict[str, Any], dashboard: tuple[Recorder, dict[str, str]]
+) -> None:
+    """After a crash the state file stays; whatever holds the port now cannot answer the
+    challenge (it lacks the capability), so it is sent the challenge alone."""
+    server, env = dashboard
+    server.capability = None  # the squatter: answers like a dashboard, knows no capability
+    assert forward(args, stdin=stdin(payload), env=env) == 0
+    assert server.requests == []
+    assert len(server.gets) == 1
+    path, headers = server.gets[0]
+    assert path.startswith("/api/health?challenge=") and "cap-123" not in path
+    assert "cap-123" not in json.dumps(headers)
+
+
+@pytest.mark.parametrize(("forward", "args", "payload"), FORWARDERS, ids=["event", "notify", "statusline"])
+def test_a_dead_pid_in_the_state_file_means_nothing_is_sent(
+    forward: Any, args: list[str], payload: dict[str, Any], dashboard: tuple[Recorder, dict[str, str]]
+) -> None:
+    server, env = dashboard
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    state = Path(env["CARGENTO_HOME"]) / f"cargento-{server.server_address[1]}.json"
+    state.write_text(json.dumps({"pid": gone.pid, "port": server.server_address[1], "capability": "cap-123"}))
+    assert forward(args, stdin=stdin(payload), env=env) == 0
+    assert server.requests == [] and server.gets == []
+
+
+def test_a_wrong_proof_is_refused(dashboard: tuple[Recorder, dict[str, str]]) -> None:
+    server, env = dashboard
+    server.capability = "another-run"  # a dashboard of another run on the same port
+    assert event_hook.main(["claude"], stdin=stdin(PAYLOAD), env=env) == 0
+    assert server.requests == [] and len(server.gets) == 1
+

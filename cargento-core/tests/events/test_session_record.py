@@ -10,6 +10,7 @@ import orjson
 import pytest
 from cargento.board import Waiting
 from cargento.events.hub import EventHub
+from cargento.events.journal import records_in
 from cargento.events.notifiers import OUTCOMES, MemoryNotifier, NoBackend
 from cargento.events.record import OUTCOME_WORDS, lead_words
 from cargento.events.stores import DELIVERIES_FILE, DeliveriesStore
@@ -151,9 +152,9 @@ def test_the_title_survives_a_restart_and_old_records_read_without_one(
     (entry,) = make_hub().session_record("claude", "s1")["deliveries"]
     assert entry["title"] == "Claude · w/proj needs input"
     path = tmp_path / "state" / DELIVERIES_FILE
-    doc = orjson.loads(path.read_bytes())
-    del doc["deliveries"][0]["title"]
-    path.write_bytes(orjson.dumps(doc))
+    (record,) = records_in(path)
+    del record["title"]  # as a build before titles were kept wrote it (schema 1)
+    path.write_bytes(orjson.dumps({"schema": 1, "deliveries": [record]}))
     store = DeliveriesStore(tmp_path / "state")
     store.load()
     (old,) = store.all()

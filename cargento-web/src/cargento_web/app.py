@@ -21,17 +21,19 @@ import anyio.to_thread
 import orjson
 from cargento import serde
 from cargento.board import Board, BoardBuilder
-from cargento.redact import redact
+from cargento.redact import redact_tree
+from cargento.statedir import HEALTH_CHALLENGE, health_proof, valid_challenge
 from cargento.timestamps import iso
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cargento_web.live import LiveBoard
+from cargento_web.outbound import OutboundJSON, install_log_redaction
 from cargento_web.page import render_page
 from cargento_web.security import HostGuard, check_host, check_state_change, read_body
 from cargento_web.settings import Settings
@@ -79,18 +81,17 @@ def _notification_status(hub: object | None) -> dict[str, Any] | None:
     return {"events": bool(found.get("events")), **dict(found.get("notifications") or {})}
 
 
+def _store_resets(hub: object | None) -> list[dict[str, Any]]:
+    """The server's own stores that were reset at start (which, what happened, when), for the
+    page's header: a reset is the whole dashboard's news, not one session's."""
+    status: Callable[[], dict[str, Any]] | None = getattr(hub, "status", None)
+    if status is None:
+        return []
+    return list(status().get("store_resets") or [])
+
+
 def _open_port(settings: Settings) -> int | None:
     return settings.port if settings.host == "0.0.0.0" else None
-
-
-def _redact_all(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {k: _redact_all(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_all(v) for v in value]
-    return value
 
 
 def document(board: Board) -> bytes:
@@ -99,7 +100,7 @@ def document(board: Board) -> bytes:
     Core redacts the session texts; this also covers harness faults, store problems and
     anything else a plugin put in a string, so no credential-shaped value reaches the page.
     """
-    return orjson.dumps(_redact_all(serde.unstructure(board)), option=orjson.OPT_NON_STR_KEYS)
+    return orjson.dumps(redact_tree(serde.unstructure(board)), option=orjson.OPT_NON_STR_KEYS)
 
 
 def _flag(request: Request, name: str, default: bool) -> bool:
@@ -144,9 +145,12 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
     With *hub* (the event ingress), its overlays are applied to every board, its routes are
     mounted behind the same guard, and ``hub.on_board(board)`` is called on every build.
     """
+    install_log_redaction()
     live = LiveBoard(builder, settings, hub)
     guard = Guard(settings)
-    page = render_page(settings, notifications=_notification_status(hub))
+    page = render_page(
+        settings, notifications=redact_tree(_notification_status(hub)), store_resets=redact_tree(_store_resets(hub))
+    )
 
     async def index(request: Request) -> Response:
         return Response(
@@ -168,19 +172,23 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
             rendered[flavour] = (board, body)
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
+    capability: str | None = getattr(hub, "capability", None) if hub is not None else None
+
     async def health(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "app": APP_NAME,
-                "pid": settings.pid or os.getpid(),
-                "port": settings.port,
-                "host": settings.host,
-                "started_at": iso(settings.started_at),
-                "version": settings.version,
-                "url": settings.url,
-            },
-            headers={"Cache-Control": "no-store"},
-        )
+        answer: dict[str, Any] = {
+            "app": APP_NAME,
+            "pid": settings.pid or os.getpid(),
+            "port": settings.port,
+            "host": settings.host,
+            "started_at": iso(settings.started_at),
+            "version": settings.version,
+            "url": settings.url,
+        }
+        challenge = request.query_params.get(HEALTH_CHALLENGE)
+        if capability is not None and valid_challenge(challenge):
+            # The forwarders post only to the dashboard that can answer this (see statedir).
+            answer["proof"] = health_proof(capability, str(challenge))
+        return OutboundJSON(answer, headers={"Cache-Control": "no-store"})
 
     async def stream(request: Request) -> Response:
         return StreamingResponse(
@@ -196,25 +204,23 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
         await read_body(request, SHUTDOWN_BODY_LIMIT)
         stop: Callable[[], None] | None = getattr(request.app.state, "request_shutdown", None)
         if stop is None:
-            return JSONResponse({"stopping": False, "reason": "this app is not run by the cargento server"}, status_code=503)
+            return OutboundJSON({"stopping": False, "reason": "this app is not run by the cargento server"}, status_code=503)
         await live.close()
         stop()
-        return JSONResponse({"stopping": True, "pid": settings.pid or os.getpid()})
+        return OutboundJSON({"stopping": True, "pid": settings.pid or os.getpid()})
 
     async def session_record(request: Request) -> Response:
         record: Callable[[str, str], Any] | None = getattr(hub, "session_record", None)
         if record is None:
-            return JSONResponse({"error": "no event hub runs in this dashboard, so nothing is recorded about sessions"}, status_code=404)
+            return OutboundJSON({"error": "no event hub runs in this dashboard, so nothing is recorded about sessions"}, status_code=404)
         harness = request.query_params.get("harness", "")
         sid = request.query_params.get("sid", "")
         if not harness or not sid:
-            return JSONResponse({"error": "both harness and sid are required"}, status_code=400)
+            return OutboundJSON({"error": "both harness and sid are required"}, status_code=400)
         if len(harness) > RECORD_ID_LIMIT or len(sid) > RECORD_ID_LIMIT:
-            return JSONResponse({"error": f"harness and sid are at most {RECORD_ID_LIMIT} characters"}, status_code=400)
+            return OutboundJSON({"error": f"harness and sid are at most {RECORD_ID_LIMIT} characters"}, status_code=400)
         doc = await anyio.to_thread.run_sync(record, harness, sid)
-        return Response(
-            orjson.dumps(_redact_all(doc)), media_type="application/json", headers={"Cache-Control": "no-store"}
-        )
+        return OutboundJSON(doc, headers={"Cache-Control": "no-store"})
 
     async def tab_lane(request: Request) -> Response:
         refusal = guard.check_state_change(request)
@@ -223,9 +229,9 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
         await read_body(request, TAB_LANE_BODY_LIMIT)
         report: Callable[[], None] | None = getattr(hub, "report_tab_lane", None)
         if report is None:
-            return JSONResponse({"reported": False, "reason": "no event hub runs in this dashboard to take the report"}, status_code=404)
+            return OutboundJSON({"reported": False, "reason": "no event hub runs in this dashboard to take the report"}, status_code=404)
         report()
-        return JSONResponse({"reported": True})
+        return OutboundJSON({"reported": True})
 
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET", "HEAD"]),

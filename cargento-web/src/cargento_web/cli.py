@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from cargento.cli import Options
@@ -10,7 +11,7 @@ from cargento_web import lifecycle
 from cargento_web.environment import serving_environment
 from cargento_web.server import serve
 
-__all__ = ["run", "serve_options"]
+__all__ = ["os_error_line", "run", "serve_options"]
 
 
 def serve_options(options: Options, *, log_path: str | None = None) -> int:
@@ -32,5 +33,14 @@ def run(options: Options) -> int:
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
-        print(f"cargento: {exc.strerror or exc}", file=sys.stderr)
+        print(f"cargento: {os_error_line(exc)}", file=sys.stderr)
         return 1
+
+
+def os_error_line(exc: OSError) -> str:
+    """An OS error in one line that names the path it concerns (``<path>: Permission denied``)."""
+    text = exc.strerror or str(exc)
+    paths = [p for p in (exc.filename, exc.filename2) if p is not None]
+    if not paths:
+        return text
+    return f"{' -> '.join(os.fsdecode(p) for p in paths)}: {text}"

@@ -32,8 +32,10 @@ from cargento.events import create_hub as _create_hub
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.timestamps import parse_ts
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
+
+from cargento_web.outbound import OutboundJSON
 
 __all__ = ["BODY_LIMIT", "HOOK_AT_HEADER", "create_hub", "routes"]
 
@@ -78,8 +80,8 @@ def create_hub(*, builder: BoardBuilder, settings: Any, options: Options) -> Eve
     )
 
 
-def _refuse(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"accepted": False, "error": message}, status_code=status)
+def _refuse(status: int, message: str) -> OutboundJSON:
+    return OutboundJSON({"accepted": False, "error": message}, status_code=status)
 
 
 def _invalidate(request: Request) -> None:
@@ -114,10 +116,10 @@ def routes(hub: EventHub, guard: object | None = None) -> list[Route]:
     def hook_at(request: Request) -> Any:
         return parse_ts(request.headers.get(HOOK_AT_HEADER))
 
-    def answer(request: Request, result: Any) -> JSONResponse:
+    def answer(request: Request, result: Any) -> OutboundJSON:
         if result.changed:
             _invalidate(request)
-        return JSONResponse(
+        return OutboundJSON(
             {
                 "accepted": True,
                 "kind": result.kind,
@@ -151,11 +153,7 @@ def routes(hub: EventHub, guard: object | None = None) -> list[Route]:
         return answer(request, result)
 
     async def overlays(request: Request) -> Response:
-        return Response(
-            orjson.dumps(hub.diagnostics()),
-            media_type="application/json",
-            headers={"Cache-Control": "no-store"},
-        )
+        return OutboundJSON(hub.diagnostics(), headers={"Cache-Control": "no-store"})
 
     every_method = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     return [

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from cargento.cli import Options
+from cargento.processes import pid_alive
 from cargento.statedir import log_file, read_state, state_dir, state_file
 from cargento.timestamps import iso
 
@@ -28,26 +29,6 @@ EXIT_FOREIGN = 3
 #: How long ``--stop`` waits for the port to come free, and ``--daemon`` for the child to serve.
 STOP_WAIT_S = 15.0
 START_WAIT_S = 20.0
-
-
-def _pid_alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)
-        if handle:
-            ctypes.windll.kernel32.CloseHandle(handle)
-            return True
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def status(port: int, env: Mapping[str, str] | None = None) -> int:
@@ -91,15 +72,17 @@ def stop(port: int, env: Mapping[str, str] | None = None) -> int:
         print(f"cargento: the dashboard on port {port} (pid {pid}) refused to shut down", file=sys.stderr)
         return 1
     deadline = time.monotonic() + STOP_WAIT_S
+    # Done only when the port is free and the process itself has exited: a server closes its
+    # socket before its shutdown finishes, so a free port alone says too little.
     while time.monotonic() < deadline:
-        if probe(port, timeout=0.5).kind == "free" and port_free("127.0.0.1", port):
+        if probe(port, timeout=0.5).kind == "free" and port_free("127.0.0.1", port) and not pid_alive(pid):
             break
-        time.sleep(0.1)
+        time.sleep(0.05)
     else:
         print(f"cargento: the dashboard on port {port} (pid {pid}) did not stop within {STOP_WAIT_S:.0f} s", file=sys.stderr)
         return 1
     state = read_state(port, env)
-    if state is not None and (state.get("pid") == pid or not _pid_alive(state.get("pid"))):
+    if state is not None and (state.get("pid") == pid or not pid_alive(state.get("pid"))):
         remove_state(port, env)
     print(f"stopped Cargento on port {port} (pid {pid}); the port is free")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -31,11 +31,18 @@ def _template() -> str:
     return resources.files("cargento_web").joinpath("static", "index.html").read_text(encoding="utf-8")
 
 
-def render_page(settings: Settings, *, notifications: Mapping[str, Any] | None = None) -> Page:
+def render_page(
+    settings: Settings,
+    *,
+    notifications: Mapping[str, Any] | None = None,
+    store_resets: Sequence[Mapping[str, Any]] = (),
+) -> Page:
     """Fill the page template with this server's settings; nothing on it comes from a CDN.
 
     *notifications* is the native-notification availability checked at start (with whether
-    lifecycle events are on), shown on the page rather than assumed.
+    lifecycle events are on), shown on the page rather than assumed. *store_resets* are the
+    server's own stores that could not be read at start (``store``, ``text``, ``at``), which
+    the header names.
     """
     importmap = orjson.dumps(IMPORT_MAP).decode()
     digest = base64.b64encode(hashlib.sha256(importmap.encode()).digest()).decode()
@@ -44,6 +51,7 @@ def render_page(settings: Settings, *, notifications: Mapping[str, Any] | None =
         "all": settings.all_sessions,
         "version": settings.version,
         "notifications": dict(notifications) if notifications is not None else None,
+        "store_resets": [dict(r) for r in store_resets],
     }
     text = (
         _template()

@@ -17,6 +17,7 @@ from cargento import __version__
 from cargento.board import BoardBuilder
 from cargento.cli import Options
 from cargento.plugins import load_registry
+from cargento.statedir import remove_stale_temporaries, state_dir
 from cargento.timestamps import iso
 from starlette.applications import Starlette
 
@@ -95,6 +96,9 @@ def serve(options: Options, served: Served, *, log_path: str | None = None, port
     """Serve until stopped (``/api/shutdown``, SIGINT, SIGTERM); 0 on a clean stop."""
     host = options.host
     wanted = options.port if port is None else port
+    # A writer killed mid-write (kill -9) leaves its temporary file; its pid is in the name.
+    for leftover in remove_stale_temporaries(state_dir()):
+        log.info("removed %s, left by a writer that is gone", leftover)
     try:
         sock = bind_socket(host, wanted)
     except OSError as exc:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from cargento.statedir import read_state, state_dir, state_file
+from cargento.statedir import read_state, state_dir, state_file, temporary_prefix
 
 __all__ = ["remove_state", "write_state"]
 
@@ -20,7 +20,7 @@ def write_state(port: int, document: Mapping[str, Any], env: Mapping[str, str] |
     directory = state_dir(env)
     directory.mkdir(parents=True, exist_ok=True)
     target = state_file(port, env)
-    fd, tmp = tempfile.mkstemp(prefix=f".cargento-{port}.", suffix=".tmp", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(target.name), suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(orjson.dumps(dict(document), option=orjson.OPT_INDENT_2) + b"\n")

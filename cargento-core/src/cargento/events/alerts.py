@@ -21,6 +21,7 @@ import attrs
 
 from cargento.events.notifiers import Notifier, Sent
 from cargento.events.stores import DeliveriesStore, Delivery
+from cargento.redact import redact
 
 __all__ = ["Alerts", "Pending"]
 
@@ -33,13 +34,14 @@ PENDING_LIFE = timedelta(seconds=60)
 
 @attrs.frozen(kw_only=True)
 class Pending:
-    """An alert the lane floor held back."""
+    """An alert considered for raising; its texts are redacted as it is made, so no
+    notification, delivery record or retry can carry a credential-shaped value."""
 
     harness: str
     session_id: str
     kind: str
-    title: str
-    body: str
+    title: str = attrs.field(converter=redact)
+    body: str = attrs.field(converter=redact)
     first_at: datetime
 
 

@@ -521,6 +521,12 @@ class EventHub:
                 "checked_at": iso(self.notifier_checked_at),
             },
             "resets": [r for r in (self.ends.reset if self.ends else None, self.deliveries.reset) if r],
+            #: The same resets for the page's header: which store, what happened, and when.
+            "store_resets": [
+                {"store": j.path.name, "text": j.reset, "at": iso(j.reset_at)}
+                for j in (self.ends.journal if self.ends else None, self.deliveries.journal)
+                if j is not None and j.reset
+            ],
             "write_errors": [w for w in (self.ends.write_error if self.ends else None, self.deliveries.write_error) if w],
         }
 
@@ -582,8 +588,17 @@ class EventHub:
             }
 
     def close(self) -> None:
-        """Stop the notification thread (after the alerts already raised)."""
+        """Stop the notification thread (after the alerts already raised), then write what
+        the stores still have queued."""
         self.alerts.close()
+        self.deliveries.close()
+        if self.ends is not None:
+            self.ends.close()
+
+    def flush(self, timeout_s: float = 5.0) -> bool:
+        """Wait until the stores' queued lines are on disk (tests, and before a restart)."""
+        ok = self.deliveries.flush(timeout_s)
+        return (self.ends.flush(timeout_s) if self.ends is not None else True) and ok
 
 
 def _overlay_key(overlay: Overlay | None) -> tuple[Any, ...] | None:

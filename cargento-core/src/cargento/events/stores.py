@@ -2,67 +2,34 @@
 
 ``cargento-ends.json`` holds the session ends the board observed, so a session that finished
 still reads as ended after a restart; ``cargento-deliveries.json`` holds what became of each
-notification the board raised. Both are bounded, written atomically (a temporary file renamed
-over the old one), and read with a size cap. A file that cannot be read whole is discarded
-rather than repaired: the store starts empty and says which reset it was in ``reset``.
+notification the board raised. Both are bounded :class:`~cargento.events.journal.Journal`
+files: a change appends one line off the caller's thread, and a compaction now and then
+rewrites the bounded records atomically, so what a change costs does not grow with the
+history. A file that cannot be read whole is set aside rather than repaired or written over:
+the store starts empty and says which reset it was in ``reset``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import attrs
-import orjson
 
+from cargento.events.journal import Journal
 from cargento.timestamps import iso, parse_ts
 
 __all__ = ["DELIVERIES_FILE", "ENDS_FILE", "DeliveriesStore", "Delivery", "End", "EndsStore"]
 
 ENDS_FILE = "cargento-ends.json"
 DELIVERIES_FILE = "cargento-deliveries.json"
-SCHEMA = 1
-#: Read cap for either file; a larger file is discarded unread.
-MAX_BYTES = 2 * 1024 * 1024
-
-
-def _read(path: Path, key: str) -> tuple[list[Mapping[str, Any]], str | None]:
-    """The records under *key*, or ``([], reason)`` when the file exists and does not read."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        return [], None
-    except OSError as exc:
-        return [], f"{path.name} could not be opened ({exc.strerror or exc}); starting empty"
-    if len(data) > MAX_BYTES:
-        return [], f"{path.name} is larger than {MAX_BYTES} bytes; discarded, starting empty"
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return [], f"{path.name} is not valid JSON; discarded, starting empty"
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get(key), list):
-        return [], f"{path.name} has an unknown layout; discarded, starting empty"
-    return [r for r in doc[key] if isinstance(r, Mapping)], None
-
-
-def _write(path: Path, document: Mapping[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(orjson.dumps(dict(document)) + b"\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+#: Raises recorded as ``no-backend`` kept at most: a machine with no notification service
+#: records each one, and they must not push real delivery history out of the bound.
+NO_BACKEND_LIMIT = 100
 
 
 @attrs.frozen(kw_only=True)
@@ -85,22 +52,35 @@ class EndsStore:
         self.path = directory / ENDS_FILE
         self.limit = limit
         self.max_age = max_age
-        self.reset: str | None = None
-        #: The last write failure, if any (the ends are still held in memory).
-        self.write_error: str | None = None
         self._ends: dict[tuple[str, str], End] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self.journal = Journal(
+            self.path, name="ends", bound=limit, snapshot=self._records, legacy_key="ends", lock=self._lock
+        )
+
+    @property
+    def reset(self) -> str | None:
+        return self.journal.reset
+
+    @property
+    def write_error(self) -> str | None:
+        """The last write failure, if any (the ends are still held in memory)."""
+        return self.journal.write_error
 
     def load(self, now: datetime) -> None:
-        records, self.reset = _read(self.path, "ends")
         ends: dict[tuple[str, str], End] = {}
-        for record in records:
-            harness, sid, at = record.get("harness"), record.get("session_id"), parse_ts(record.get("at"))
-            if not isinstance(harness, str) or not isinstance(sid, str) or at is None:
+        for record in self.journal.load():
+            harness, sid = record.get("harness"), record.get("session_id")
+            if not isinstance(harness, str) or not isinstance(sid, str):
                 continue
-            if now - at > self.max_age:
+            if record.get("op") == "forget":
+                ends.pop((harness, sid), None)
+                continue
+            at = parse_ts(record.get("at"))
+            if at is None or now - at > self.max_age:
                 continue
             reason = record.get("reason")
+            ends.pop((harness, sid), None)
             ends[(harness, sid)] = End(harness=harness, session_id=sid, at=at, reason=reason if isinstance(reason, str) else None)
         with self._lock:
             self._ends = dict(sorted(ends.items(), key=lambda kv: kv[1].at)[-self.limit :])
@@ -114,41 +94,44 @@ class EndsStore:
             return tuple(self._ends.values())
 
     def record(self, end: End, now: datetime) -> None:
-        """Remember an end (replacing an older one of the same session) and persist."""
+        """Remember an end (replacing an older one of the same session) and persist it."""
         with self._lock:
             self._ends.pop((end.harness, end.session_id), None)
             self._ends[(end.harness, end.session_id)] = end
-            self._trim(now)
-            snapshot = tuple(self._ends.values())
-        self._persist(snapshot)
+            trimmed = self._trim(now)
+            self.journal.append(_end_record(end))
+            if trimmed:
+                self.journal.compact_soon()
 
     def forget(self, harness: str, session_id: str) -> bool:
         """Drop a session's end (it started again) and persist; True when there was one."""
         with self._lock:
             found = self._ends.pop((harness, session_id), None)
-            snapshot = tuple(self._ends.values())
-        if found is not None:
-            self._persist(snapshot)
+            if found is not None:
+                self.journal.append({"op": "forget", "harness": harness, "session_id": session_id})
         return found is not None
 
-    def _trim(self, now: datetime) -> None:
-        for key in [k for k, e in self._ends.items() if now - e.at > self.max_age]:
-            del self._ends[key]
-        while len(self._ends) > self.limit:
-            del self._ends[next(iter(self._ends))]
+    def flush(self, timeout_s: float = 5.0) -> bool:
+        return self.journal.flush(timeout_s)
 
-    def _persist(self, ends: Iterable[End]) -> None:
-        doc = {
-            "schema": SCHEMA,
-            "ends": [
-                {"harness": e.harness, "session_id": e.session_id, "at": iso(e.at), "reason": e.reason} for e in ends
-            ],
-        }
-        try:
-            _write(self.path, doc)
-            self.write_error = None
-        except OSError as exc:
-            self.write_error = f"{self.path.name} could not be written ({exc.strerror or exc})"
+    def close(self) -> None:
+        self.journal.close()
+
+    def _trim(self, now: datetime) -> bool:
+        stale = [k for k, e in self._ends.items() if now - e.at > self.max_age]
+        for key in stale:
+            del self._ends[key]
+        over = max(0, len(self._ends) - self.limit)
+        for _ in range(over):
+            del self._ends[next(iter(self._ends))]
+        return bool(stale) or over > 0
+
+    def _records(self) -> list[Mapping[str, Any]]:
+        return [_end_record(e) for e in self._ends.values()]
+
+
+def _end_record(e: End) -> dict[str, Any]:
+    return {"harness": e.harness, "session_id": e.session_id, "at": iso(e.at), "reason": e.reason}
 
 
 @attrs.frozen(kw_only=True)
@@ -177,70 +160,100 @@ class Delivery:
 
 
 class DeliveriesStore:
-    """One entry per raise in ``cargento-deliveries.json``, newest *limit* kept."""
+    """One entry per raise in ``cargento-deliveries.json``: the newest *limit* raises, and
+    apart from them at most :data:`NO_BACKEND_LIMIT` ``no-backend`` ones."""
 
-    def __init__(self, directory: Path | None, *, limit: int = 1000) -> None:
+    def __init__(self, directory: Path | None, *, limit: int = 1000, no_backend_limit: int = NO_BACKEND_LIMIT) -> None:
         self.path = directory / DELIVERIES_FILE if directory is not None else None
         self.limit = limit
-        self.reset: str | None = None
-        self.write_error: str | None = None
-        self._items: list[Delivery] = []
-        self._lock = threading.Lock()
+        self.no_backend_limit = no_backend_limit
+        self._lock = threading.RLock()
+        self._seq = 0
+        self._real: deque[tuple[int, Delivery]] = deque()
+        self._no_backend: deque[tuple[int, Delivery]] = deque()
+        self.journal: Journal | None = None
+        if self.path is not None:
+            self.journal = Journal(
+                self.path, name="deliveries", bound=limit + no_backend_limit, snapshot=self._records,
+                legacy_key="deliveries", lock=self._lock,
+            )
+
+    @property
+    def reset(self) -> str | None:
+        return self.journal.reset if self.journal is not None else None
+
+    @property
+    def write_error(self) -> str | None:
+        return self.journal.write_error if self.journal is not None else None
 
     def load(self) -> None:
-        if self.path is None:
+        if self.journal is None:
             return
-        records, self.reset = _read(self.path, "deliveries")
-        items: list[Delivery] = []
-        for r in records:
-            raised = parse_ts(r.get("raised_at"))
-            if raised is None or not all(isinstance(r.get(k), str) for k in ("harness", "session_id", "kind", "outcome", "backend")):
-                continue
-            before = r.get("tab_lane_before_s")
-            items.append(
-                Delivery(
-                    harness=r["harness"], session_id=r["session_id"], kind=r["kind"], raised_at=raised,
-                    outcome=r["outcome"], backend=r["backend"],
-                    detail=r.get("detail") if isinstance(r.get("detail"), str) else None,
-                    completed_at=parse_ts(r.get("completed_at")),
-                    tab_lane_reported_at=parse_ts(r.get("tab_lane_reported_at")),
-                    tab_lane_before_s=float(before) if isinstance(before, int | float) and not isinstance(before, bool) else None,
-                    title=r.get("title") if isinstance(r.get("title"), str) else None,
-                )
-            )
         with self._lock:
-            self._items = items[-self.limit :]
+            self._real.clear()
+            self._no_backend.clear()
+            for r in self.journal.load():
+                delivery = _delivery(r)
+                if delivery is not None:
+                    self._keep(delivery)
 
     def add(self, delivery: Delivery) -> None:
+        """Record a raise; returns at once (the line is written off this thread)."""
         with self._lock:
-            self._items.append(delivery)
-            del self._items[: -self.limit]
-            snapshot = list(self._items)
-        if self.path is None:
-            return
-        doc = {
-            "schema": SCHEMA,
-            "deliveries": [
-                {
-                    "harness": d.harness, "session_id": d.session_id, "kind": d.kind, "raised_at": iso(d.raised_at),
-                    "outcome": d.outcome, "backend": d.backend, "detail": d.detail, "completed_at": iso(d.completed_at),
-                    "tab_lane_reported_at": iso(d.tab_lane_reported_at), "tab_lane_before_s": d.tab_lane_before_s,
-                    "title": d.title,
-                }
-                for d in snapshot
-            ],
-        }
-        try:
-            _write(self.path, doc)
-            self.write_error = None
-        except OSError as exc:
-            self.write_error = f"{self.path.name} could not be written ({exc.strerror or exc})"
+            self._keep(delivery)
+            if self.journal is not None:
+                self.journal.append(_delivery_record(delivery))
+
+    def _keep(self, delivery: Delivery) -> None:
+        self._seq += 1
+        ring, bound = (self._no_backend, self.no_backend_limit) if delivery.outcome == "no-backend" else (self._real, self.limit)
+        ring.append((self._seq, delivery))
+        while len(ring) > bound:
+            ring.popleft()
+
+    def _ordered(self) -> list[Delivery]:
+        return [d for _, d in sorted([*self._real, *self._no_backend], key=lambda pair: pair[0])]
+
+    def _records(self) -> list[Mapping[str, Any]]:
+        return [_delivery_record(d) for d in self._ordered()]
 
     def for_session(self, harness: str, session_id: str) -> tuple[Delivery, ...]:
         """A session's deliveries, newest first."""
         with self._lock:
-            return tuple(d for d in reversed(self._items) if d.harness == harness and d.session_id == session_id)
+            return tuple(d for d in reversed(self._ordered()) if d.harness == harness and d.session_id == session_id)
 
     def all(self) -> tuple[Delivery, ...]:
         with self._lock:
-            return tuple(reversed(self._items))
+            return tuple(reversed(self._ordered()))
+
+    def flush(self, timeout_s: float = 5.0) -> bool:
+        return self.journal.flush(timeout_s) if self.journal is not None else True
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
+
+
+def _delivery_record(d: Delivery) -> dict[str, Any]:
+    return {
+        "harness": d.harness, "session_id": d.session_id, "kind": d.kind, "raised_at": iso(d.raised_at),
+        "outcome": d.outcome, "backend": d.backend, "detail": d.detail, "completed_at": iso(d.completed_at),
+        "tab_lane_reported_at": iso(d.tab_lane_reported_at), "tab_lane_before_s": d.tab_lane_before_s,
+        "title": d.title,
+    }
+
+
+def _delivery(r: Mapping[str, Any]) -> Delivery | None:
+    raised = parse_ts(r.get("raised_at"))
+    if raised is None or not all(isinstance(r.get(k), str) for k in ("harness", "session_id", "kind", "outcome", "backend")):
+        return None
+    before = r.get("tab_lane_before_s")
+    return Delivery(
+        harness=r["harness"], session_id=r["session_id"], kind=r["kind"], raised_at=raised,
+        outcome=r["outcome"], backend=r["backend"],
+        detail=r.get("detail") if isinstance(r.get("detail"), str) else None,
+        completed_at=parse_ts(r.get("completed_at")),
+        tab_lane_reported_at=parse_ts(r.get("tab_lane_reported_at")),
+        tab_lane_before_s=float(before) if isinstance(before, int | float) and not isinstance(before, bool) else None,
+        title=r.get("title") if isinstance(r.get("title"), str) else None,
+    )

@@ -10,17 +10,20 @@ stops. Proxies are never consulted (the connection is made directly).
 
 from __future__ import annotations
 
+import hmac
 import http.client
 import ipaddress
 import json
 import os
+import secrets
 import sys
 import time
 from collections.abc import Mapping
 from typing import IO, Any
 from urllib.parse import urlsplit
 
-from cargento.statedir import CAPABILITY_HEADER, read_state
+from cargento.processes import pid_alive
+from cargento.statedir import CAPABILITY_HEADER, HEALTH_CHALLENGE, health_proof, read_state
 
 __all__ = [
     "DEFAULT_PORT",
@@ -30,6 +33,7 @@ __all__ = [
     "loopback_target",
     "port_from",
     "post",
+    "proven",
     "read_payload",
 ]
 
@@ -93,6 +97,40 @@ def capability_for(port: int, env: Mapping[str, str]) -> str | None:
         return None
     value = state.get("capability")
     return value if isinstance(value, str) and value else None
+
+
+def proven(port: int, capability: str, env: Mapping[str, str], *, timeout_s: float = TIMEOUT_S) -> bool:
+    """True when the process on *port* is the dashboard whose state file gave *capability*.
+
+    The state file outlives a crash, and another process may hold the port since. So the pid
+    it records must be alive, and the process on the port must answer a fresh challenge on
+    ``/api/health`` with the proof only the capability's holder can compute. Nothing but the
+    challenge is sent before that; a dead pid means nothing is sent at all.
+    """
+    state = read_state(port, env)
+    if state is None or not pid_alive(state.get("pid")):
+        return False
+    challenge = secrets.token_urlsafe(24)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout_s)
+    try:
+        conn.request(
+            "GET",
+            f"/api/health?{HEALTH_CHALLENGE}={challenge}",
+            headers={"Host": f"127.0.0.1:{port}", "Accept": "application/json"},
+        )
+        response = conn.getresponse()
+        data = response.read(64 * 1024)
+        if response.status != 200:
+            return False
+        answer = json.loads(data)
+    except (OSError, http.client.HTTPException, ValueError):
+        return False
+    finally:
+        conn.close()
+    proof = answer.get("proof") if isinstance(answer, dict) else None
+    if not isinstance(proof, str) or answer.get("pid") != state.get("pid"):
+        return False
+    return hmac.compare_digest(proof.encode(), health_proof(capability, challenge).encode())
 
 
 def read_payload(stream: IO[bytes]) -> Any:

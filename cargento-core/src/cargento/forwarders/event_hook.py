@@ -23,7 +23,16 @@ from typing import IO
 
 import orjson
 
-from cargento.forwarders._post import Target, capability_for, environ, port_from, post, read_payload, stdin_bytes
+from cargento.forwarders._post import (
+    Target,
+    capability_for,
+    environ,
+    port_from,
+    post,
+    proven,
+    read_payload,
+    stdin_bytes,
+)
 from cargento.forwarders.slim import slim_hook_payload
 
 __all__ = ["main"]
@@ -60,7 +69,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, e
     if event_name is not None and "hook_event_name" not in document:
         document["hook_event_name"] = event_name
     body = orjson.dumps(document)
-    post(Target(port, f"/api/events/{harness}"), body, capability, hook_at=started)
+    if proven(port, capability, env):
+        post(Target(port, f"/api/events/{harness}"), body, capability, hook_at=started)
     return 0
 
 

@@ -28,6 +28,7 @@ from cargento.forwarders._post import (
     loopback_target,
     port_from,
     post,
+    proven,
     read_payload,
     stdin_bytes,
 )
@@ -52,7 +53,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, e
     if not isinstance(payload, dict):
         return 0
     document = slim_hook_payload(payload) if target.path.split("?")[0].rstrip("/") == "/api/notify" else payload
-    post(target, orjson.dumps(document), capability, hook_at=started)
+    if proven(target.port, capability, env):
+        post(target, orjson.dumps(document), capability, hook_at=started)
     return 0
 
 

@@ -29,9 +29,18 @@ from typing import IO, Any
 
 import orjson
 
-from cargento.forwarders._post import Target, capability_for, environ, port_from, post, read_payload, stdin_bytes
+from cargento.forwarders._post import (
+    Target,
+    capability_for,
+    environ,
+    port_from,
+    post,
+    proven,
+    read_payload,
+    stdin_bytes,
+)
 from cargento.forwarders.slim import slim_status_line
-from cargento.statedir import state_dir
+from cargento.statedir import state_dir, temporary_prefix
 
 __all__ = ["MEMO_PREFIX", "main"]
 
@@ -61,7 +70,7 @@ def _write_memo(path: Path, memo: Mapping[str, Any], now: float) -> None:
     fresh = not path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".statusline.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix("statusline"), suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(orjson.dumps(dict(memo)))
         os.replace(tmp, path)
@@ -108,6 +117,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, e
     quota_hash = hashlib.blake2b(orjson.dumps(document.get("quota"), option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
     memo_path = _memo_path(state_dir(env), conversation if isinstance(conversation, str) else None)
     if not should_post(_read_memo(memo_path), state if isinstance(state, str) else None, quota_hash, started):
+        return 0
+    if not proven(port, capability, env):
         return 0
     status = post(Target(port, "/api/events/antigravity"), orjson.dumps(document), capability, hook_at=started)
     if status is not None and 200 <= status < 300:

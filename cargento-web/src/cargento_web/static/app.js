@@ -7,7 +7,7 @@ import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, St
 
 const html = htm.bind(h);
 const meta = document.querySelector('meta[name="cargento-config"]');
-const CONFIG = Object.assign({ heartbeat_s: 5, all: false, notifications: null }, meta ? JSON.parse(meta.content) : {});
+const CONFIG = Object.assign({ heartbeat_s: 5, all: false, notifications: null, store_resets: [] }, meta ? JSON.parse(meta.content) : {});
 const NATIVE = nativeNotifications(CONFIG.notifications);
 const query = new URLSearchParams(location.search);
 const ALL = query.has("all") ? !["0", "false", "no", "off", ""].includes(query.get("all")) : CONFIG.all;
@@ -240,6 +240,12 @@ function Header() {
     </span>
     ${state.notify === "default"
       ? html`<button type="button" class="btn small" onClick=${askNotify}>Enable notifications</button>`
+      : null}
+    ${CONFIG.store_resets.length
+      ? html`<ul class="store-resets" aria-label="Own stores reset at start">
+          ${CONFIG.store_resets.map((r) => html`<li class="store-reset" data-store=${r.store}>
+            <b>${r.store}</b> was reset${r.at ? ` at ${clock(new Date(r.at))}` : ""}: ${r.text}</li>`)}
+        </ul>`
       : null}
   </header>`;
 }
