@@ -105,7 +105,8 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
         relocation=relocation,
         plugins=tuple(registry.records.values()),
         harnesses=tuple(reports),
-        ok=not registry.failed(),
+        # A harness whose read the watchdog had to abandon is a store that could not be read.
+        ok=not registry.failed() and not builder.stuck,
     )
 
 
@@ -145,7 +146,13 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
             lines.append(f"  faults: {h.fault_count}")
             lines.extend(f"    {f}" for f in h.faults)
     lines.append("")
-    lines.append("all plugins loaded" if report.ok else "some installed harness plugins did not load")
+    loaded = all(p.status == "loaded" for p in report.plugins)
+    if report.ok:
+        lines.append("all plugins loaded")
+    elif not loaded:
+        lines.append("some installed harness plugins did not load")
+    else:
+        lines.append("a harness's store could not be read in time (see its faults above)")
     return "\n".join(lines)
 
 

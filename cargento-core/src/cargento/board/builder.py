@@ -9,6 +9,7 @@ the order, the harness strip, the counts and the revision.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -19,7 +20,7 @@ import attrs
 
 from cargento.board.context import current_platform, default_home
 from cargento.board.derivation import RowDeriver
-from cargento.board.discovery import DERIVED_REUSE_S, SessionReader
+from cargento.board.discovery import DERIVED_REUSE_S, ReadPass, SessionReader
 from cargento.board.document import SCHEMA, Board, BoardHarness, BoardSession, count
 from cargento.board.folding import fold
 from cargento.board.identity import DisplayIds
@@ -27,9 +28,10 @@ from cargento.board.revision import ContentHash
 from cargento.board.session_row import SessionKey
 from cargento.board.state import Overlay, board_order
 from cargento.board.strip import discovered_entry, finish_strip, plugin_of, undiscovered_entry
+from cargento.board.watchdog import DEFAULT_READ_BUDGET_S, Busy, Done, Overran, Watchdog
 from cargento.board.window import window_seconds, within_window
 from cargento.cache import HarnessCache
-from cargento.models import Discovery, HarnessContext
+from cargento.models import Discovery, HarnessContext, HarnessInfo
 from cargento.plugins import Fault, Ok, Registry
 from cargento.processes import LocalProcesses, ProcessTable
 
@@ -71,6 +73,7 @@ class BoardBuilder:
         window_hours: float = 24.0,
         clock: Callable[[], datetime] | None = None,
         processes: ProcessTable | None = None,
+        read_budget_s: float | None = DEFAULT_READ_BUDGET_S,
     ) -> None:
         self.registry = registry
         self.env: Mapping[str, str] = dict(os.environ) if env is None else env
@@ -86,7 +89,13 @@ class BoardBuilder:
         self.revision = 0
         self._content: int | None = None
         self._content_hash = ContentHash()
-        self._reader = SessionReader(registry)
+        #: One reader per harness: a pass the watchdog abandoned may still be running on its
+        #: own thread, and must share no cache with the harnesses that go on.
+        self._readers: dict[str, SessionReader] = {}
+        #: Bounds each harness's discovery and read pass per build (see :mod:`.watchdog`).
+        self.watchdog = Watchdog(read_budget_s)
+        #: The harnesses whose read the watchdog abandoned or skipped in the last build, and why.
+        self.stuck: dict[str, str] = {}
         self._deriver = RowDeriver()
         self._display_ids = DisplayIds()
         #: Per harness, whether its last discovery was for all sessions or the window.
@@ -149,6 +158,7 @@ class BoardBuilder:
         entries: list[BoardHarness] = []
         sessions: list[BoardSession] = []
         tick = time.monotonic()
+        self.stuck = {}
         for key in self.registry.loaded():
             info = self.registry.harnesses[key]
             record = self.registry.records[key]
@@ -178,7 +188,18 @@ class BoardBuilder:
                 changed_paths=None if changes is None else changes.get(key, frozenset()),
             )
             plugin = plugin_of(record)
-            found: Ok | Fault = Ok(self.last_discovery[key]) if clean else self.registry.call(key, "discover", ctx=ctx)
+            reader = self._readers.get(key)
+            if reader is None:
+                reader = self._readers[key] = SessionReader(self.registry)
+            known = self.last_discovery[key] if clean else None
+            outcome = self.watchdog.run(key, functools.partial(self._pass, key, info, ctx, reader, known, all_sessions))
+            if not isinstance(outcome, Done):
+                self._settled.pop(key, None)
+                message = self.stuck[key] = _stuck_message(outcome)
+                self.registry.record_fault(key, "discover", message, kind="expected")
+                entries.append(undiscovered_entry(info, plugin, message))
+                continue
+            found, read = outcome.value
             if isinstance(found, Fault):
                 self._settled.pop(key, None)
                 entries.append(undiscovered_entry(info, plugin, found.message))
@@ -186,7 +207,7 @@ class BoardBuilder:
             discovery: Discovery = found.value
             self.last_discovery[key] = discovery
             self._last_all[key] = all_sessions
-            read = self._reader.read(key, info, discovery.sessions, ctx, all_sessions, reuse=clean)
+            assert read is not None
             for gone in read.gone:
                 self._deriver.forget(gone)
             entry = discovered_entry(info, plugin, discovery)
@@ -223,3 +244,32 @@ class BoardBuilder:
             self._content = content
             self.revision += 1
         return attrs.evolve(board, revision=self.revision)
+
+    def _pass(
+        self,
+        key: str,
+        info: HarnessInfo,
+        ctx: HarnessContext,
+        reader: SessionReader,
+        known: Discovery | None,
+        all_sessions: bool,
+    ) -> tuple[Ok | Fault, ReadPass | None]:
+        """One harness's plugin calls for a build: discovery (unless *known*) and the read
+        pass. Runs on the harness's watchdog worker; touches nothing another harness uses."""
+        found: Ok | Fault = Ok(known) if known is not None else self.registry.call(key, "discover", ctx=ctx)
+        if isinstance(found, Fault):
+            return found, None
+        discovery: Discovery = found.value
+        return found, reader.read(key, info, discovery.sessions, ctx, all_sessions, reuse=known is not None)
+
+
+def _stuck_message(outcome: Overran | Busy) -> str:
+    if isinstance(outcome, Overran):
+        return (
+            f"reading this harness's store took longer than {outcome.budget_s:g} s and was abandoned for this build; "
+            "the rest of the board is served (a named pipe or a hung mount in the store?)"
+        )
+    return (
+        f"an earlier read of this harness's store has not returned after {outcome.running_s:.0f} s; "
+        "skipped until it does, the rest of the board is served"
+    )
