@@ -21,6 +21,8 @@ from packaging.version import InvalidVersion, Version
 
 from cargento import hookspecs
 from cargento.errors import HarnessError
+from cargento.events.payloads import LifecycleEvent
+from cargento.events.vocabulary import EventLane
 from cargento.models import (
     Discovery,
     Gate,
@@ -51,6 +53,9 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "model": (ModelInfo, type(None)),
     "usage": (Usage, type(None)),
     "simulate": (Simulation, type(None)),
+    "event_lane": (EventLane, type(None)),
+    "refine_event": (LifecycleEvent,),
+    "hook_targets": (tuple,),
 }
 
 

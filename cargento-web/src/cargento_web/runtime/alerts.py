@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 
 import attrs
 
-from cargento.events.notifiers import Notifier, Sent
-from cargento.events.stores import DeliveriesStore, Delivery
+from cargento_web.runtime.notifiers import Notifier, Sent
+from cargento_web.runtime.stores import DeliveriesStore, Delivery
 
 __all__ = ["Alerts", "Pending"]
 

@@ -20,7 +20,6 @@ from typing import Any
 
 import attrs
 import orjson
-
 from cargento.timestamps import iso, parse_ts
 
 __all__ = ["DELIVERIES_FILE", "ENDS_FILE", "DeliveriesStore", "Delivery", "End", "EndsStore"]
