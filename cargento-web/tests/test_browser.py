@@ -554,8 +554,8 @@ def test_save_the_readme_screenshot_exists() -> None:
 
 
 def test_the_session_page_prints_what_became_of_a_raise(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
-    from cargento.events.hub import EventHub
-    from cargento.events.notifiers import MemoryNotifier
+    from cargento_web.runtime.hub import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
     from cargento.models import Gate
     from cargento.testing.fakes import FakeHarness, FakeSession
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 from cargento.testing.fakes import FakeHarness
 
 NODE = shutil.which("node")

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from cargento.events.hub import EventHub
+from cargento_web.runtime.hub import EventHub
 from cargento.events.lanes import LOG_LIMIT
-from cargento.events.notifiers import MemoryNotifier
+from cargento_web.runtime.notifiers import MemoryNotifier
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.testing.fakes import FakeHarness, FakeSession
 

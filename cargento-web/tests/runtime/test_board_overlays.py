@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 from cargento.board import Board, BoardBuilder
-from cargento.events.hub import EventHub
-from cargento.events.stores import ENDS_FILE
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.stores import ENDS_FILE
 from cargento.models import Gate
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from cargento.board import Waiting
-from cargento.events.hub import EventHub
+from cargento_web.runtime.hub import EventHub
 from cargento.events.lanes import GRACE, STATUS_TTL, WORKING_TTL
 from cargento.events.payloads import PayloadError
 from cargento.models import Subagent

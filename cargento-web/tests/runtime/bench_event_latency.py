@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import uvicorn
     from cargento.board import BoardBuilder
-    from cargento.events.hub import EventHub
-    from cargento.events.notifiers import MemoryNotifier
+    from cargento_web.runtime.hub import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
     from cargento.plugins import load_registry
     from cargento.processes import StaticProcesses
     from cargento.statedir import CAPABILITY_HEADER
