@@ -3,8 +3,13 @@
 A harness plugin is a module registered under the entry-point group ``cargento.harness``; the
 entry-point name is the harness id. It implements these hooks with ``@cargento.hookimpl``.
 Core never fans a hook out to every plugin at once: each call goes to the one plugin that owns
-the session (or, for :func:`discover` and :func:`harness_info`, to each plugin in turn), inside
-its own guard, so one plugin's fault never reaches another plugin's row.
+the session or the event (or, for :func:`discover`, :func:`harness_info`, :func:`event_lane` and
+:func:`hook_targets`, to each plugin in turn), inside its own guard, so one plugin's fault never
+reaches another plugin's row.
+
+The store hooks (:func:`discover` to :func:`simulate`) read what a harness wrote. The event hooks
+say what its live events mean (:func:`event_lane`, :func:`refine_event`) and where
+``cargento hooks`` installs the forwarders that send them (:func:`hook_targets`).
 
 Rules for every hook:
 

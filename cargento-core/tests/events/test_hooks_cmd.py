@@ -60,7 +60,7 @@ def settings(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def test_show_lists_every_target_the_plugins_declare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_hook_hook_targets_show_lists_every_target_the_plugins_declare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run([], tmp_path) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["fake", "fake-notify", "fake-status", "fake-adapter"]
