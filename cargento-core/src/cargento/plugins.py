@@ -240,6 +240,11 @@ class Registry:
         """Harness ids that loaded, in a stable order."""
         return sorted(self.harnesses)
 
+    def relocation_variables(self) -> tuple[str, ...]:
+        """Every relocation variable a loaded plugin declares
+        (:attr:`~cargento.models.HarnessInfo.relocation_variables`), sorted, each once."""
+        return tuple(sorted({v for info in self.harnesses.values() for v in info.relocation_variables}))
+
     def failed(self) -> list[PluginRecord]:
         """Installed plugins that did not load for a reason other than being switched off."""
         return [r for r in self.records.values() if r.status not in ("loaded", "blocked")]
