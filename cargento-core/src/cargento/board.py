@@ -25,6 +25,7 @@ from cargento.models import (
     Gate,
     HarnessContext,
     HarnessInfo,
+    HarnessMark,
     Instruction,
     LoopReading,
     ModelInfo,
@@ -94,6 +95,10 @@ class BoardHarness:
     turn_end_observable: bool = False
     reports_waits: bool = False
     wait_coverage: str = ""
+    #: The harness's CLI resumes a session by id (the page offers COPY RESUME).
+    resumable: bool = False
+    #: How the page draws the harness; ``None``: the page derives a mark from the label.
+    mark: HarnessMark | None = None
     locations: tuple[StoreLocation, ...] = ()
     problems: tuple[str, ...] = ()
 
@@ -390,6 +395,7 @@ class BoardBuilder:
                         key=key, label=info.label, discovered=False, sessions=0, plugin=plugin,
                         error=found.message, turn_end_observable=info.turn_end_observable,
                         reports_waits=info.reports_waits, wait_coverage=info.wait_coverage,
+                        resumable=info.resumable, mark=info.mark,
                     )
                 )
                 continue
@@ -407,6 +413,8 @@ class BoardBuilder:
                 turn_end_observable=info.turn_end_observable,
                 reports_waits=info.reports_waits,
                 wait_coverage=info.wait_coverage,
+                resumable=info.resumable,
+                mark=info.mark,
                 locations=discovery.locations,
                 problems=discovery.problems,
             )
