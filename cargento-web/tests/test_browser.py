@@ -559,10 +559,10 @@ def test_save_the_readme_screenshot_exists() -> None:
 
 
 def test_the_session_page_prints_what_became_of_a_raise(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
-    from cargento_web.runtime.hub import EventHub
-    from cargento_web.runtime.notifiers import MemoryNotifier
     from cargento.models import Gate
     from cargento.testing.fakes import FakeHarness, FakeSession
+    from cargento_web.runtime.hub import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
 
     notifier = MemoryNotifier()
     hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=notifier)

@@ -10,8 +10,8 @@ from pathlib import Path
 from cargento import hookimpl
 from cargento.board import BoardBuilder
 from cargento.demo import Demo
-from cargento.models import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef
 from cargento.locations import describe, resolve_root
+from cargento.models import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef
 from cargento.plugins import Registry, load_registry
 from cargento.processes import StaticProcesses
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cargento.testing.fakes import FakeHarness
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.notifiers import MemoryNotifier
-from cargento.testing.fakes import FakeHarness
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -23,10 +23,10 @@ import httpx
 import pytest
 from cargento.events.hooks_cmd import declared_targets
 from cargento.plugins import load_registry
-from cargento_web.runtime.hub import EventHub
-from cargento_web.runtime.notifiers import MemoryNotifier
 from cargento.testing.fakes import FakeHarness
 from cargento.testing.homes import captures_root
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 
 CAPTURES = captures_root() or Path("captures-not-found")
 if not (CAPTURES / "full").is_dir():

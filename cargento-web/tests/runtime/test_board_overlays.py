@@ -9,12 +9,12 @@ from typing import Any
 
 import orjson
 from cargento.board import Board, BoardBuilder
-from cargento_web.runtime.hub import EventHub
-from cargento_web.runtime.stores import ENDS_FILE
 from cargento.models import Gate
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.stores import ENDS_FILE
 
 
 def build(hub: EventHub, sessions: list[FakeSession], clock: Any, key: str = "claude") -> Board:

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from cargento import (
     Discovery,
     HarnessContext,
@@ -35,8 +34,8 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.errors import HarnessDataMissing
+from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.labels import clip
 from cargento.locations import describe, resolve_root
 from cargento.models import HarnessMark
