@@ -158,7 +158,12 @@ def test_serve_without_a_registered_implementation_says_what_to_install(
     import importlib.metadata as md
 
     groups: list[str] = []
-    monkeypatch.setattr(md, "entry_points", lambda group: groups.append(group) or [_EntryPoint("web", ImportError("gone"))])
+
+    def entry_points(group: str) -> list[_EntryPoint]:
+        groups.append(group)
+        return [_EntryPoint("web", ImportError("gone"))]
+
+    monkeypatch.setattr(md, "entry_points", entry_points)
     assert main(["--port", "4999"]) == 2
     assert groups == ["cargento.serve"]
     assert capsys.readouterr().err == "cargento: the dashboard needs cargento-web, which is not installed (pip install cargento)\n"

@@ -45,11 +45,15 @@ def _registry(env: dict[str, str]) -> Registry:
     return load_registry(env=env, extra=[("thirdparty", ThirdParty())])
 
 
-def _decoy(tmp_path: Path) -> Path:
-    decoy = tmp_path / "decoy"
-    decoy.mkdir()
-    (decoy / f"{DECOY_SESSION}.json").write_text("{}")
-    return decoy
+def _decoys(tmp_path: Path, names: tuple[str, ...]) -> dict[str, Path]:
+    """One decoy store per variable, each holding a session in the third-party plugin's format."""
+    out = {}
+    for name in names:
+        decoy = tmp_path / "decoy" / name
+        decoy.mkdir(parents=True)
+        (decoy / f"{DECOY_SESSION}.json").write_text("{}")
+        out[name] = decoy
+    return out
 
 
 def _sessions_and_paths(registry: Registry, env: dict[str, str], home: Path) -> tuple[set[str], list[str]]:
@@ -59,24 +63,30 @@ def _sessions_and_paths(registry: Registry, env: dict[str, str], home: Path) -> 
     return {s.session_id for s in board.sessions}, searched
 
 
+def _reached(searched: list[str], decoys: dict[str, Path]) -> set[str]:
+    return {name for name, decoy in decoys.items() if any(p.startswith(str(decoy)) for p in searched)}
+
+
 def test_every_declared_relocation_variable_set_to_a_decoy_is_ignored_by_the_demo(tmp_path: Path) -> None:
-    decoy = _decoy(tmp_path)
     registry = _registry({})
     declared = registry.relocation_variables()
     assert "THIRDPARTY_HOME" in declared and len(registry.loaded()) >= 2
-    shell = {"HOME": str(tmp_path / "real-home"), **{name: str(decoy) for name in declared}}
+    decoys = _decoys(tmp_path, declared)
+    shell = {"HOME": str(tmp_path / "real-home"), **{name: str(path) for name, path in decoys.items()}}
 
-    # The control: outside the demo the decoy is what the third-party plugin reads.
-    seen, _ = _sessions_and_paths(_registry(shell), shell, tmp_path / "real-home")
+    # The control: outside the demo the plugins follow these variables into the decoys.
+    seen, searched = _sessions_and_paths(_registry(shell), shell, tmp_path / "real-home")
     assert DECOY_SESSION in seen
+    reached = _reached(searched, decoys)
+    assert "THIRDPARTY_HOME" in reached and len(reached) >= 6, reached
 
     demo = Demo(_registry(shell), base_env=shell, root=tmp_path)
     try:
         demo.start()
-        assert not [k for k, v in demo.env.items() if v.startswith(str(decoy))]
+        assert not [k for k, v in demo.env.items() if v.startswith(str(tmp_path / "decoy"))]
         seen, searched = _sessions_and_paths(demo.registry, demo.env, demo.home)
         assert DECOY_SESSION not in seen
-        assert not [p for p in searched if p.startswith(str(decoy))], "a plugin searched the decoy store"
+        assert _reached(searched, decoys) == set(), "a plugin searched a decoy store"
         assert seen, "the demo board still shows the simulated sessions"
     finally:
         demo.stop()

@@ -57,7 +57,8 @@ def run(argv: list[str], home: Path, **env: str) -> int:
 
 
 def settings(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
+    value: dict[str, Any] = json.loads(path.read_text())
+    return value
 
 
 def test_hook_hook_targets_show_lists_every_target_the_plugins_declare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,7 +85,7 @@ def test_show_with_no_plugin_declaring_targets_says_so(tmp_path: Path, capsys: p
 def test_install_merges_without_touching_other_entries_and_keeps_a_backup(tmp_path: Path) -> None:
     path = tmp_path / ".fake" / "settings.json"
     path.parent.mkdir()
-    original = {"model": "x", "hooks": {"Begin": [{"matcher": "", "hooks": [OTHER]}], "Other": [{"matcher": "B", "hooks": [OTHER]}]}}
+    original: dict[str, Any] = {"model": "x", "hooks": {"Begin": [{"matcher": "", "hooks": [OTHER]}], "Other": [{"matcher": "B", "hooks": [OTHER]}]}}
     path.write_text(json.dumps(original))
     assert run(["install", "fake"], tmp_path) == 0
     doc = settings(path)
