@@ -77,8 +77,9 @@ def build(session: nox.Session) -> None:
 
 @nox.session
 def example(session: nox.Session) -> None:
-    """Install the tutorial's example harness (docs/plugins/example-harness) and run its tests."""
-    session.install("-e", "cargento-core[testing]")
+    """Install the tutorial's example harness (docs/plugins/example-harness) beside core and the
+    web dashboard only (no first-party harness) and run its tests."""
+    session.install("-e", "cargento-core[testing]", "-e", "cargento-web")
     session.install("-e", "docs/plugins/example-harness[test]", "pytest-timeout")
     session.run("pytest", "docs/plugins/example-harness/tests")
     out = session.run("cargento", "--diagnose", "--json", silent=True)

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import attrs
 from cargento.board import BoardBuilder
+from cargento.models import HarnessInfo
 from cargento.plugins import Fault, Ok, load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.fakes import BrokenDiscover, FakeHarness, FakeSession, RaisingRead, WrongType
@@ -92,8 +93,12 @@ def test_hook_simulate_runs_in_a_demo_home_and_steps(tmp_path: object) -> None:
 
     class Demoable(FakeHarness):
         @hookimpl
+        def harness_info(self) -> HarnessInfo:
+            return HarnessInfo(key=self.key, label="Demoable", relocation_variables=("DEMOABLE_HOME",))
+
+        @hookimpl
         def simulate(self, home: Path, ctx: object) -> Sim:
-            assert ctx.env["HOME"] == str(home) and "CODEX_HOME" not in ctx.env  # type: ignore[attr-defined]
+            assert ctx.env["HOME"] == str(home) and "DEMOABLE_HOME" not in ctx.env  # type: ignore[attr-defined]
             return Sim(home)
 
     class Broken(FakeHarness):
@@ -102,13 +107,13 @@ def test_hook_simulate_runs_in_a_demo_home_and_steps(tmp_path: object) -> None:
             raise RuntimeError("no demo today")
 
     reg = load_registry(entry_points=False, extra=[("d", Demoable("d")), ("b", Broken("b"))])
-    demo = Demo(reg, base_env={"HOME": "/real/home", "CODEX_HOME": "/real/codex"}, clock=lambda: NOW, interval_s=3600)
+    demo = Demo(reg, base_env={"HOME": "/real/home", "DEMOABLE_HOME": "/real/store"}, clock=lambda: NOW, interval_s=3600)
     demo.start()
     try:
         assert set(demo.simulations) == {"d"} and "no demo today" in demo.faults["b"]
         demo.step()
         assert written and written[-1][0] == demo.home and (demo.home / "tick").read_text() == NOW.isoformat()
-        assert demo.env["HOME"] == str(demo.home) and "CODEX_HOME" not in demo.env
+        assert demo.env["HOME"] == str(demo.home) and "DEMOABLE_HOME" not in demo.env, "a declared relocation variable is cleared"
     finally:
         demo.stop()
     assert not demo.home.exists(), "the demo home is removed on exit"

@@ -1,4 +1,6 @@
-"""The ``cargento`` command: bad input is one line, --json/--as-of/--diagnose work."""
+"""The ``cargento`` command: bad input is one line, --json/--as-of/--diagnose/hooks work with core
+and a plugin alone (a throwaway third-party distribution, no first-party harness, no web), and
+serving is found through the ``cargento.serve`` entry-point group."""
 
 from __future__ import annotations
 
@@ -43,62 +45,141 @@ def test_bad_input_is_one_clear_line(args: list[str], needle: str, capsys: pytes
     assert "Traceback" not in err
 
 
-def test_json_snapshot_with_as_of_on_a_fixture_home(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    sess = home / ".factory" / "sessions" / "-w-p"
-    sess.mkdir(parents=True)
-    (sess / "abc.jsonl").write_text('{"type":"session_start","id":"abc"}\n')
-    os.utime(sess / "abc.jsonl", (1796000000, 1796000000))
-    out = _run(["--json", "--as-of", "2026-11-30T00:00:00Z"], {"HOME": str(home), "CARGENTO_LOAD_PLUGINS": "droid"})
+_SITE_PLUGIN = """
+from datetime import datetime, timezone
+from pathlib import Path
+
+from cargento import hookimpl
+from cargento.events.targets import HookTarget
+from cargento.models import HarnessInfo
+from cargento.testing.fakes import FakeHarness, FakeSession
+
+
+class Plugin(FakeHarness):
+    @hookimpl
+    def harness_info(self):
+        return HarnessInfo(key="xfake", label="X Fake", relocation_variables=("XFAKE_HOME",))
+
+    @hookimpl
+    def hook_targets(self, env, home, project):
+        base = Path(env.get("XFAKE_HOME") or home / ".xfake")
+        return (HookTarget(name="xfake", style="settings", path=base / "settings.json", arguments=("xfake",), events=("Begin", "End")),)
+
+
+PLUGIN = Plugin("xfake", [FakeSession("abc", at=datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc))])
+"""
+
+
+def _site(tmp_path: Path, *, serve: str | None = None) -> dict[str, str]:
+    """A throwaway site directory holding the ``xfake`` harness distribution (and, with *serve*,
+    a ``cargento.serve`` entry point); the environment that loads only it."""
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    (site / "xfake_plugin.py").write_text(_SITE_PLUGIN)
+    info = site / "cargento_harness_xfake-1.0.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: cargento-harness-xfake\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[cargento.harness]\nxfake = xfake_plugin:PLUGIN\n")
+    return {"HOME": str(tmp_path / "home"), "PYTHONPATH": str(site), "CARGENTO_LOAD_PLUGINS": "xfake"}
+
+
+def test_json_snapshot_with_as_of_and_a_plugin_alone(tmp_path: Path) -> None:
+    env = _site(tmp_path)
+    out = _run(["--json", "--as-of", "2026-11-30T00:00:00Z"], env)
     assert out.returncode == 0, out.stderr
     doc = orjson.loads(out.stdout)
     assert doc["schema"] == 1 and doc["as_of"] == "2026-11-30T00:00:00Z"
-    assert [h["key"] for h in doc["harnesses"] if h["plugin"]["status"] == "loaded"] == ["droid"]
-    later = _run(["--json", "--as-of", "2027-06-01T00:00:00Z"], {"HOME": str(home), "CARGENTO_LOAD_PLUGINS": "droid"})
+    assert [h["key"] for h in doc["harnesses"] if h["plugin"]["status"] == "loaded"] == ["xfake"]
+    assert [s["session_id"] for s in doc["sessions"]] == ["abc"]
+    later = _run(["--json", "--as-of", "2027-06-01T00:00:00Z"], env)
     assert orjson.loads(later.stdout)["sessions"] == [], "outside the window as of a later moment"
 
 
-def test_diagnose_lists_every_plugin_and_path(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    out = _run(["--diagnose", "--json"], {"HOME": str(home), "CODEX_HOME": str(tmp_path / "relocated")})
+def test_diagnose_prints_the_declared_relocation_variables_that_are_set(tmp_path: Path) -> None:
+    env = {**_site(tmp_path), "XFAKE_HOME": str(tmp_path / "relocated"), "SOME_OTHER_HOME": "/nowhere"}
+    out = _run(["--diagnose", "--json"], env)
     assert out.returncode == 0, out.stderr
     report = orjson.loads(out.stdout)
     names = {p["name"]: p for p in report["plugins"]}
-    for key in ("claude", "codex", "pi", "gemini", "antigravity", "copilot", "opencode", "cursor", "goose", "droid"):
-        assert names[key]["status"] == "loaded" and names[key]["dist"] == f"cargento-harness-{key}"
-    assert report["relocation"]["CODEX_HOME"] == str(tmp_path / "relocated")
-    codex = next(h for h in report["harnesses"] if h["key"] == "codex")
-    assert any(loc["path"].startswith(str(tmp_path / "relocated")) and loc["found"] == "missing" for loc in codex["locations"])
-    text = _run(["--diagnose"], {"HOME": str(home)})
-    assert "cargento.harness" in text.stdout and "missing" in text.stdout
+    assert names["xfake"]["status"] == "loaded" and names["xfake"]["dist"] == "cargento-harness-xfake"
+    assert report["relocation"]["XFAKE_HOME"] == str(tmp_path / "relocated")
+    assert "SOME_OTHER_HOME" not in report["relocation"]
+    text = _run(["--diagnose"], env)
+    assert "cargento.harness" in text.stdout and f"XFAKE_HOME={tmp_path / 'relocated'}" in text.stdout
 
 
 def test_diagnose_exits_non_zero_when_a_plugin_fails(tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
+    env = _site(tmp_path)
+    site = Path(env["PYTHONPATH"])
     (site / "xbroken_plugin.py").write_text("raise RuntimeError('broken on import')\n")
     info = site / "cargento_harness_xbroken-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: cargento-harness-xbroken\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(textwrap.dedent("[cargento.harness]\nxbroken = xbroken_plugin\n"))
-    out = _run(["--diagnose"], {"HOME": str(tmp_path), "PYTHONPATH": str(site)})
+    env["CARGENTO_LOAD_PLUGINS"] = "xfake,xbroken"
+    out = _run(["--diagnose"], env)
     assert out.returncode == 1
     assert "xbroken" in out.stdout and "import-error" in out.stdout and "broken on import" in out.stdout
-    assert "claude" in out.stdout, "the other plugins still load"
-    blocked = _run(["--diagnose"], {"HOME": str(tmp_path), "PYTHONPATH": str(site), "CARGENTO_BLOCK_PLUGINS": "xbroken"})
+    assert "xfake" in out.stdout, "the other plugins still load"
+    blocked = _run(["--diagnose"], {**env, "CARGENTO_BLOCK_PLUGINS": "xbroken"})
     assert blocked.returncode == 0
 
 
-def test_hooks_subcommand_and_console_scripts_are_wired(tmp_path: Path) -> None:
-    out = _run(["hooks", "show", "claude"], {"HOME": str(tmp_path)})
+def test_hooks_subcommand_learns_its_targets_from_the_plugins(tmp_path: Path) -> None:
+    env = _site(tmp_path)
+    out = _run(["hooks", "show"], env)
     assert out.returncode == 0, out.stderr
-    assert "claude" in out.stdout and "not installed" in out.stdout
-    assert _run(["hooks", "install", "claude"], {"HOME": str(tmp_path)}).returncode == 0
-    settings = (tmp_path / ".claude" / "settings.json").read_text()
-    assert "notify_hook" in settings or "cargento-notify-hook" in settings
+    assert out.stdout.startswith("xfake          not installed; 0 other handler(s) left alone:")
+    assert _run(["hooks", "install", "xfake"], env).returncode == 0
+    settings = (tmp_path / "home" / ".xfake" / "settings.json").read_text()
+    assert "cargento.forwarders.event_hook xfake" in settings
+    assert "2/2 events installed" in _run(["hooks"], env).stdout
     bindir = Path(sys.executable).parent
     for script in ("cargento-notify-hook", "cargento-event-hook", "cargento-statusline-hook"):
         done = subprocess.run([str(bindir / script)], input=b"{}", capture_output=True, timeout=60,
                               env={"HOME": str(tmp_path), "CARGENTO_HOME": str(tmp_path / "none"), "PATH": os.environ["PATH"]})
         assert done.returncode == 0 and done.stdout == b"", (script, done)
+
+
+class _EntryPoint:
+    def __init__(self, name: str, target: object) -> None:
+        self.name = name
+        self._target = target
+
+    def load(self) -> object:
+        if isinstance(self._target, Exception):
+            raise self._target
+        return self._target
+
+
+def test_serve_without_a_registered_implementation_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.metadata as md
+
+    groups: list[str] = []
+
+    def entry_points(group: str) -> list[_EntryPoint]:
+        groups.append(group)
+        return [_EntryPoint("web", ImportError("gone"))]
+
+    monkeypatch.setattr(md, "entry_points", entry_points)
+    assert main(["--port", "4999"]) == 2
+    assert groups == ["cargento.serve"]
+    assert capsys.readouterr().err == "cargento: the dashboard needs cargento-web, which is not installed (pip install cargento)\n"
+
+
+def test_serve_hands_the_options_to_the_registered_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata as md
+
+    from cargento.cli import Options
+
+    seen: list[Options] = []
+
+    def run(options: Options) -> int:
+        seen.append(options)
+        return 7
+
+    monkeypatch.setattr(md, "entry_points", lambda group: [_EntryPoint("zzz", ImportError("x")), _EntryPoint("web", run)])
+    assert main(["--port", "4999", "--no-notify"]) == 7
+    assert [(o.port, o.no_notify) for o in seen] == [(4999, True)]

@@ -11,11 +11,11 @@ from typing import Any
 
 import httpx
 import pytest
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.ingress import BODY_LIMIT
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 
 CAP = "test-capability-0123456789"
 

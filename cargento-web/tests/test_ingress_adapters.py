@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier
 from cargento.testing.fakes import FakeHarness
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 
 NODE = shutil.which("node")
 #: .ci/run installs Node.js, so under CI a missing node fails the tests instead of skipping them.

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from cargento.events.hub import EventHub
 from cargento.events.lanes import LOG_LIMIT
-from cargento.events.notifiers import MemoryNotifier
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 
 EVENTS = int(__import__("os").environ.get("FLOOD_EVENTS", "10000"))
 SESSIONS = 40

@@ -21,13 +21,20 @@ from typing import Any
 
 import httpx
 import pytest
-from cargento.events.hooks_cmd import CLAUDE_EVENTS, CODEX_EVENTS, GEMINI_EVENTS
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier
+from cargento.events.hooks_cmd import declared_targets
+from cargento.plugins import load_registry
 from cargento.testing.fakes import FakeHarness
 from cargento.testing.testdata import require_captures_root
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 
 CAPTURES = require_captures_root()
+
+_TARGETS = {t.name: t.events for t in declared_targets(load_registry(env={}), {"HOME": "/nonexistent"}, None)}
+#: The events ``cargento hooks install`` registers for each harness, as its plugin declares.
+CLAUDE_EVENTS = _TARGETS["claude-events"]
+CODEX_EVENTS = _TARGETS["codex"]
+GEMINI_EVENTS = _TARGETS["gemini"]
 
 
 class Clock:

@@ -20,8 +20,8 @@ from typing import Any
 import cargento_web
 import httpx
 import pytest
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.testing.fakes import FakeHarness, FakeSession
 from starlette.routing import Mount, Route

@@ -14,11 +14,11 @@ from typing import Any
 
 import orjson
 import pytest
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier, NoBackend, Sent
 from cargento.models import Gate
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.app import TAB_LANE_BODY_LIMIT, create_app
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier, NoBackend, Sent
 from cargento_web.settings import Settings
 
 PORT = 4553

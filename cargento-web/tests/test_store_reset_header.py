@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier
-from cargento.events.stores import DELIVERIES_FILE
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
+from cargento_web.runtime.stores import DELIVERIES_FILE
 from cargento.testing.fakes import FakeHarness, FakeSession
 
 pytestmark = pytest.mark.browser

@@ -1,7 +1,9 @@
 """The ``cargento`` command.
 
-``--diagnose`` and ``--json`` run in core alone; serving the dashboard (and ``--daemon``,
-``--status``, ``--stop``, ``--demo``) is handed to :mod:`cargento_web`, imported only then.
+``--diagnose``, ``--json`` and ``cargento hooks`` run in core and the harness plugins alone;
+serving the dashboard (and ``--daemon``, ``--status``, ``--stop``, ``--demo``) is handed to the
+implementation registered in the :data:`SERVE_GROUP` entry-point group (cargento-web registers
+``web = cargento_web.cli:run``), loaded only then.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ import attrs
 
 from cargento.timestamps import parse_ts
 
-__all__ = ["Options", "main", "parse_args"]
+__all__ = ["SERVE_GROUP", "Options", "main", "parse_args", "serve_implementation"]
+
+#: The entry-point group a dashboard distribution registers its ``run(options) -> int`` in.
+SERVE_GROUP = "cargento.serve"
 
 DEFAULT_PORT = 4553
 ALLOWED_HOSTS = ("127.0.0.1", "0.0.0.0")
@@ -202,10 +207,25 @@ def _snapshot(options: Options) -> int:
     return 0
 
 
+def serve_implementation() -> Callable[[Options], int] | None:
+    """The ``run(options)`` of the first loadable :data:`SERVE_GROUP` entry point (by name),
+    or ``None`` when no dashboard is installed."""
+    import importlib.metadata as md
+
+    for ep in sorted(md.entry_points(group=SERVE_GROUP), key=lambda e: e.name):
+        try:
+            found = ep.load()
+        except ImportError:
+            continue
+        if callable(found):
+            run: Callable[[Options], int] = found
+            return run
+    return None
+
+
 def _serve(options: Options) -> int:
-    try:
-        from cargento_web.cli import run
-    except ImportError:
+    run = serve_implementation()
+    if run is None:
         print(
             "cargento: the dashboard needs cargento-web, which is not installed (pip install cargento)",
             file=sys.stderr,

@@ -4,8 +4,8 @@ Each harness plugin writes its own native store through its ``simulate`` hook (w
 store builders its tests use), and a background thread steps every simulation about once a
 second, so the board sees turns start and end, tasks advance, subagents come and go and waits
 open and close, exactly as it would with the real harnesses. The user's own stores are never
-touched: every relocation variable and home-like variable points into the demo home, which is
-removed when the demo stops.
+touched: every relocation variable a loaded plugin declares is cleared and every home-like
+variable points into the demo home, which is removed when the demo stops.
 
 The plugins' simulations share :class:`Schedule`, the one clock-driven scheduler every demo
 steps its scripted turns with, and :func:`play`, :func:`seeded_uuid` and :func:`require_inside`
@@ -27,7 +27,6 @@ from pathlib import Path
 
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessError
-from cargento.locations import RELOCATION_VARIABLES
 from cargento.models import HarnessContext, Simulation
 from cargento.plugins import Fault, Registry
 
@@ -36,9 +35,12 @@ __all__ = ["Action", "Demo", "Plan", "Schedule", "demo_env", "play", "require_in
 _HOME_VARIABLES = ("HOME", "USERPROFILE", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "APPDATA", "LOCALAPPDATA")
 
 
-def demo_env(base: Mapping[str, str], home: Path) -> dict[str, str]:
-    """*base* with every relocation variable removed and every home-like variable in *home*."""
-    env = {k: v for k, v in base.items() if k not in RELOCATION_VARIABLES and k not in _HOME_VARIABLES}
+def demo_env(base: Mapping[str, str], home: Path, relocation: Iterable[str] = ()) -> dict[str, str]:
+    """*base* with the *relocation* variables removed (every one the loaded plugins declare:
+    :meth:`cargento.plugins.Registry.relocation_variables`) and every home-like variable in
+    *home*."""
+    cleared = set(relocation) | set(_HOME_VARIABLES)
+    env = {k: v for k, v in base.items() if k not in cleared}
     env.update(
         {
             "HOME": str(home),
@@ -206,7 +208,7 @@ class Demo:
         self.clock = clock or (lambda: datetime.now(UTC))
         self.interval_s = interval_s
         self.home = Path(tempfile.mkdtemp(prefix="cargento-demo-", dir=root))
-        self.env = demo_env(base_env, self.home)
+        self.env = demo_env(base_env, self.home, registry.relocation_variables())
         self.simulations: dict[str, Simulation] = {}
         self.faults: dict[str, str] = {}
         self._stop = threading.Event()

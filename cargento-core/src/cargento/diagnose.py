@@ -10,7 +10,6 @@ import attrs
 
 from cargento import serde
 from cargento.board import BoardBuilder
-from cargento.locations import RELOCATION_VARIABLES
 from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
 
@@ -60,6 +59,10 @@ def _found(loc: StoreLocation, count: int) -> str:
     return "read, no recent sessions"
 
 
+#: Variables that move many stores at once, shown whether or not a plugin declares them.
+_GENERIC_RELOCATION = ("XDG_DATA_HOME", "XDG_CONFIG_HOME")
+
+
 def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None = None) -> Report:
     """Run discovery for every loaded harness and describe what it found."""
     from cargento import __version__
@@ -94,7 +97,8 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
                 fault_count=registry.fault_counts.get(key, 0),
             )
         )
-    relocation = {k: builder.env[k] for k in RELOCATION_VARIABLES if builder.env.get(k)}
+    declared = (*registry.relocation_variables(), *_GENERIC_RELOCATION)
+    relocation = {k: builder.env[k] for k in declared if builder.env.get(k)}
     for k in ("CARGENTO_LOAD_PLUGINS", "CARGENTO_BLOCK_PLUGINS", "CARGENTO_HOME"):
         if builder.env.get(k):
             relocation[k] = builder.env[k]

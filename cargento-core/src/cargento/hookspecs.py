@@ -3,8 +3,13 @@
 A harness plugin is a module registered under the entry-point group ``cargento.harness``; the
 entry-point name is the harness id. It implements these hooks with ``@cargento.hookimpl``.
 Core never fans a hook out to every plugin at once: each call goes to the one plugin that owns
-the session (or, for :func:`discover` and :func:`harness_info`, to each plugin in turn), inside
-its own guard, so one plugin's fault never reaches another plugin's row.
+the session or the event (or, for :func:`discover`, :func:`harness_info`, :func:`event_lane` and
+:func:`hook_targets`, to each plugin in turn), inside its own guard, so one plugin's fault never
+reaches another plugin's row.
+
+The store hooks (:func:`discover` to :func:`simulate`) read what a harness wrote. The event hooks
+say what its live events mean (:func:`event_lane`, :func:`refine_event`) and where
+``cargento hooks`` installs the forwarders that send them (:func:`hook_targets`).
 
 Rules for every hook:
 
@@ -19,10 +24,15 @@ Rules for every hook:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pluggy
 
+from cargento.events.payloads import LifecycleEvent
+from cargento.events.targets import HookTarget
+from cargento.events.vocabulary import EventLane
 from cargento.models import (
     Discovery,
     Gate,
@@ -41,7 +51,18 @@ PROJECT = "cargento"
 hookspec = pluggy.HookspecMarker(PROJECT)
 
 #: Every hook a harness plugin may implement, in the order core calls them.
-HOOK_NAMES = ("harness_info", "discover", "read_session", "gate_state", "model", "usage", "simulate")
+HOOK_NAMES = (
+    "harness_info",
+    "discover",
+    "read_session",
+    "gate_state",
+    "model",
+    "usage",
+    "simulate",
+    "event_lane",
+    "refine_event",
+    "hook_targets",
+)
 #: Hooks a plugin must implement to be loaded.
 REQUIRED_HOOKS = ("harness_info", "discover", "read_session")
 
@@ -174,4 +195,68 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     :returns: a :class:`~cargento.models.Simulation`, or ``None`` when the plugin offers no demo.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def event_lane() -> EventLane | None:
+    """Declare this harness's live-event vocabulary: the lane ``POST /api/events/<key>`` serves.
+
+    Called once per registry (the table is built once, so the event path costs one dictionary
+    lookup). Only harnesses whose hooks or adapters forward lifecycle events implement it.
+    Map each of the harness's own hook event names to one of core's kinds
+    (:data:`cargento.events.payloads.EventKind`: ``turn_started``, ``turn_stopped``,
+    ``permission``, ``tool_finished``, ``notification``, ``wait_opened``, ``status``, ...), name
+    the adapter that feeds the lane, and set the flags: ``receives_notify`` (this lane takes
+    ``POST /api/notify``), ``reports_irreversible`` (its finished shell commands feed the
+    irreversible-command reports), ``unnamed_event``/``status_fields`` (how a body that names no
+    event is read). Core then parses every body the same way; names the table does not list are
+    accepted and ignored.
+
+    :returns: an :class:`~cargento.events.vocabulary.EventLane`, or ``None`` for no lane.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:  # type: ignore[empty-body]
+    """Apply this harness's own payload rules to an event core has read generically.
+
+    Called for every accepted event on this plugin's lane (and for ``POST /api/notify`` when
+    the lane receives it), after core's generic reading, on the server's event path: keep it
+    to field lookups, no I/O. Use it for what the table cannot say: a permission gate that
+    carries no text (the harness never says which), a prompt's own wording, a notification
+    detail that makes a gate a command gate, a notification message that becomes gate text.
+    Return ``attrs.evolve(event, ...)``; never change ``harness`` or ``session_id``. A fault
+    keeps the generic event.
+
+    :param event: the generic :class:`~cargento.events.payloads.LifecycleEvent`.
+    :param body: the raw JSON body as received (untrusted: check every type).
+    :returns: the refined event (the same event when nothing applies).
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:  # type: ignore[empty-body]
+    """Declare where ``cargento hooks install/remove/show`` puts this harness's hooks.
+
+    Called by ``cargento hooks`` (never by the dashboard). Resolve each path the way the
+    harness does, with your own relocation variables (a config directory variable wins over
+    the home default); a target installed per project reads *project* and, when it is
+    ``None``, returns the target with ``path=None`` and ``unavailable`` saying to pass
+    ``--project``. Core's one merge engine writes every target: hooks merged into a settings
+    file (``style="settings"``: the events, the forwarder and its arguments, sync/async and
+    timeout), a status line (``style="status_line"``), or a bundled adapter file copied
+    (``style="adapter_file"`` with its ``adapter_text``). Target names are unique across
+    plugins; the first is usually the harness key.
+
+    :param env: the environment of the command (read relocation variables here).
+    :param home: the user's home directory.
+    :param project: ``--project DIR`` when given.
+    :returns: a tuple of :class:`~cargento.events.targets.HookTarget` (empty for none).
+
+    .. versionadded:: 0.2
     """

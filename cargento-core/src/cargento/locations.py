@@ -23,7 +23,10 @@ __all__ = [
     "resolve_root",
 ]
 
-#: Every relocation variable the specification names, for ``--diagnose``.
+#: Deprecated (0.1; removed in 0.3): the relocation variables of the first-party harnesses as
+#: the specification named them. ``--demo`` and ``--diagnose`` no longer read this list: each
+#: plugin declares its own in :attr:`cargento.models.HarnessInfo.relocation_variables`, and
+#: :meth:`cargento.plugins.Registry.relocation_variables` is their union.
 RELOCATION_VARIABLES = (
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",

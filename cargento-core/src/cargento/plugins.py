@@ -21,6 +21,8 @@ from packaging.version import InvalidVersion, Version
 
 from cargento import hookspecs
 from cargento.errors import HarnessError
+from cargento.events.payloads import LifecycleEvent
+from cargento.events.vocabulary import EventLane
 from cargento.models import (
     Discovery,
     Gate,
@@ -57,6 +59,9 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "model": (ModelInfo, type(None)),
     "usage": (Usage, type(None)),
     "simulate": (Simulation, type(None)),
+    "event_lane": (EventLane, type(None)),
+    "refine_event": (LifecycleEvent,),
+    "hook_targets": (tuple,),
 }
 
 
@@ -262,6 +267,11 @@ class Registry:
     def loaded(self) -> list[str]:
         """Harness ids that loaded, in a stable order."""
         return sorted(self.harnesses)
+
+    def relocation_variables(self) -> tuple[str, ...]:
+        """Every relocation variable a loaded plugin declares
+        (:attr:`~cargento.models.HarnessInfo.relocation_variables`), sorted, each once."""
+        return tuple(sorted({v for info in self.harnesses.values() for v in info.relocation_variables}))
 
     def failed(self) -> list[PluginRecord]:
         """Installed plugins that did not load for a reason other than being switched off."""

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
-from cargento.models import Simulation
+from cargento.events import EventLane, HookTarget
+from cargento.models import HarnessMark, Simulation
 
-from cargento_harness_antigravity import demo, discovery, mapping
+from cargento_harness_antigravity import demo, discovery, locations, mapping
+from cargento_harness_antigravity import event_lane as event_lane_module
+from cargento_harness_antigravity import hook_targets as hook_targets_module
 
 KEY = "antigravity"
 
@@ -21,6 +25,8 @@ def harness_info() -> HarnessInfo:
         reports_waits=False,
         wait_coverage="Antigravity reports no waits: its status-line flag has no precedence rule yet.",
         resumable=False,
+        mark=HarnessMark(monogram="AG", hue=160, shape="triangle"),
+        relocation_variables=(locations.VARIABLE,),
     )
 
 
@@ -47,3 +53,13 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return demo.simulate(home, ctx)
+
+
+@hookimpl
+def event_lane() -> EventLane:
+    return event_lane_module.LANE
+
+
+@hookimpl
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    return hook_targets_module.targets(env, home)

@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cargento import (
     Discovery,
@@ -27,8 +29,12 @@ from cargento import (
     Usage,
     hookimpl,
 )
+from cargento.events import EventLane, HookTarget, LifecycleEvent
+from cargento.models import HarnessMark
 
-from cargento_harness_claude import demo, discovery, gates
+from cargento_harness_claude import demo, discovery, gates, locations
+from cargento_harness_claude import event_lane as event_lane_module
+from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude import reading as mapping
 
 KEY = "claude"
@@ -47,6 +53,8 @@ def harness_info() -> HarnessInfo:
             "installed, also from the PermissionRequest and Notification hooks."
         ),
         resumable=True,
+        mark=HarnessMark(monogram="CC", hue=24, shape="circle"),
+        relocation_variables=(locations.VARIABLE,),
     )
 
 
@@ -79,3 +87,18 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return demo.start(home, ctx)
+
+
+@hookimpl
+def event_lane() -> EventLane:
+    return event_lane_module.LANE
+
+
+@hookimpl
+def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    return event_lane_module.refine(event, body)
+
+
+@hookimpl
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    return hook_targets_module.targets(env, home)

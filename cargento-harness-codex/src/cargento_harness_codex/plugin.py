@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cargento import (
     Discovery,
@@ -16,8 +18,12 @@ from cargento import (
     hookimpl,
 )
 from cargento.errors import HarnessError
+from cargento.events import EventLane, HookTarget, LifecycleEvent
+from cargento.models import HarnessMark
 
-from cargento_harness_codex import mapping
+from cargento_harness_codex import event_lane as event_lane_module
+from cargento_harness_codex import hook_targets as hook_targets_module
+from cargento_harness_codex import locations, mapping
 from cargento_harness_codex.demo import CodexDemo
 from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
 from cargento_harness_codex.rollout import Rollout, load
@@ -37,6 +43,8 @@ def harness_info() -> HarnessInfo:
             "the row cannot say which tool."
         ),
         resumable=True,
+        mark=HarnessMark(monogram="CX", hue=200, shape="square"),
+        relocation_variables=(locations.VARIABLE,),
     )
 
 
@@ -88,3 +96,18 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     demo = CodexDemo(home, ctx.now)
     demo.step(ctx.now)
     return demo
+
+
+@hookimpl
+def event_lane() -> EventLane:
+    return event_lane_module.LANE
+
+
+@hookimpl
+def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    return event_lane_module.refine(event, body)
+
+
+@hookimpl
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    return hook_targets_module.targets(env, home)

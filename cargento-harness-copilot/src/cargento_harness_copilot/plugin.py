@@ -18,6 +18,7 @@ from cargento import (
     hookimpl,
 )
 from cargento.locations import describe
+from cargento.models import HarnessMark
 
 from cargento_harness_copilot import locations
 from cargento_harness_copilot import reading as sessions
@@ -38,6 +39,8 @@ def harness_info() -> HarnessInfo:
             "behind it, once it has stood about two seconds; only whether a command or a URL is asked about."
         ),
         resumable=False,
+        mark=HarnessMark(monogram="GH", hue=250, shape="circle"),
+        relocation_variables=("COPILOT_HOME",),
     )
 
 

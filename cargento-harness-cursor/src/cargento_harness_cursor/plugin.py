@@ -15,6 +15,7 @@ from cargento import (
     Simulation,
     hookimpl,
 )
+from cargento.models import HarnessMark
 
 from cargento_harness_cursor import demo, store
 
@@ -33,6 +34,7 @@ def harness_info() -> HarnessInfo:
             "blob of a parent chat, while the row is fresh; a subagent's gate is not read."
         ),
         resumable=False,
+        mark=HarnessMark(monogram="CU", hue=0, shape="diamond"),
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
 from cargento.errors import HarnessDataMissing
-from cargento.models import Simulation
+from cargento.models import HarnessMark, Simulation
 from cargento.readers import follow_summary
 
 from cargento_harness_droid import demo, discovery, mapping
@@ -25,6 +25,7 @@ def harness_info() -> HarnessInfo:
         reports_waits=False,
         wait_coverage="Factory Droid has no wait detection: its store records no permission prompt.",
         resumable=False,
+        mark=HarnessMark(monogram="FD", hue=320, shape="triangle"),
     )
 
 

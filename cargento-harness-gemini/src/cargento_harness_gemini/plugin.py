@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
-from cargento.models import Simulation
+from cargento.events import EventLane, HookTarget, LifecycleEvent
+from cargento.models import HarnessMark, Simulation
 
-from cargento_harness_gemini import demo, discovery, mapping
+from cargento_harness_gemini import demo, discovery, locations, mapping
+from cargento_harness_gemini import event_lane as event_lane_module
+from cargento_harness_gemini import hook_targets as hook_targets_module
 
 KEY = "gemini"
 
@@ -21,6 +26,8 @@ def harness_info() -> HarnessInfo:
         reports_waits=False,
         wait_coverage="Gemini CLI's store records no approval wait; its Notification hook is not wired yet.",
         resumable=False,
+        mark=HarnessMark(monogram="GE", hue=220, shape="diamond"),
+        relocation_variables=(locations.VARIABLE,),
     )
 
 
@@ -47,3 +54,18 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return demo.simulate(home, ctx)
+
+
+@hookimpl
+def event_lane() -> EventLane:
+    return event_lane_module.LANE
+
+
+@hookimpl
+def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    return event_lane_module.refine(event, body)
+
+
+@hookimpl
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    return hook_targets_module.targets(env, home)

@@ -14,6 +14,7 @@ from cargento import (
     Usage,
     hookimpl,
 )
+from cargento.models import HarnessMark
 
 from cargento_harness_goose import demo, store
 
@@ -29,6 +30,8 @@ def harness_info() -> HarnessInfo:
         reports_waits=False,
         wait_coverage="Goose records no wait on the human in its store, so a quiet Goose row is not proof nothing is waiting.",
         resumable=False,
+        mark=HarnessMark(monogram="GO", hue=100, shape="hex"),
+        relocation_variables=("XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA"),
     )
 
 

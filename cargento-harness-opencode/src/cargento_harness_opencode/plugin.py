@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from cargento import (
@@ -17,9 +18,13 @@ from cargento import (
     hookimpl,
 )
 from cargento.errors import HarnessError
+from cargento.events import EventLane, HookTarget
 from cargento.locations import describe
+from cargento.models import HarnessMark
 from cargento.timestamps import parse_ts
 
+from cargento_harness_opencode import event_lane as event_lane_module
+from cargento_harness_opencode import hook_targets as hook_targets_module
 from cargento_harness_opencode import locations, store
 from cargento_harness_opencode import reading as sessions
 from cargento_harness_opencode.simulation import OpenCodeSimulation
@@ -40,6 +45,8 @@ def harness_info() -> HarnessInfo:
             "passive plugin reports parent permission waits too, with events on."
         ),
         resumable=False,
+        mark=HarnessMark(monogram="OC", hue=50, shape="square"),
+        relocation_variables=("XDG_DATA_HOME", "LOCALAPPDATA"),
     )
 
 
@@ -109,3 +116,13 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return OpenCodeSimulation(home, ctx.now)
+
+
+@hookimpl
+def event_lane() -> EventLane:
+    return event_lane_module.LANE
+
+
+@hookimpl
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    return hook_targets_module.targets(project)

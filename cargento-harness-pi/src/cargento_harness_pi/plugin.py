@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cargento import (
     Discovery,
@@ -15,8 +17,12 @@ from cargento import (
     Usage,
     hookimpl,
 )
+from cargento.events import EventLane, HookTarget, LifecycleEvent
+from cargento.models import HarnessMark
 
-from cargento_harness_pi import mapping
+from cargento_harness_pi import event_lane as event_lane_module
+from cargento_harness_pi import hook_targets as hook_targets_module
+from cargento_harness_pi import locations, mapping
 from cargento_harness_pi.demo import PiDemo
 from cargento_harness_pi.discovery import KEY, cached_header, discover_sessions
 from cargento_harness_pi.tree import SessionTree, load
@@ -36,6 +42,8 @@ def harness_info() -> HarnessInfo:
             "pi_extension.js adapter with events on."
         ),
         resumable=False,
+        mark=HarnessMark(monogram="π", hue=280, shape="hex"),
+        relocation_variables=(locations.CONFIG_VARIABLE, locations.SESSION_VARIABLE),
     )
 
 
@@ -76,3 +84,18 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     demo = PiDemo(home, ctx.now)
     demo.step(ctx.now)
     return demo
+
+
+@hookimpl
+def event_lane() -> EventLane:
+    return event_lane_module.LANE
+
+
+@hookimpl
+def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    return event_lane_module.refine(event, body)
+
+
+@hookimpl
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    return hook_targets_module.targets(env, home)

@@ -1,9 +1,9 @@
 """The event ingress: the routes a dashboard mounts for live lifecycle events.
 
-* ``POST /api/events/{harness}``: one hook payload from a forwarder or adapter
-  (``claude``, ``codex``, ``gemini``, ``antigravity``, ``opencode``, ``pi``).
-* ``POST /api/notify``: a Claude Code Notification or SessionEnd payload (the
-  specification's path 2, ``notify_hook.py``).
+* ``POST /api/events/{harness}``: one hook payload from a forwarder or adapter, for every
+  harness whose plugin declares an event lane (:func:`cargento.hookspecs.event_lane`).
+* ``POST /api/notify``: a Notification or SessionEnd payload (the specification's path 2,
+  ``notify_hook.py``) for the lane that declares ``receives_notify``.
 * ``GET /api/overlays``: the live overlays behind each session's state, their arrival order
   and timings, and every time an event overruled a session read as waiting.
 
@@ -27,8 +27,7 @@ from typing import Any, Protocol
 import orjson
 from cargento.board import BoardBuilder
 from cargento.cli import Options
-from cargento.events import EventHub, PayloadError
-from cargento.events import create_hub as _create_hub
+from cargento.events import EventVocabulary, PayloadError
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.timestamps import parse_ts
 from starlette.requests import Request
@@ -36,6 +35,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from cargento_web.outbound import OutboundJSON
+from cargento_web.runtime import EventHub
+from cargento_web.runtime import create_hub as _create_hub
 
 __all__ = ["BODY_LIMIT", "HOOK_AT_HEADER", "create_hub", "routes"]
 
@@ -77,6 +78,7 @@ def create_hub(*, builder: BoardBuilder, settings: Any, options: Options) -> Eve
         no_irreversible=options.no_irreversible,
         no_notify=options.no_notify,
         replay=options.as_of is not None,
+        vocabulary=EventVocabulary.from_registry(builder.registry),
     )
 
 

@@ -12,7 +12,7 @@ from typing import Literal
 import attrs
 
 from cargento import serde
-from cargento.models import Instruction, LoopReading, RateLimit, StoreLocation, Subagent
+from cargento.models import HarnessMark, Instruction, LoopReading, RateLimit, StoreLocation, Subagent
 
 __all__ = [
     "SCHEMA",
@@ -56,6 +56,10 @@ class BoardHarness:
     turn_end_observable: bool = False
     reports_waits: bool = False
     wait_coverage: str = ""
+    #: The harness's CLI resumes a session by id (the page offers COPY RESUME).
+    resumable: bool = False
+    #: How the page draws the harness; ``None``: the page derives a mark from the label.
+    mark: HarnessMark | None = None
     locations: tuple[StoreLocation, ...] = ()
     problems: tuple[str, ...] = ()
 

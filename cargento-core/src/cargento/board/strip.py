@@ -24,6 +24,7 @@ def undiscovered_entry(info: HarnessInfo, plugin: BoardPlugin, error: str) -> Bo
         key=info.key, label=info.label, discovered=False, sessions=0, plugin=plugin,
         error=error, turn_end_observable=info.turn_end_observable,
         reports_waits=info.reports_waits, wait_coverage=info.wait_coverage,
+        resumable=info.resumable, mark=info.mark,
     )
 
 
@@ -38,6 +39,8 @@ def discovered_entry(info: HarnessInfo, plugin: BoardPlugin, discovery: Discover
         error=None,
         turn_end_observable=info.turn_end_observable,
         reports_waits=info.reports_waits,
+        resumable=info.resumable,
+        mark=info.mark,
         wait_coverage=info.wait_coverage,
         locations=discovery.locations,
         problems=discovery.problems,

@@ -1,63 +1,26 @@
-"""Live lifecycle events: the hub, its overlays, the ends store, irreversible-command reports
-and desktop notifications (see :mod:`cargento.events.hub` for the surface the web app uses).
+"""Live lifecycle events, the part every plugin shares: the event model
+(:class:`LifecycleEvent`, :data:`EventKind`), generic parsing through the lanes the plugins
+declare (:class:`EventVocabulary`), the pure precedence rules that turn events into state
+(:mod:`cargento.events.lanes`), notification and irreversible-command classification, and the
+hook-target records and settings-merge engine ``cargento hooks`` uses.
 
-:func:`create_hub` builds the hub a dashboard run needs from its options.
+The server's runtime (the event hub, alerts, notifiers and the stores a dashboard writes) is
+:mod:`cargento_web.runtime`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from datetime import datetime
-
-from cargento.events.hub import EventHub, Ingested, Overrule
-from cargento.events.notifiers import MemoryNotifier, NoBackend, Notifier, detect_notifier
-from cargento.events.payloads import EVENT_HARNESSES, LifecycleEvent, PayloadError
-from cargento.statedir import state_dir
+from cargento.events.payloads import EventKind, LifecycleEvent, PayloadError, parse_event, parse_notification
+from cargento.events.targets import HookTarget
+from cargento.events.vocabulary import EventLane, EventVocabulary
 
 __all__ = [
-    "EVENT_HARNESSES",
-    "EventHub",
-    "Ingested",
+    "EventKind",
+    "EventLane",
+    "EventVocabulary",
+    "HookTarget",
     "LifecycleEvent",
-    "MemoryNotifier",
-    "NoBackend",
-    "Notifier",
-    "Overrule",
     "PayloadError",
-    "create_hub",
-    "detect_notifier",
+    "parse_event",
+    "parse_notification",
 ]
-
-
-def create_hub(
-    *,
-    env: Mapping[str, str],
-    clock: Callable[[], datetime],
-    platform: str,
-    no_events: bool = False,
-    no_irreversible: bool = False,
-    no_notify: bool = False,
-    replay: bool = False,
-    notifier: Notifier | None = None,
-) -> EventHub:
-    """The hub for one dashboard run.
-
-    *no_events* accepts no lifecycle events and leaves the session-end store unread and
-    unwritten (no capability is published either); notifications of store-read gates still
-    work unless *no_notify*. *replay* (``--as-of``) raises no notifications: nobody waits on
-    a moment in the past. The notification backend is detected once, here.
-    """
-    quiet = no_notify or replay
-    if notifier is None:
-        if quiet:
-            notifier = NoBackend("notifications are off for this run (--no-notify)" if no_notify else "a replay (--as-of) raises no notifications", name="off")
-        else:
-            notifier = detect_notifier(platform, env)
-    return EventHub(
-        clock=clock,
-        state_dir=state_dir(env),
-        events=not no_events,
-        irreversible=not no_irreversible,
-        notifier=notifier,
-        notify=not quiet,
-    )

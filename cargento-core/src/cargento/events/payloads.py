@@ -1,13 +1,12 @@
 """What a harness's hook payload means: one :class:`LifecycleEvent` per accepted POST.
 
-Every lane speaks its harness's own words (Claude's ``UserPromptSubmit``, Gemini's
-``BeforeAgent``, Antigravity's status-line ``agent_state``, the OpenCode plugin's
-``permission.asked``); this module maps each to one :data:`EventKind` and lifts out only
-the few fields the hub reads. Unknown fields are ignored; a body that names no session
-where one is needed is refused with :class:`PayloadError` rather than guessed at.
-
-Field shapes come from the recorded payloads (``testdata/captures``): Claude Code 2.1.222 to
-2.1.332, Codex 0.146 and 0.171, Gemini CLI 0.53 and 0.61, Antigravity's status line.
+Every lane speaks its harness's own words (``UserPromptSubmit``, ``BeforeAgent``, a status
+line's ``agent_state``, ``permission.asked``). Each harness plugin declares its words in an
+:class:`~cargento.events.vocabulary.EventLane`; this module maps a body to one
+:data:`EventKind` through that table and lifts out only the few fields the hub reads, then
+hands the event to the plugin's optional ``refine_event`` hook for the rules a table cannot
+say. Unknown fields are ignored; a body that names no session where one is needed is refused
+with :class:`PayloadError` rather than guessed at.
 """
 
 from __future__ import annotations
@@ -15,15 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from cargento.events.notifications import Disposition, classify
 from cargento.labels import clip
 
+if TYPE_CHECKING:
+    from cargento.events.vocabulary import EventVocabulary
+
 __all__ = [
-    "EVENT_HARNESSES",
     "EventKind",
     "LifecycleEvent",
     "PayloadError",
@@ -50,81 +51,12 @@ EventKind = Literal[
     "ignored",
 ]
 
-#: The harnesses with an event lane, and the adapter that feeds each.
-EVENT_HARNESSES: Mapping[str, str] = {
-    "claude": "Claude Code hooks (plugin hooks.json, or event_hook.py in settings)",
-    "codex": "Codex hooks (codex-hooks.json)",
-    "gemini": "Gemini CLI hooks (event_hook.py in settings)",
-    "antigravity": "Antigravity plugin hooks and status line (statusline_hook.py)",
-    "opencode": "OpenCode passive plugin (opencode_plugin.js)",
-    "pi": "Pi extension (pi_extension.js)",
-}
-
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]{0,63}$")
 _BUCKET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 #: Longest command text kept for the irreversible-shape matcher.
 COMMAND_LIMIT = 8192
 
-_CLAUDE: Mapping[str, EventKind] = {
-    "SessionStart": "session_started",
-    "SessionEnd": "session_ended",
-    "UserPromptSubmit": "turn_started",
-    "Stop": "turn_stopped",
-    "StopFailure": "turn_stopped",
-    "PermissionRequest": "permission",
-    "PostToolUse": "tool_finished",
-    "PostToolUseFailure": "tool_finished",
-    "SubagentStart": "subagent_started",
-    "SubagentStop": "subagent_stopped",
-    "TaskCreated": "tasks_changed",
-    "TaskCompleted": "tasks_changed",
-    "PostCompact": "compacted",
-    "Notification": "notification",
-}
-_CODEX: Mapping[str, EventKind] = {
-    "SessionStart": "session_started",
-    "SessionEnd": "session_ended",
-    "UserPromptSubmit": "turn_started",
-    "Stop": "turn_stopped",
-    # Codex 0.171 sends Interrupt instead of Stop for an interrupted turn.
-    "Interrupt": "turn_stopped",
-    "PermissionRequest": "permission",
-    "PostToolUse": "tool_finished",
-    "SubagentStart": "subagent_started",
-    "SubagentStop": "subagent_stopped",
-    "PostCompact": "compacted",
-}
-_GEMINI: Mapping[str, EventKind] = {
-    "SessionStart": "session_started",
-    "SessionEnd": "session_ended",
-    "BeforeAgent": "turn_started",
-    "AfterAgent": "turn_stopped",
-    "AfterTool": "tool_finished",
-    "Notification": "notification",
-}
-_ANTIGRAVITY: Mapping[str, EventKind] = {
-    # The plugin hooks say only that the store probably moved: never a turn boundary.
-    "PostToolUse": "store_moved",
-    "PostInvocation": "store_moved",
-    "StatusLine": "status",
-}
-_OPENCODE: Mapping[str, EventKind] = {
-    "permission.asked": "wait_opened",
-    "permission.replied": "wait_closed",
-}
-_PI: Mapping[str, EventKind] = {
-    "ui.prompt.opened": "wait_opened",
-    "ui.prompt.closed": "wait_closed",
-}
-_TABLES: Mapping[str, Mapping[str, EventKind]] = {
-    "claude": _CLAUDE,
-    "codex": _CODEX,
-    "gemini": _GEMINI,
-    "antigravity": _ANTIGRAVITY,
-    "opencode": _OPENCODE,
-    "pi": _PI,
-}
 #: Kinds that need no session id (the rebuild nudge, a status push before a conversation).
 _SESSIONLESS: frozenset[EventKind] = frozenset({"store_moved", "status", "ignored"})
 _AGENT_STATES = frozenset({"working", "idle", "authenticating", "tool_use"})
@@ -168,7 +100,7 @@ class LifecycleEvent:
     disposition: Disposition | None = None
     #: ``wait_opened``/``wait_closed``: the plugin's request id.
     request_id: str | None = None
-    #: ``status``: the Antigravity agent state.
+    #: ``status``: the agent state a status line reported.
     agent_state: str | None = None
     #: ``session_started`` source / ``session_ended`` reason.
     reason: str | None = None
@@ -223,12 +155,9 @@ def _command(tool: str | None, tool_input: object) -> str | None:
     return None
 
 
-def _permission_wording(harness: str, tool: str | None, tool_input: object) -> tuple[str, str | None]:
+def _permission_wording(tool: str | None, tool_input: object) -> tuple[str, str | None]:
     """Gate kind and text for a PermissionRequest: the question itself or a plan's first
     line where the tool carries one, else the tool's name; never a command's text."""
-    if harness == "codex":
-        # A Codex row says a gate is open and cannot say which (the specification).
-        return "permission", None
     if isinstance(tool_input, Mapping):
         if tool == "AskUserQuestion":
             questions = tool_input.get("questions")
@@ -254,36 +183,48 @@ def _event_name(body: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _vocabulary(given: EventVocabulary | None) -> EventVocabulary:
+    if given is not None:
+        return given
+    from cargento.events.vocabulary import default_vocabulary
+
+    return default_vocabulary()
+
+
 def parse_event(
     harness: str,
     body: Mapping[str, Any],
     *,
     received_at: datetime,
     hook_at: datetime | None = None,
+    vocabulary: EventVocabulary | None = None,
 ) -> LifecycleEvent:
-    """Read one ``POST /api/events/<harness>`` body. Raises :class:`PayloadError`."""
-    table = _TABLES.get(harness)
-    if table is None:
+    """Read one ``POST /api/events/<harness>`` body. Raises :class:`PayloadError`.
+
+    *vocabulary* holds the lanes the plugins declared (the installed plugins' when omitted).
+    """
+    vocab = _vocabulary(vocabulary)
+    lane = vocab.lanes.get(harness)
+    if lane is None:
         raise PayloadError(404, f"no event lane for harness {harness!r}")
     name = _event_name(body)
-    if harness == "antigravity" and name is None:
-        # A status-line push carries its state; a plugin hook only says the store moved.
-        name = "StatusLine" if ("agent_state" in body or "quota" in body) else "PostToolUse"
+    if name is None:
+        name = lane.name_of_unnamed(body)
     if name is None:
         raise PayloadError(422, "hook_event_name is required (a name of letters, digits and . _ -)")
-    kind: EventKind = table.get(name, "ignored")
+    kind: EventKind = lane.events.get(name, "ignored")
     if kind == "status":
-        return _status(body, received_at=received_at, hook_at=hook_at)
+        return vocab.refine(_status(harness, name, body, received_at=received_at, hook_at=hook_at), body)
     sid = _session(body, kind)
     if kind == "notification":
-        return parse_notification(harness, body, received_at=received_at, hook_at=hook_at)
+        return parse_notification(harness, body, received_at=received_at, hook_at=hook_at, vocabulary=vocab)
     tool = _text(body.get("tool_name"), 128)
     tool_input = body.get("tool_input")
     turn_key = _ident(body.get("prompt_id")) or _ident(body.get("turn_id"))
     agent_id = _ident(body.get("agent_id"))
     fields: dict[str, Any] = {}
     if kind == "permission":
-        gate_kind, gate_text = _permission_wording(harness, tool, tool_input)
+        gate_kind, gate_text = _permission_wording(tool, tool_input)
         fields.update(gate_kind=gate_kind, gate_text=gate_text)
     elif kind == "tool_finished":
         fields["command"] = _command(tool, tool_input)
@@ -293,13 +234,9 @@ def parse_event(
             raise PayloadError(422, "request_id is required for a wait event")
         fields["request_id"] = request
         if kind == "wait_opened":
-            if harness == "pi":
-                prompt = _text(body.get("prompt_kind"), 32)
-                fields.update(gate_kind="prompt", gate_text=f"an extension {prompt} prompt is open" if prompt else "an extension prompt is open")
-            else:
-                fields.update(gate_kind="permission", gate_text=None)
+            fields.update(gate_kind="permission", gate_text=None)
     reason = _text(body.get("reason"), 64) if kind == "session_ended" else _text(body.get("source"), 64)
-    return LifecycleEvent(
+    event = LifecycleEvent(
         harness=harness,
         name=name,
         kind=kind,
@@ -314,6 +251,7 @@ def parse_event(
         reason=reason,
         **fields,
     )
+    return vocab.refine(event, body)
 
 
 def parse_notification(
@@ -322,26 +260,26 @@ def parse_notification(
     *,
     received_at: datetime,
     hook_at: datetime | None = None,
+    vocabulary: EventVocabulary | None = None,
 ) -> LifecycleEvent:
-    """Read a Notification payload (``POST /api/notify``, or a Notification hook on a lane)."""
+    """Read a Notification payload (``POST /api/notify``, or a Notification hook on a lane).
+
+    The generic reading names the gate's kind (a question for an elicitation, else a
+    permission) and carries no text; a plugin's ``refine_event`` may add what its harness's
+    notification says.
+    """
+    vocab = _vocabulary(vocabulary)
     name = _event_name(body) or "Notification"
     if name == "SessionEnd":
-        return parse_event(harness, {**body, "hook_event_name": "SessionEnd"}, received_at=received_at, hook_at=hook_at)
+        return parse_event(
+            harness, {**body, "hook_event_name": "SessionEnd"}, received_at=received_at, hook_at=hook_at, vocabulary=vocab
+        )
     sid = _session(body, "notification")
     ntype = _text(body.get("notification_type"), 64)
     message = _text(body.get("message"), 400)
     disposition = classify(ntype, message)
-    gate_kind = "permission"
-    if ntype in ("elicitation_dialog", "agent_needs_input"):
-        gate_kind = "question"
-    elif harness == "gemini":
-        details = body.get("details")
-        if isinstance(details, Mapping) and details.get("type") == "exec":
-            gate_kind = "command"
-    text = None
-    if harness == "claude" and message:
-        text = clip(message, 120)
-    return LifecycleEvent(
+    gate_kind = "question" if ntype in ("elicitation_dialog", "agent_needs_input") else "permission"
+    event = LifecycleEvent(
         harness=harness,
         name="Notification",
         kind="notification",
@@ -351,10 +289,11 @@ def parse_notification(
         turn_key=_ident(body.get("prompt_id")) or _ident(body.get("turn_id")),
         agent_id=_ident(body.get("agent_id")),
         gate_kind=gate_kind,
-        gate_text=text,
+        gate_text=None,
         disposition=disposition,
         reason=ntype,
     )
+    return vocab.refine(event, body)
 
 
 def _quota(value: object) -> Mapping[str, Any] | None:
@@ -377,14 +316,14 @@ def _quota(value: object) -> Mapping[str, Any] | None:
     return out or None
 
 
-def _status(body: Mapping[str, Any], *, received_at: datetime, hook_at: datetime | None) -> LifecycleEvent:
+def _status(harness: str, name: str, body: Mapping[str, Any], *, received_at: datetime, hook_at: datetime | None) -> LifecycleEvent:
     state = _text(body.get("agent_state"), 32)
     if state is not None and state not in _AGENT_STATES:
         state = None
     sid = _ident(body.get("conversation_id")) or _ident(body.get("session_id"))
     return LifecycleEvent(
-        harness="antigravity",
-        name="StatusLine",
+        harness=harness,
+        name=name,
         kind="status",
         session_id=sid,
         received_at=received_at,
@@ -392,3 +331,20 @@ def _status(body: Mapping[str, Any], *, received_at: datetime, hook_at: datetime
         agent_state=state,
         quota=_quota(body.get("quota")),
     )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EVENT_HARNESSES":
+        # Deprecated (0.1): the lanes are the plugins' own now.
+        import warnings
+
+        from cargento.events.vocabulary import default_vocabulary
+
+        warnings.warn(
+            "cargento.events.payloads.EVENT_HARNESSES is deprecated: use "
+            "EventVocabulary.from_registry(registry).adapters() (the lanes the plugins declare)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return default_vocabulary().adapters()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

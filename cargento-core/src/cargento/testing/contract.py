@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -35,6 +35,9 @@ from hypothesis import strategies as st
 from cargento import serde
 from cargento.board import BoardBuilder
 from cargento.errors import HarnessError
+from cargento.events.payloads import EventKind, LifecycleEvent, parse_event
+from cargento.events.targets import HookTarget
+from cargento.events.vocabulary import EventLane, EventVocabulary
 from cargento.models import Discovery, HarnessContext, HarnessInfo, SessionReading, Usage
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
@@ -116,6 +119,56 @@ class HarnessContract:
         return BoardBuilder(registry, env=full, home=home, clock=lambda: moment, processes=StaticProcesses())
 
     # -- the contract ---------------------------------------------------------------------
+
+    def test_contract_event_lane(self) -> None:
+        """Where the plugin declares an event lane, every name maps to one of core's kinds, and
+        ``refine_event`` keeps each generic event's harness and session."""
+        lane_hook = getattr(self.plugin, "event_lane", None)
+        if lane_hook is None:
+            return
+        lane = lane_hook()
+        if lane is None:
+            return
+        assert isinstance(lane, EventLane)
+        kinds = set(get_args(EventKind))
+        assert lane.adapter and lane.events
+        assert set(lane.events.values()) <= kinds, set(lane.events.values()) - kinds
+        vocabulary = EventVocabulary({self.key: lane})
+        moment = self._moment()
+        for name, kind in lane.events.items():
+            body: dict[str, Any] = {"hook_event_name": name, "session_id": "contract-1", "request_id": "r1"}
+            event = parse_event(self.key, body, received_at=moment, vocabulary=vocabulary)
+            assert event.kind == kind and event.harness == self.key
+            refine = getattr(self.plugin, "refine_event", None)
+            if refine is not None:
+                refined = refine(event=event, body=body)
+                assert isinstance(refined, LifecycleEvent)
+                assert (refined.harness, refined.session_id) == (event.harness, event.session_id)
+
+    def test_contract_hook_targets(self, tmp_path: Path) -> None:
+        """Declared hook targets have unique names, a known style, and paths below the home
+        (or the project) they were asked about; nothing is written by declaring them."""
+        targets_hook = getattr(self.plugin, "hook_targets", None)
+        if targets_hook is None:
+            return
+        home = tmp_path / "home"
+        project = tmp_path / "project"
+        before = snapshot_tree(tmp_path)
+        for given_project in (None, project):
+            found = targets_hook(env={"HOME": str(home)}, home=home, project=given_project)
+            assert isinstance(found, tuple) and all(isinstance(t, HookTarget) for t in found)
+            names = [t.name for t in found]
+            assert len(names) == len(set(names))
+            for target in found:
+                if target.path is None:
+                    assert target.unavailable
+                    continue
+                assert target.path.is_relative_to(home) or target.path.is_relative_to(project), target.path
+                if target.style == "settings":
+                    assert target.events
+                if target.style == "adapter_file":
+                    assert target.adapter_text and "cargento" in target.adapter_text.lower()
+        assert snapshot_tree(tmp_path) == before
 
     def test_contract_harness_info(self) -> None:
         info = self.plugin.harness_info()

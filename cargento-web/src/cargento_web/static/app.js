@@ -3,6 +3,7 @@ import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import { clock, nativeNotifications, parseRoute, plural } from "/static/format.js";
+import { learnHarnesses } from "/static/marks.js";
 import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, Strip } from "/static/views.js";
 
 const html = htm.bind(h);
@@ -89,6 +90,7 @@ async function refresh() {
       const r = await fetch("/api/data" + SUFFIX, { cache: "no-store", headers: { Accept: "application/json" } });
       if (!r.ok) throw new Error(`HTTP ${r.status}`);
       const board = await r.json();
+      learnHarnesses(board.harnesses);
       notifyTransitions(board);
       const now = Date.now();
       const recovered = state.missed > 0 || state.error != null; // the server may have restarted

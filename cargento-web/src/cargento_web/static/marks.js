@@ -1,24 +1,18 @@
-// The ten supported harnesses, in the strip's order, each with its own mark: a monogram on a
-// shape and hue of its own (drawn here, not any vendor's logo).
+// Each harness's mark: a monogram on a shape and hue of its own (drawn here, not any vendor's
+// logo). The page lists no harness itself: it learns every harness's label, mark and
+// resumability from the board document's `harnesses` list (learnHarnesses), and derives a
+// mark for a harness that declares none.
 import { h } from "preact";
 import htm from "/static/vendor/htm.mjs";
 
 const html = htm.bind(h);
 
-export const HARNESSES = [
-  { key: "claude", label: "Claude Code", mono: "CC", hue: 24, shape: "circle" },
-  { key: "codex", label: "Codex", mono: "CX", hue: 200, shape: "square" },
-  { key: "pi", label: "Pi", mono: "π", hue: 280, shape: "hex" },
-  { key: "gemini", label: "Gemini CLI", mono: "GE", hue: 220, shape: "diamond" },
-  { key: "antigravity", label: "Antigravity CLI", mono: "AG", hue: 160, shape: "triangle" },
-  { key: "copilot", label: "GitHub Copilot CLI", mono: "GH", hue: 250, shape: "circle" },
-  { key: "opencode", label: "OpenCode", mono: "OC", hue: 50, shape: "square" },
-  { key: "cursor", label: "Cursor CLI", mono: "CU", hue: 0, shape: "diamond" },
-  { key: "goose", label: "Goose", mono: "GO", hue: 100, shape: "hex" },
-  { key: "droid", label: "Factory Droid", mono: "FD", hue: 320, shape: "triangle" },
-];
+const KNOWN = new Map();
 
-const BY_KEY = Object.fromEntries(HARNESSES.map((x) => [x.key, x]));
+// Take the board document's `harnesses` rows as the page's knowledge of each harness.
+export function learnHarnesses(rows) {
+  for (const x of rows || []) KNOWN.set(x.key, x);
+}
 
 function hueOf(key) {
   let n = 0;
@@ -35,7 +29,14 @@ const SHAPES = {
 };
 
 export function harnessMeta(key, label) {
-  return BY_KEY[key] || { key, label: label || key, mono: (label || key).slice(0, 2).toUpperCase(), hue: hueOf(key), shape: "circle" };
+  const row = KNOWN.get(key);
+  const name = (row && row.label) || label || key;
+  const mark = row && row.mark;
+  const resumable = Boolean(row && row.resumable);
+  if (mark && mark.monogram) {
+    return { key, label: name, mono: mark.monogram, hue: Number(mark.hue) || 0, shape: SHAPES[mark.shape] ? mark.shape : "circle", resumable };
+  }
+  return { key, label: name, mono: name.slice(0, 2).toUpperCase(), hue: hueOf(key), shape: "circle", resumable };
 }
 
 // A small inline mark; the label is given to screen readers by the caller's text.

@@ -5,7 +5,7 @@ import htm from "/static/vendor/htm.mjs";
 import {
   BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, plural, projectHash, rate, sessionHash,
 } from "/static/format.js";
-import { HARNESSES, Mark, harnessMeta } from "/static/marks.js";
+import { Mark, harnessMeta } from "/static/marks.js";
 
 const html = htm.bind(h);
 
@@ -29,17 +29,14 @@ function HarnessBadge({ session }) {
 // -- the strip ------------------------------------------------------------------------------
 
 export function Strip({ board }) {
-  const rows = new Map((board ? board.harnesses : []).map((x) => [x.key, x]));
-  const known = HARNESSES.map((m) => rows.get(m.key) || { key: m.key, label: m.label, absent: true });
-  const extra = [...rows.values()].filter((x) => !HARNESSES.some((m) => m.key === x.key));
-  const items = [...known, ...extra];
+  const items = harnessRows(board);
   return html`<section class="strip" aria-label="Discovered harnesses">
     <h2 class="strip-title">Discovered harnesses</h2>
     <ul>
       ${items.map((x) => {
         let cls = "off";
         let status = "no local session data";
-        if (x.absent) status = "plugin not installed";
+        if (x.absent && !x.error) status = `plugin ${x.plugin.status}`;
         else if (x.error) {
           cls = "fault";
           status = `fault: ${x.error}`;
@@ -244,9 +241,9 @@ export function ProjectView({ board, ctx, project }) {
 
 // -- Attention ------------------------------------------------------------------------------
 
+// A harness row as the page reads it: `absent` when its plugin did not load (blocked, invalid…).
 function harnessRows(board) {
-  const rows = new Map(board.harnesses.map((x) => [x.key, x]));
-  return HARNESSES.map((m) => rows.get(m.key) || { key: m.key, label: m.label, absent: true, reports_waits: false });
+  return (board ? board.harnesses : []).map((x) => ({ ...x, absent: Boolean(x.plugin && x.plugin.status !== "loaded") }));
 }
 
 export function AttentionView({ board, ctx }) {
@@ -285,7 +282,7 @@ export function AttentionView({ board, ctx }) {
       <ul>${waiters.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} /> <b>${x.label}</b>: ${x.wait_coverage}</li>`)}</ul>
       ${blind.length
         ? html`<p>A quiet row is not proof that nothing waits on these, which cannot report a wait here:</p>
-          <ul>${blind.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} dim=${true} /> <b>${x.label}</b>: ${x.absent ? "plugin not installed" : x.wait_coverage}</li>`)}</ul>`
+          <ul>${blind.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} dim=${true} /> <b>${x.label}</b>: ${x.absent ? `plugin ${x.plugin.status}` : x.wait_coverage}</li>`)}</ul>`
         : null}
       ${faults.length
         ? html`<p>Collector errors (these harnesses were not read):</p>
@@ -322,8 +319,10 @@ function NeedsItem({ session, ctx }) {
 
 // -- the session page -----------------------------------------------------------------------
 
+// COPY RESUME only where the harness declares that its CLI resumes a session by id, and the
+// row carries the command.
 export function resumable(s) {
-  return Boolean(s.resume_command) && (s.harness === "claude" || s.harness === "codex");
+  return Boolean(s.resume_command) && harnessMeta(s.harness, s.harness_label).resumable;
 }
 
 export function CopyButton({ text, label, what }) {

@@ -7,13 +7,23 @@
     {"type": "tool", "name": "bash", "at": "..."}
     {"type": "reply", "model": "toy-1", "output_tokens": 120, "at": "..."}
     {"type": "turn_end", "at": "..."}
+
+The agent also runs hooks, configured in ``~/.example-agent/settings.json``: each hook gets a
+JSON body on stdin naming its ``event`` (``prompt``, ``approval.asked``, ``approval.answered``,
+``turn.end``). The plugin declares that vocabulary as its event lane (:func:`event_lane`, with
+:func:`refine_event` wording an approval from its ``question``), and declares the settings file
+as a hook target (:func:`hook_targets`) so ``cargento hooks install example`` wires Cargento's
+event forwarder into it. Nothing in Cargento's core or web names this harness.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import attrs
 from cargento import (
     Discovery,
     HarnessContext,
@@ -25,24 +35,72 @@ from cargento import (
     hookimpl,
 )
 from cargento.errors import HarnessDataMissing
+from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.labels import clip
 from cargento.locations import describe, resolve_root
+from cargento.models import HarnessMark
 from cargento.rates import tokens_in_window
 from cargento.readers import cached_summary, follow_summary
 from cargento.timestamps import parse_ts
 from cargento.turns import TurnClock
 
 KEY = "example"
+VARIABLE = "EXAMPLE_AGENT_HOME"
+DEFAULT = ".example-agent"
+#: The agent's hook events, in the order its settings file lists them.
+HOOK_EVENTS = ("prompt", "approval.asked", "approval.answered", "turn.end")
+WAIT_COVERAGE = "Waits are reported only while its approval hook runs Cargento's forwarder (cargento hooks install example)."
 
 
 @hookimpl
 def harness_info() -> HarnessInfo:
-    return HarnessInfo(key=KEY, label="Example Agent", turn_end_observable=False)
+    return HarnessInfo(
+        key=KEY,
+        label="Example Agent",
+        turn_end_observable=True,
+        reports_waits=True,
+        wait_coverage=WAIT_COVERAGE,
+        mark=HarnessMark(monogram="EX", hue=140, shape="hex"),
+        relocation_variables=(VARIABLE,),
+    )
+
+
+@hookimpl
+def event_lane() -> EventLane:
+    return EventLane(
+        events={"prompt": "turn_started", "approval.asked": "wait_opened", "approval.answered": "wait_closed", "turn.end": "turn_stopped"},
+        adapter="example-agent hooks (settings.json)",
+    )
+
+
+@hookimpl
+def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    """An approval says what it asks: its ``question``, clipped."""
+    question = body.get("question")
+    if event.kind == "wait_opened" and isinstance(question, str) and question.strip():
+        return attrs.evolve(event, gate_kind="question", gate_text=clip(question.strip(), 120))
+    return event
+
+
+@hookimpl
+def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    base = env.get(VARIABLE, "").strip()
+    return (
+        HookTarget(
+            name=KEY,
+            style="settings",
+            path=(Path(base) if base else home / DEFAULT) / "settings.json",
+            description="every hook event in the example agent's settings.json",
+            forwarder="event_hook",
+            arguments=(KEY,),
+            events=HOOK_EVENTS,
+        ),
+    )
 
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = resolve_root(ctx, variable="EXAMPLE_AGENT_HOME", default=".example-agent")
+    root = resolve_root(ctx, variable=VARIABLE, default=DEFAULT)
     sessions_dir = root.path / "sessions"
     where = describe(sessions_dir, origin=root.origin)
     refs = []

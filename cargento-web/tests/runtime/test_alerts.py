@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from cargento.events.alerts import Alerts
-from cargento.events.hub import EventHub
-from cargento.events.journal import records_in
-from cargento.events.notifiers import MemoryNotifier, NoBackend
-from cargento.events.stores import DELIVERIES_FILE, DeliveriesStore
+from cargento_web.runtime.alerts import Alerts
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.journal import records_in
+from cargento_web.runtime.notifiers import MemoryNotifier, NoBackend
+from cargento_web.runtime.stores import DELIVERIES_FILE, DeliveriesStore
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

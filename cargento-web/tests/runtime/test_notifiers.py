@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cargento.events.notifiers import (
+from cargento_web.runtime.notifiers import (
     FreedesktopNotifier,
     NoBackend,
     OsascriptNotifier,
@@ -216,7 +216,7 @@ def test_a_bus_that_went_away_could_not_start(fake_service: tuple[str, Path, obj
 def test_end_to_end_a_gate_event_reaches_the_fake_service(fake_service: tuple[str, Path, object], tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from cargento.events.hub import EventHub
+    from cargento_web.runtime.hub import EventHub
 
     address, log, start = fake_service
     start("ok")  # type: ignore[operator]

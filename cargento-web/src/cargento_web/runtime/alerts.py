@@ -18,10 +18,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import attrs
-
-from cargento.events.notifiers import Notifier, Sent
-from cargento.events.stores import DeliveriesStore, Delivery
 from cargento.redact import redact
+
+from cargento_web.runtime.notifiers import Notifier, Sent
+from cargento_web.runtime.stores import DeliveriesStore, Delivery
 
 __all__ = ["Alerts", "Pending"]
 

@@ -33,7 +33,6 @@ loop, ``overlays``/``on_board`` on the board-building thread.
 from __future__ import annotations
 
 import hmac
-import importlib
 import secrets
 import threading
 from collections import OrderedDict, deque
@@ -43,17 +42,18 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from cargento.board import Board, BoardSession, Overlay, ago
-from cargento.events.alerts import Alerts, Pending
-from cargento.events.irreversible import Report, ReportLog
 from cargento.events.lanes import GRACE, Lane, LaneEvent
-from cargento.events.notifiers import MemoryNotifier, Notifier
 from cargento.events.payloads import LifecycleEvent, PayloadError, parse_event, parse_notification
-from cargento.events.record import DELIVERIES_NOTE, delivery_doc, marks_doc, reports_doc
-from cargento.events.stores import DeliveriesStore, Delivery, End, EndsStore
+from cargento.events.vocabulary import EventVocabulary, default_vocabulary
 from cargento.labels import clip
 from cargento.timestamps import iso
+
+from cargento_web.runtime.alerts import Alerts, Pending
+from cargento_web.runtime.notifiers import MemoryNotifier, Notifier
+from cargento_web.runtime.record import DELIVERIES_NOTE, delivery_doc, marks_doc, reports_doc
+from cargento_web.runtime.reports import Report, ReportLog
+from cargento_web.runtime.stores import DeliveriesStore, Delivery, End, EndsStore
 
 __all__ = ["EventHub", "Ingested", "Overrule"]
 
@@ -108,8 +108,11 @@ class EventHub:
         notifier: Notifier | None = None,
         notify: bool = True,
         capability: str | None = None,
+        vocabulary: EventVocabulary | None = None,
     ) -> None:
         self.clock = clock
+        #: The lanes the loaded plugins declare (built once; the installed plugins' by default).
+        self.vocabulary = vocabulary if vocabulary is not None else default_vocabulary()
         self.events = events
         self.irreversible_enabled = events and irreversible
         #: The per-run secret; ``None`` with events off (nothing is published).
@@ -172,7 +175,8 @@ class EventHub:
         """The ingress routes (none with events off); see :mod:`cargento_web.ingress`."""
         if not self.events:
             return []
-        ingress = importlib.import_module("cargento_web.ingress")
+        from cargento_web import ingress
+
         found: list[Any] = ingress.routes(self, guard)
         return found
 
@@ -182,14 +186,18 @@ class EventHub:
         """Take one ``POST /api/events/<harness>`` body. Raises :class:`PayloadError`."""
         if not self.events:
             raise PayloadError(404, "lifecycle events are off for this run (--no-events)")
-        event = parse_event(harness, body, received_at=self.clock(), hook_at=hook_at)
+        event = parse_event(harness, body, received_at=self.clock(), hook_at=hook_at, vocabulary=self.vocabulary)
         return self._take(event)
 
     def ingest_notification(self, body: Mapping[str, Any], *, hook_at: datetime | None = None) -> Ingested:
-        """Take one ``POST /api/notify`` body (Claude Notification or SessionEnd)."""
+        """Take one ``POST /api/notify`` body (a Notification or SessionEnd), for the lane
+        whose plugin declares ``receives_notify``."""
         if not self.events:
             raise PayloadError(404, "lifecycle events are off for this run (--no-events)")
-        event = parse_notification("claude", body, received_at=self.clock(), hook_at=hook_at)
+        lane = self.vocabulary.notify_lane
+        if lane is None:
+            raise PayloadError(404, "no loaded harness plugin takes POST /api/notify")
+        event = parse_notification(lane, body, received_at=self.clock(), hook_at=hook_at, vocabulary=self.vocabulary)
         return self._take(event)
 
     def _take(self, event: LifecycleEvent) -> Ingested:
@@ -235,7 +243,7 @@ class EventHub:
                 self.irreversible_enabled
                 and event.kind == "tool_finished"
                 and event.command
-                and event.harness in ("claude", "codex")
+                and event.harness in self.vocabulary.irreversible
             ):
                 reports = self._reports.add(event.harness, event.session_id, event.command, now, tool=event.tool)
             after = lane.overlay(now)

@@ -14,9 +14,10 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from cargento.events.irreversible import Report
-from cargento.events.stores import Delivery, End
 from cargento.timestamps import iso
+
+from cargento_web.runtime.reports import Report
+from cargento_web.runtime.stores import Delivery, End
 
 __all__ = [
     "KIND_WORDS",

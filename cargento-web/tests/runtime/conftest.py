@@ -7,9 +7,9 @@ from pathlib import Path
 import attrs
 import pytest
 from cargento.board import Board, BoardSession, Counts, Waiting
-from cargento.events.hub import EventHub
-from cargento.events.notifiers import MemoryNotifier
 from cargento.models import Subagent
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from cargento.events.notifications import classify
-from cargento.events.payloads import EVENT_HARNESSES, PayloadError, parse_event, parse_notification
+from cargento.events.payloads import PayloadError, parse_event, parse_notification
+from cargento.events.vocabulary import default_vocabulary
 from cargento.testing.testdata import require_captures_root
 from hypothesis import given
 from hypothesis import strategies as st
@@ -79,7 +80,8 @@ def test_unknown_harness_has_no_lane() -> None:
     with pytest.raises(PayloadError) as caught:
         parse_event("copilot", {"session_id": "a", "hook_event_name": "Stop"}, received_at=T0)
     assert caught.value.status == 404
-    assert set(EVENT_HARNESSES) == {"claude", "codex", "gemini", "antigravity", "opencode", "pi"}
+    first_party = {"claude", "codex", "gemini", "antigravity", "opencode", "pi"}
+    assert first_party <= set(default_vocabulary().lanes) and "copilot" not in default_vocabulary().lanes
 
 
 def test_wait_events_need_a_request_id() -> None:
@@ -149,7 +151,7 @@ _keys = st.sampled_from(
 )
 
 
-@given(harness=st.sampled_from([*sorted(EVENT_HARNESSES), "nope"]), body=st.dictionaries(_keys | st.text(max_size=8), _json, max_size=8))
+@given(harness=st.sampled_from([*sorted(default_vocabulary().lanes), "nope"]), body=st.dictionaries(_keys | st.text(max_size=8), _json, max_size=8))
 def test_fuzzed_bodies_raise_nothing_but_payload_error(harness: str, body: dict[str, Any]) -> None:
     try:
         parse_event(harness, body, received_at=T0)
@@ -159,3 +161,11 @@ def test_fuzzed_bodies_raise_nothing_but_payload_error(harness: str, body: dict[
         parse_notification("claude", body, received_at=T0)
     except PayloadError:
         pass
+
+
+def test_the_old_event_harnesses_name_still_reads_the_declared_adapters() -> None:
+    import cargento.events.payloads as payloads
+
+    with pytest.warns(DeprecationWarning):
+        adapters = payloads.EVENT_HARNESSES
+    assert adapters == default_vocabulary().adapters() and "opencode_plugin.js" in adapters["opencode"]

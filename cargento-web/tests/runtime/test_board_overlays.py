@@ -8,13 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from cargento.board import Board, BoardBuilder
-from cargento.events.hub import EventHub
-from cargento.events.journal import records_in
-from cargento.events.stores import ENDS_FILE
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.journal import records_in
+from cargento_web.runtime.stores import ENDS_FILE
 from cargento.models import Gate
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.stores import ENDS_FILE
 
 
 def build(hub: EventHub, sessions: list[FakeSession], clock: Any, key: str = "claude") -> Board:

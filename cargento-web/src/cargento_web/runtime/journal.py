@@ -42,7 +42,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from cargento.redact import redact_tree
 from cargento.statedir import temporary_prefix
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from cargento.board import Waiting
-from cargento.events.hub import EventHub
 from cargento.events.lanes import GRACE, STATUS_TTL, WORKING_TTL
 from cargento.events.payloads import PayloadError
 from cargento.models import Subagent
+from cargento_web.runtime.hub import EventHub
 
 SID = "0b1e0000-0000-4000-8000-000000000001"
 

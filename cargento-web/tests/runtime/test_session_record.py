@@ -9,11 +9,11 @@ from typing import Any
 import orjson
 import pytest
 from cargento.board import Waiting
-from cargento.events.hub import EventHub
-from cargento.events.journal import records_in
-from cargento.events.notifiers import OUTCOMES, MemoryNotifier, NoBackend
-from cargento.events.record import OUTCOME_WORDS, lead_words
-from cargento.events.stores import DELIVERIES_FILE, DeliveriesStore
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.journal import records_in
+from cargento_web.runtime.notifiers import OUTCOMES, MemoryNotifier, NoBackend
+from cargento_web.runtime.record import OUTCOME_WORDS, lead_words
+from cargento_web.runtime.stores import DELIVERIES_FILE, DeliveriesStore
 
 WAIT = Waiting(kind="permission", text="asking to run rm -rf build", since=None, source="store")
 

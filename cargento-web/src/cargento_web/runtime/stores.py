@@ -2,7 +2,7 @@
 
 ``cargento-ends.json`` holds the session ends the board observed, so a session that finished
 still reads as ended after a restart; ``cargento-deliveries.json`` holds what became of each
-notification the board raised. Both are bounded :class:`~cargento.events.journal.Journal`
+notification the board raised. Both are bounded :class:`~cargento_web.runtime.journal.Journal`
 files: a change appends one line off the caller's thread, and a compaction now and then
 rewrites the bounded records atomically, so what a change costs does not grow with the
 history. A file that cannot be read whole is set aside rather than repaired or written over:
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
-from cargento.events.journal import Journal
 from cargento.timestamps import iso, parse_ts
+
+from cargento_web.runtime.journal import Journal
 
 __all__ = ["DELIVERIES_FILE", "ENDS_FILE", "DeliveriesStore", "Delivery", "End", "EndsStore"]
 

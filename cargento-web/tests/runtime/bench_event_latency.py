@@ -2,7 +2,7 @@
 
 Not a test (pytest does not collect it); ``nox -s bench`` runs it::
 
-    python cargento-core/tests/events/bench_event_latency.py [--events 200] [--sessions 50] [--forwarder]
+    python cargento-web/tests/runtime/bench_event_latency.py [--events 200] [--sessions 50] [--forwarder]
 
 It serves the real dashboard app (``cargento_web.app.create_app``, so cargento-web must be
 installed) with the real event hub over a fake harness of ``--sessions`` idle sessions, keeps
@@ -49,14 +49,14 @@ def main(argv: list[str] | None = None) -> int:
 
     import uvicorn
     from cargento.board import BoardBuilder
-    from cargento.events.hub import EventHub
-    from cargento.events.notifiers import MemoryNotifier
     from cargento.plugins import load_registry
     from cargento.processes import StaticProcesses
     from cargento.statedir import CAPABILITY_HEADER
     from cargento.testing.fakes import FakeHarness, FakeSession
     from cargento_web.app import create_app
     from cargento_web.probe import bind_socket
+    from cargento_web.runtime.hub import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
     from cargento_web.settings import Settings
 
     tmp = Path(tempfile.mkdtemp(prefix="cargento-bench-"))

@@ -10,10 +10,10 @@ from typing import Any
 
 import orjson
 import pytest
-from cargento.events.hub import EventHub
-from cargento.events.journal import Journal, records_in
-from cargento.events.notifiers import NoBackend
-from cargento.events.stores import DELIVERIES_FILE, ENDS_FILE, DeliveriesStore, Delivery
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.journal import Journal, records_in
+from cargento_web.runtime.notifiers import NoBackend
+from cargento_web.runtime.stores import DELIVERIES_FILE, ENDS_FILE, DeliveriesStore, Delivery
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
