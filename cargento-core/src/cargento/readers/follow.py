@@ -11,6 +11,7 @@ import attrs
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessDataMissing
 from cargento.readers.jsonl import loads_record
+from cargento.readers.regular import open_regular, why
 
 __all__ = ["FileIdentity", "FollowedSummary", "JsonlFollower", "cached_summary", "follow_summary"]
 
@@ -94,7 +95,7 @@ class JsonlFollower:
         if now.size == self.offset:
             self.identity = now
             return
-        with open(self.path, "rb") as fh:
+        with open_regular(self.path) as fh:
             fh.seek(self.offset)
             base = self.offset
             pending = b""
@@ -175,7 +176,7 @@ def follow_summary(
                 fold(entry.summary, record)
     except OSError as exc:
         cache.pop(key)
-        raise HarnessDataMissing(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from exc
+        raise HarnessDataMissing(f"cannot read {os.fspath(path)}: {why(exc)}") from exc
     summary: S = entry.summary
     return summary
 
