@@ -23,6 +23,7 @@ from pathlib import Path
 import attrs
 import orjson
 from cargento.models import HarnessContext
+from cargento.readers import open_regular
 
 __all__ = ["HEAD_BYTES", "LOG_FILES", "TAIL_BYTES", "LogFacts", "log_facts", "newest_log_stamp", "workspaces"]
 
@@ -60,7 +61,7 @@ def workspaces(root: Path, ctx: HarnessContext) -> dict[str, str]:
         return cached[1]  # type: ignore[no-any-return]
     out: dict[str, str] = {}
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read(_CACHE_LIMIT + 1)
         doc = orjson.loads(data) if len(data) <= _CACHE_LIMIT else None
     except (OSError, orjson.JSONDecodeError):
@@ -74,7 +75,7 @@ def workspaces(root: Path, ctx: HarnessContext) -> dict[str, str]:
 
 
 def _read_bounded(path: Path) -> list[str]:
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         size = os.fstat(fh.fileno()).st_size
         if size <= HEAD_BYTES + TAIL_BYTES:
             chunks = [fh.read(size)]

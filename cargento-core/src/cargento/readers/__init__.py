@@ -11,7 +11,7 @@ from cargento.readers.jsonl import cached_head, head_bytes, loads_record, read_h
 from cargento.readers.regular import NotRegularFile, file_kind, open_regular, read_regular, unreadable, why
 from cargento.readers.sqlite import database_stamp, open_ro, query_ro
 from cargento.readers.tail import tail_lines, tail_records
-from cargento.readers.walk import Found, Scan, glob_files, scan_dir
+from cargento.readers.walk import Found, Scan, entry_is_dir, glob_files, scan_dir
 
 __all__ = [
     "FileIdentity",
@@ -23,6 +23,7 @@ __all__ = [
     "cached_head",
     "cached_summary",
     "database_stamp",
+    "entry_is_dir",
     "file_kind",
     "follow_summary",
     "glob_files",

@@ -89,6 +89,7 @@ __all__ = [
     "DEFAULT_BUSY_MS",
     "SNAPSHOT_PREFIX",
     "columns",
+    "database_problem",
     "database_stamp",
     "has_table",
     "is_wal_mode",
@@ -597,6 +598,44 @@ def query_ro(
         return query(conn, sql, params, max_rows=max_rows, name=os.path.basename(os.fspath(path)))
     finally:
         conn.close()
+
+
+_VERDICTS: OrderedDict[tuple[str, int, int, int, int], str | None] = OrderedDict()
+_VERDICTS_LOCK = threading.Lock()
+
+
+def database_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why *path* cannot be read as an SQLite database, from a ``stat`` and its first 100 bytes
+    (``permission denied``, ``not a regular file (named pipe)``, ``symlink loop``, ``not an
+    SQLite database``...), or ``None`` when it looks like one or is missing. An empty file is
+    an empty database, as SQLite reads it. Verdicts are kept per file identity, so an
+    unchanged file is judged once; nothing is opened through SQLite.
+    """
+    name = os.fspath(path)
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return why(exc)
+    if not stat.S_ISREG(st.st_mode):
+        return why(NotRegularFile(name, file_kind(st.st_mode)))
+    key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _VERDICTS_LOCK:
+        if key in _VERDICTS:
+            _VERDICTS.move_to_end(key)
+            return _VERDICTS[key]
+    try:
+        with open_regular(name) as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        return why(exc)  # not kept: permissions change without touching the file
+    verdict = None if not head or (len(head) == 100 and head.startswith(_MAGIC)) else "not an SQLite database"
+    with _VERDICTS_LOCK:
+        _VERDICTS[key] = verdict
+        while len(_VERDICTS) > 4096:
+            _VERDICTS.popitem(last=False)
+    return verdict
 
 
 def database_stamp(path: str | os.PathLike[str]) -> str:

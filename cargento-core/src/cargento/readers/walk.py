@@ -20,7 +20,7 @@ import attrs
 
 from cargento.readers.regular import file_kind, why
 
-__all__ = ["Found", "Scan", "glob_files", "scan_dir"]
+__all__ = ["Found", "Scan", "entry_is_dir", "glob_files", "scan_dir"]
 
 
 @attrs.frozen
@@ -41,6 +41,15 @@ class Scan:
     problems: tuple[str, ...] = ()
     #: False when the folder itself could not be listed (or is missing).
     listed: bool = True
+
+
+def entry_is_dir(entry: os.DirEntry[str]) -> bool:
+    """``entry.is_dir()`` (links followed) that is ``False`` instead of raising for a link loop
+    or an entry that cannot be ``stat``-ed."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _wanted(pattern: Callable[[str], bool] | str | None, name: str) -> bool:
