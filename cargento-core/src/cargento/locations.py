@@ -107,8 +107,8 @@ def data_dir(ctx: HarnessContext, app: str) -> Path:
 def describe(path: Path, *, role: str = "sessions", origin: str = "default") -> StoreLocation:
     """Report what is at *path* without writing anything: missing, unreadable or present.
 
-    Readability is tried, not guessed from permission bits (which say yes to root): a folder
-    is listed, a file is opened (regular files only, without blocking) and, for the
+    Readability is tried rather than read from permission bits: a folder is opened (and must
+    be searchable), a file is opened (regular files only, without blocking) and, for the
     ``database`` role, its header must be SQLite's. ``detail`` names the cause of an
     unreadable path (``permission denied``, ``symlink loop``, ``not a regular file (named
     pipe)``, ``not an SQLite database``...).
@@ -125,11 +125,13 @@ def describe(path: Path, *, role: str = "sessions", origin: str = "default") -> 
     except OSError as exc:
         return lost(why(exc))
     if stat.S_ISDIR(st.st_mode):
+        # Opened, not listed: a listing per refresh would cost what the watcher saves.
         try:
-            with os.scandir(path) as it:
-                next(it, None)
+            os.close(os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)))
         except OSError as exc:
             return lost(why(exc))
+        if not os.access(path, os.X_OK):
+            return lost("permission denied")
     else:
         try:
             with open_regular(path):

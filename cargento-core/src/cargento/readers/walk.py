@@ -39,6 +39,8 @@ class Scan:
     files: tuple[Found, ...] = ()
     dirs: tuple[Found, ...] = ()
     problems: tuple[str, ...] = ()
+    #: The paths of the wanted entries that were skipped (each named in :attr:`problems`).
+    skipped: tuple[str, ...] = ()
     #: False when the folder itself could not be listed (or is missing).
     listed: bool = True
 
@@ -87,6 +89,7 @@ def scan_dir(
     found_files: list[Found] = []
     found_dirs: list[Found] = []
     problems: list[str] = []
+    skipped: list[str] = []
     for entry in sorted(entries, key=lambda e: e.name):
         want_file = _wanted(files, entry.name)
         want_dir = _wanted(dirs, entry.name)
@@ -96,6 +99,7 @@ def scan_dir(
             st = entry.stat()
         except OSError as exc:
             problems.append(f"{entry.path}: {why(exc)}")
+            skipped.append(entry.path)
             continue
         if stat.S_ISREG(st.st_mode):
             if want_file:
@@ -105,7 +109,8 @@ def scan_dir(
                 found_dirs.append(Found(entry.path, entry.name, st))
         else:
             problems.append(f"{entry.path}: not a regular file ({file_kind(st.st_mode)})")
-    return Scan(files=tuple(found_files), dirs=tuple(found_dirs), problems=tuple(problems))
+            skipped.append(entry.path)
+    return Scan(files=tuple(found_files), dirs=tuple(found_dirs), problems=tuple(problems), skipped=tuple(skipped))
 
 
 def glob_files(root: str | os.PathLike[str], pattern: str) -> tuple[list[Path], list[str]]:
