@@ -8,12 +8,22 @@ them reads a whole large file into memory; all of them tolerate garbage, truncat
 from cargento.readers.backward import walk_back, walk_back_records
 from cargento.readers.follow import FileIdentity, FollowedSummary, JsonlFollower, cached_summary, follow_summary
 from cargento.readers.jsonl import cached_head, head_bytes, loads_record, read_head_records
-from cargento.readers.regular import NotRegularFile, file_kind, open_regular, read_regular, unreadable, why
+from cargento.readers.regular import (
+    UNREADABLE_CAUSES,
+    NotRegularFile,
+    file_kind,
+    open_regular,
+    read_regular,
+    split_unreadable,
+    unreadable,
+    why,
+)
 from cargento.readers.sqlite import database_stamp, open_ro, query_ro
 from cargento.readers.tail import tail_lines, tail_records
 from cargento.readers.walk import Found, Scan, entry_is_dir, glob_files, scan_dir
 
 __all__ = [
+    "UNREADABLE_CAUSES",
     "FileIdentity",
     "FollowedSummary",
     "Found",
@@ -35,6 +45,7 @@ __all__ = [
     "read_head_records",
     "read_regular",
     "scan_dir",
+    "split_unreadable",
     "tail_lines",
     "tail_records",
     "unreadable",

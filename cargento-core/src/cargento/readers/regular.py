@@ -18,7 +18,16 @@ import os
 import stat
 from typing import BinaryIO
 
-__all__ = ["NotRegularFile", "file_kind", "open_regular", "read_regular", "unreadable", "why"]
+__all__ = [
+    "UNREADABLE_CAUSES",
+    "NotRegularFile",
+    "file_kind",
+    "open_regular",
+    "read_regular",
+    "split_unreadable",
+    "unreadable",
+    "why",
+]
 
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -109,3 +118,28 @@ def why(exc: BaseException) -> str:
 def unreadable(path: str | os.PathLike[str], exc: BaseException) -> str:
     """One ``Discovery.problems`` line for a path that could not be read: ``<path>: <cause>``."""
     return f"{os.fspath(path)}: {why(exc)}"
+
+
+#: The causes :func:`why` and the store checks give for a path that could not be read at all
+#: (as opposed to one read and found not to hold a session).
+UNREADABLE_CAUSES = frozenset([*_CAUSES.values(), "dangling symlink", "not an SQLite database", "not a folder"])
+_PREFIXES = ("cannot list ", "cannot read ", "skipped ")
+
+
+def split_unreadable(line: str) -> tuple[str, str] | None:
+    """``(path, cause)`` when a problem or fault line says a path could not be read
+    (``<path>: <cause>``, ``cannot list <path>: <cause>``, ``skipped <path>: <cause>``,
+    ``cannot read <path>: <cause>``, with a cause of :data:`UNREADABLE_CAUSES` or ``not a
+    regular file (...)``); ``None`` for any other line."""
+    text = line
+    for prefix in _PREFIXES:
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    head, sep, cause = text.rpartition(": ")
+    if not sep or not (cause in UNREADABLE_CAUSES or cause.startswith("not a regular file (")):
+        return None
+    marker = "unreadable database "
+    if marker in head:
+        head = head.split(marker, 1)[1]
+    return head, cause
