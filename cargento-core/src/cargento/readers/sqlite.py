@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import atexit
 import errno
-import fcntl
 import hashlib
 import itertools
 import os
@@ -174,7 +173,14 @@ def _uri(path: str, query_string: str) -> str:
 _PENDING_BYTE = 0x40000000
 _SHARED_FIRST = _PENDING_BYTE + 2
 _SHARED_SIZE = 510
-_OFD_SETLK: int | None = getattr(fcntl, "F_OFD_SETLK", None)
+try:
+    import fcntl
+except ImportError:  # Windows: SQLite locks differently there, and no such lock is taken
+    _OFD_SETLK: int | None = None
+    _RDLCK = _UNLCK = 0
+else:
+    _OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None)
+    _RDLCK, _UNLCK = fcntl.F_RDLCK, fcntl.F_UNLCK
 
 
 def _flock(kind: int) -> bytes:
@@ -215,7 +221,7 @@ class _Pin:
         deadline = time.monotonic() + busy_ms / 1000.0
         while True:
             try:
-                fcntl.fcntl(self.fd, _OFD_SETLK, _flock(fcntl.F_RDLCK))
+                fcntl.fcntl(self.fd, _OFD_SETLK, _flock(_RDLCK))
                 return True
             except OSError as exc:
                 if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.ENOLCK, errno.EOPNOTSUPP):
@@ -227,14 +233,17 @@ class _Pin:
             time.sleep(0.002)
 
     def head(self) -> bytes:
-        return os.pread(self.fd, 100, 0)
+        if hasattr(os, "pread"):
+            return os.pread(self.fd, 100, 0)
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        return os.read(self.fd, 100)
 
     def release(self) -> None:
         """Drop our lock (the descriptor stays open; see the class docstring)."""
         if self.locked and _OFD_SETLK is not None:
             self.locked = False
             try:
-                fcntl.fcntl(self.fd, _OFD_SETLK, _flock(fcntl.F_UNLCK))
+                fcntl.fcntl(self.fd, _OFD_SETLK, _flock(_UNLCK))
             except OSError:
                 pass
 
@@ -375,6 +384,8 @@ SNAPSHOT_PREFIX = "cargento-sqlite-"
 
 
 def _alive(pid: int) -> bool:
+    if os.name == "nt":  # signal 0 is CTRL_C_EVENT there: never probe, keep the folder
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
