@@ -1,4 +1,4 @@
-"""A corrupt ``session.db`` or a pipe in place of ``events.jsonl`` is named by ``--diagnose``,
+"""A corrupt ``session.db`` or ledger, or a pipe in place of ``events.jsonl`` is named by ``--diagnose``,
 which then exits non-zero; nothing blocks. The real ``cargento`` runs in a child process with
 a timeout."""
 
@@ -27,6 +27,8 @@ def test_a_corrupt_todo_database_and_a_piped_events_file_are_named(tmp_path: Pat
     piped = sessions[2].folder / "events.jsonl"
     piped.unlink()
     os.mkfifo(piped)
+    ledger = store.root / "session-store.db"
+    ledger.write_bytes(b"not a ledger either " * 50)
     run = run_cli(["--json", "--all"], home, env=ENV)
     assert run.returncode == 0, run.stderr
     assert sessions[1].session_id in {s["session_id"] for s in run.json()["sessions"]}
@@ -35,4 +37,5 @@ def test_a_corrupt_todo_database_and_a_piped_events_file_are_named(tmp_path: Pat
     assert unreadable_paths(report.json(), "copilot") == {
         str(corrupt): "not an SQLite database",
         str(piped): "not a regular file (named pipe)",
+        str(ledger): "not an SQLite database",
     }

@@ -668,7 +668,7 @@ def database_stamp(path: str | os.PathLike[str]) -> str:
 def wrap_error(exc: BaseException, path: str) -> HarnessError:
     """The expected-problem exception for an SQLite failure on *path* (a lock is StoreLocked)."""
     text = str(exc)
-    base = os.path.basename(path)
+    base = path
     code = _primary(exc) if isinstance(exc, sqlite3.Error) else -1
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED) or "locked" in text or "busy" in text:
         return StoreLocked(f"database locked: {base}")
