@@ -102,6 +102,7 @@ _CAUSES = {
     errno.EISDIR: "is a directory",
     errno.ENAMETOOLONG: "name too long",
     errno.EIO: "input/output error",
+    errno.ENXIO: "not a regular file (socket or device)",  # open() of a Unix socket
 }
 
 
