@@ -120,14 +120,22 @@ def test_settings_json_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     settings = s.settings(at=T0, model="secret-model", sessionTitle="from settings")
     opened: list[str] = []
     real_open = open
+    real_os_open = os.open
 
     def spy(file, *a, **k):  # type: ignore[no-untyped-def]
-        opened.append(os.fspath(file))
+        if not isinstance(file, int):
+            opened.append(os.fspath(file))
         return real_open(file, *a, **k)
 
+    def os_spy(file, *a, **k):  # type: ignore[no-untyped-def]
+        opened.append(os.fspath(file))
+        return real_os_open(file, *a, **k)
+
     monkeypatch.setattr("builtins.open", spy)
+    monkeypatch.setattr(os, "open", os_spy)  # the readers open through os.open (regular files only)
     readings = read_all(make_context(tmp_path, now=NOW))
     assert list(readings) == ["s"]
+    assert any(path.endswith(".jsonl") for path in opened), "the spy sees the reads"
     assert readings["s"].title == "hi"
     assert str(settings) not in opened
 

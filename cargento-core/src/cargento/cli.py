@@ -194,7 +194,7 @@ def _diagnose(options: Options) -> int:
         sys.stdout.buffer.write(render_json(report) + b"\n")
     else:
         print(render_text(report, verbose=options.verbose))
-    return 0 if report.ok else 1
+    return 0 if report.ok and report.stores_ok else 1
 
 
 def _snapshot(options: Options) -> int:

@@ -12,8 +12,9 @@ from cargento import serde
 from cargento.board import BoardBuilder
 from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
+from cargento.readers.regular import split_unreadable
 
-__all__ = ["Report", "diagnose", "render_text"]
+__all__ = ["HarnessReport", "Report", "UnreadableStore", "diagnose", "render_text"]
 
 
 @attrs.frozen(kw_only=True)
@@ -28,6 +29,16 @@ class LocationReport:
 
 
 @attrs.frozen(kw_only=True)
+class UnreadableStore:
+    """A store path (a folder, a file, a database) that could not be read, and why."""
+
+    path: str
+    #: ``permission denied``, ``symlink loop``, ``not a regular file (named pipe)``, ``not an
+    #: SQLite database``...
+    cause: str
+
+
+@attrs.frozen(kw_only=True)
 class HarnessReport:
     key: str
     label: str
@@ -36,6 +47,9 @@ class HarnessReport:
     problems: tuple[str, ...] = ()
     faults: tuple[str, ...] = ()
     fault_count: int = 0
+    #: Every store path of this harness that could not be read, from its locations, its
+    #: discovery problems and its read faults.
+    unreadable: tuple[UnreadableStore, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -46,7 +60,10 @@ class Report:
     relocation: Mapping[str, str]
     plugins: tuple[PluginRecord, ...]
     harnesses: tuple[HarnessReport, ...]
+    #: Every installed harness plugin loaded.
     ok: bool
+    #: No discovered store was unreadable (see :attr:`HarnessReport.unreadable`).
+    stores_ok: bool = True
 
 
 def _found(loc: StoreLocation, count: int) -> str:
@@ -69,6 +86,9 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
 
     moment = now or builder.clock()
     builder.build(now=moment)
+    # A second pass: plugins keep what a read found wrong (a database corrupt past its header)
+    # and report it with the next discovery.
+    builder.build(now=moment)
     reports = []
     for key in registry.loaded():
         info = registry.harnesses[key]
@@ -86,15 +106,17 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
                     LocationReport(path=loc.path, role=loc.role, origin=loc.origin, found=_found(loc, n), sessions=n, detail=loc.detail)
                 )
         faults = registry.faults.get(key, [])
+        problems = discovery.problems if discovery else ()
         reports.append(
             HarnessReport(
                 key=key,
                 label=info.label,
                 plugin=registry.records[key],
                 locations=tuple(locations),
-                problems=discovery.problems if discovery else (),
+                problems=problems,
                 faults=tuple(f"{f.hook}: {f.message}" for f in faults[-5:]),
                 fault_count=registry.fault_counts.get(key, 0),
+                unreadable=_unreadable(locations, problems, [f.message for f in faults]),
             )
         )
     declared = (*registry.relocation_variables(), *_GENERIC_RELOCATION)
@@ -109,9 +131,24 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
         relocation=relocation,
         plugins=tuple(registry.records.values()),
         harnesses=tuple(reports),
+        ok=not registry.failed(),
         # A harness whose read the watchdog had to abandon is a store that could not be read.
-        ok=not registry.failed() and not builder.stuck,
+        stores_ok=not any(h.unreadable for h in reports) and not builder.stuck,
     )
+
+
+def _unreadable(
+    locations: list[LocationReport], problems: tuple[str, ...], faults: list[str]
+) -> tuple[UnreadableStore, ...]:
+    found: dict[str, UnreadableStore] = {}
+    for loc in locations:
+        if loc.found == "present but unreadable":
+            found.setdefault(loc.path, UnreadableStore(path=loc.path, cause=loc.detail or "unreadable"))
+    for line in (*problems, *faults):
+        parsed = split_unreadable(line)
+        if parsed is not None:
+            found.setdefault(parsed[0], UnreadableStore(path=parsed[0], cause=parsed[1]))
+    return tuple(found[k] for k in sorted(found))
 
 
 def render_json(report: Report) -> bytes:
@@ -144,19 +181,21 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         for loc in h.locations:
             extra = f" ({loc.detail})" if loc.detail else ""
             lines.append(f"  {loc.role:<10} {loc.path} · {loc.origin} · {loc.found}{extra}")
+        for u in h.unreadable:
+            lines.append(f"  unreadable: {u.path} · {u.cause}")
         for p in h.problems:
             lines.append(f"  skipped: {p}")
         if h.fault_count:
             lines.append(f"  faults: {h.fault_count}")
             lines.extend(f"    {f}" for f in h.faults)
     lines.append("")
-    loaded = all(p.status == "loaded" for p in report.plugins)
-    if report.ok:
-        lines.append("all plugins loaded")
-    elif not loaded:
-        lines.append("some installed harness plugins did not load")
-    else:
-        lines.append("a harness's store could not be read in time (see its faults above)")
+    lines.append("all plugins loaded" if report.ok else "some installed harness plugins did not load")
+    if not report.stores_ok:
+        count = sum(len(h.unreadable) for h in report.harnesses)
+        if count:
+            lines.append(f"{count} store path{'s' if count != 1 else ''} could not be read (see 'unreadable' above)")
+        else:
+            lines.append("a harness's store could not be read in time (see its faults above)")
     return "\n".join(lines)
 
 

@@ -15,6 +15,8 @@ Rules for every hook:
 
 * Read only. Never create, write, rename or lock anything under a harness store; open SQLite
   through :func:`cargento.readers.open_ro`.
+* Regular files only: open files through the readers or :func:`cargento.readers.open_regular`
+  (a plain ``open()`` of a named pipe blocks until someone writes to it).
 * No network, no subprocesses, no ``time.time()``: the clock is ``ctx.now``.
 * Bounded work: use the bounded readers in :mod:`cargento.readers`; keep per-file state in
   ``ctx.cache`` so a refresh costs what changed.
@@ -91,6 +93,13 @@ def discover(ctx: HarnessContext) -> Discovery:  # type: ignore[empty-body]
     what ``--diagnose`` shows. Return one :class:`~cargento.models.SessionRef` per session with
     a cheap ``modified_at`` (a ``stat``, never a parse) so core can apply the display window
     before reading. A sub-store that cannot be listed is skipped and named in ``problems``.
+
+    Walk folders with :func:`cargento.readers.glob_files` or :func:`cargento.readers.scan_dir`
+    and open files only through the readers or :func:`cargento.readers.open_regular`: a link
+    loop, a dangling link, a named pipe with a session's name or a file that cannot be read is
+    then skipped on its own, and named in ``problems`` as ``<path>: <cause>`` (see
+    :func:`cargento.readers.unreadable`), never hiding its neighbours or blocking the board.
+    ``--diagnose`` lists every such line as an unreadable store and exits non-zero.
 
     :param ctx: the clock, environment, home directory, platform, window and cache.
     :returns: a :class:`~cargento.models.Discovery`; never ``None``. A harness with no data on

@@ -8,12 +8,15 @@ default location; otherwise the platform default applies.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
 
 from cargento.models import HarnessContext, StoreLocation
+from cargento.readers.regular import open_regular, why
+from cargento.readers.sqlite import database_problem
 
 __all__ = [
     "RELOCATION_VARIABLES",
@@ -105,16 +108,41 @@ def data_dir(ctx: HarnessContext, app: str) -> Path:
 
 
 def describe(path: Path, *, role: str = "sessions", origin: str = "default") -> StoreLocation:
-    """Report what is at *path* without writing anything: missing, unreadable or present."""
+    """Report what is at *path* without writing anything: missing, unreadable or present.
+
+    Readability is tried rather than read from permission bits: a folder is opened (and must
+    be searchable), a file is opened (regular files only, without blocking) and, for the
+    ``database`` role, its header must be SQLite's. ``detail`` names the cause of an
+    unreadable path (``permission denied``, ``symlink loop``, ``not a regular file (named
+    pipe)``, ``not an SQLite database``...).
+    """
+    def lost(cause: str) -> StoreLocation:
+        return StoreLocation(path=str(path), role=role, origin=origin, status="unreadable", detail=cause)
+
     try:
-        exists = path.exists()
-    except OSError as exc:
-        return StoreLocation(path=str(path), role=role, origin=origin, status="unreadable", detail=str(exc))
-    if not exists:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return lost("dangling symlink")
         return StoreLocation(path=str(path), role=role, origin=origin, status="missing")
-    readable = os.access(path, os.R_OK | (os.X_OK if path.is_dir() else 0))
-    if not readable:
-        return StoreLocation(
-            path=str(path), role=role, origin=origin, status="unreadable", detail="permission denied"
-        )
+    except OSError as exc:
+        return lost(why(exc))
+    if stat.S_ISDIR(st.st_mode):
+        # Opened, not listed: a listing per refresh would cost what the watcher saves.
+        try:
+            os.close(os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)))
+        except OSError as exc:
+            return lost(why(exc))
+        if not os.access(path, os.X_OK):
+            return lost("permission denied")
+    else:
+        try:
+            with open_regular(path):
+                pass
+        except OSError as exc:
+            return lost(why(exc))
+        if role == "database":
+            problem = database_problem(path)
+            if problem is not None:
+                return lost(problem)
     return StoreLocation(path=str(path), role=role, origin=origin, status="present")

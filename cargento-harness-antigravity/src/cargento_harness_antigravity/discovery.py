@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
+from cargento.readers import glob_files, open_regular, unreadable
 from cargento.readers.sqlite import wal_has_frames
 
 from cargento_harness_antigravity import locations
@@ -19,11 +20,9 @@ _MAGIC = b"SQLite format 3\x00"
 
 
 def _is_sqlite(path: Path) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(16) == _MAGIC
-    except OSError:
-        return False
+    """Whether *path* starts like an SQLite database; :class:`OSError` when it cannot be read."""
+    with open_regular(path) as fh:
+        return fh.read(16) == _MAGIC
 
 
 def activity(path: Path) -> tuple[float, str] | None:
@@ -62,10 +61,15 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
     shared += "|" + newest_log_stamp(root.path)
     refs: list[SessionRef] = []
     problems: list[str] = []
-    for path in sorted(root.path.glob(locations.PATTERN)):
-        if not path.is_file():
+    paths, trouble = glob_files(root.path, locations.PATTERN)
+    problems.extend(trouble)
+    for path in paths:
+        try:
+            is_sqlite = _is_sqlite(path)
+        except OSError as exc:
+            problems.append(unreadable(path, exc))
             continue
-        if not _is_sqlite(path):
+        if not is_sqlite:
             problems.append(f"{path.name}: not an SQLite database; skipped")
             continue
         seen = activity(path)

@@ -23,6 +23,7 @@ from pathlib import Path
 import attrs
 import orjson
 from cargento.models import HarnessContext
+from cargento.readers import open_regular, scan_dir
 
 __all__ = ["HEAD_BYTES", "LOG_FILES", "TAIL_BYTES", "LogFacts", "log_facts", "newest_log_stamp", "workspaces"]
 
@@ -60,7 +61,7 @@ def workspaces(root: Path, ctx: HarnessContext) -> dict[str, str]:
         return cached[1]  # type: ignore[no-any-return]
     out: dict[str, str] = {}
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read(_CACHE_LIMIT + 1)
         doc = orjson.loads(data) if len(data) <= _CACHE_LIMIT else None
     except (OSError, orjson.JSONDecodeError):
@@ -74,7 +75,7 @@ def workspaces(root: Path, ctx: HarnessContext) -> dict[str, str]:
 
 
 def _read_bounded(path: Path) -> list[str]:
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         size = os.fstat(fh.fileno()).st_size
         if size <= HEAD_BYTES + TAIL_BYTES:
             chunks = [fh.read(size)]
@@ -118,11 +119,8 @@ def _parse(lines: list[str]) -> LogFacts:
 def log_facts(root: Path, ctx: HarnessContext) -> LogFacts:
     """Workspaces and newest prompts from the newest log files, newer files winning."""
     folder = root / "log"
-    try:
-        files = [p for p in folder.glob("cli-*.log") if p.is_file()]
-        stamped = sorted(((p.stat().st_mtime_ns, p) for p in files), reverse=True)[:LOG_FILES]
-    except OSError:
-        return LogFacts()
+    files = scan_dir(folder, files="cli-*.log").files
+    stamped = sorted(((f.st.st_mtime_ns, Path(f.path)) for f in files), reverse=True)[:LOG_FILES]
     merged = LogFacts()
     for _, path in reversed(stamped):
         facts = _file_facts(path, ctx)
@@ -133,10 +131,7 @@ def log_facts(root: Path, ctx: HarnessContext) -> LogFacts:
 
 def newest_log_stamp(root: Path) -> str:
     """Size and mtime of the newest log file, for fingerprints (empty without logs)."""
-    try:
-        stamps = [p.stat() for p in (root / "log").glob("cli-*.log")]
-    except OSError:
-        return ""
+    stamps = [f.st for f in scan_dir(root / "log", files="cli-*.log").files]
     if not stamps:
         return ""
     st = max(stamps, key=lambda s: s.st_mtime_ns)

@@ -30,6 +30,7 @@ from pathlib import Path
 import attrs
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef, StoreLocation
+from cargento.readers import entry_is_dir
 
 from cargento_harness_claude import pidfile, tasks
 from cargento_harness_claude.heads import Head, HeadCache
@@ -161,7 +162,7 @@ class _State:
         work.files |= self.listing.scan()
         work.listing = True
         try:
-            self.task_names = {e.name for e in os.scandir(self.root.tasks) if e.is_dir()}
+            self.task_names = {e.name for e in os.scandir(self.root.tasks) if entry_is_dir(e)}
         except OSError:
             self.task_names = set()
         self.task_sids = {sid for sid in map(_task_sid, self.task_names) if sid is not None}
@@ -170,7 +171,7 @@ class _State:
         for sid in work.files:
             self.by_prefix.setdefault(sid[:8], set()).add(sid)
         try:
-            work.teams = {e.name for e in os.scandir(self.root.teams) if e.is_dir()} | set(self.team_files)
+            work.teams = {e.name for e in os.scandir(self.root.teams) if entry_is_dir(e)} | set(self.team_files)
         except OSError:
             work.teams = set(self.team_files)
         try:

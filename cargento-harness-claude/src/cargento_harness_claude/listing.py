@@ -10,9 +10,11 @@ name).
 from __future__ import annotations
 
 import os
+import stat
 from datetime import UTC, datetime
 
 import attrs
+from cargento.readers import NotRegularFile, entry_is_dir, file_kind, why
 
 __all__ = ["Entry", "Listing", "Project", "is_transcript"]
 
@@ -25,7 +27,15 @@ def is_transcript(name: str) -> bool:
 
 
 def _why(exc: OSError) -> str:
-    return str(exc.strerror or exc)
+    return why(exc)
+
+
+def _why_path(path: str) -> str:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return why(exc)
+    return "not a folder"
 
 
 class Entry:
@@ -71,6 +81,8 @@ class Listing:
         #: Session id -> project name -> transcript.
         self.by_sid: dict[str, dict[str, Entry]] = {}
         self.problem: str | None = None
+        #: Entries of the root that are not project folders but look like one (a link loop).
+        self.problem_entries: dict[str, str] = {}
         #: Projects with problems, so collecting them does not visit every project.
         self.troubled: set[str] = set()
 
@@ -81,14 +93,21 @@ class Listing:
         for name in list(self.projects):
             self._drop(name)
         self.problem = None
+        self.problem_entries = {}
         try:
-            names = [e.name for e in os.scandir(self.root) if e.is_dir()]
+            with os.scandir(self.root) as it:
+                entries = list(it)
         except OSError as exc:
             if os.path.exists(self.root):
                 self.problem = f"cannot list {self.root}: {_why(exc)}"
             return set()
-        for name in names:
-            self._list(name)
+        for entry in entries:
+            if entry_is_dir(entry):
+                self._list(entry.name)
+            elif not entry.name.startswith(".") and not os.path.exists(entry.path):
+                # A link loop or a dangling link where a project folder would be: named, and
+                # every other project folder is still listed.
+                self.problem_entries[entry.path] = f"skipped {entry.path}: {_why_path(entry.path)}"
         return set(self.by_sid)
 
     def rescan_project(self, name: str) -> set[str]:
@@ -129,7 +148,7 @@ class Listing:
             self.troubled.add(name)
             return set()
         for entry in entries:
-            if entry.is_dir():
+            if entry_is_dir(entry):
                 proj.folders.add(entry.name)
             if not is_transcript(entry.name):
                 continue
@@ -138,6 +157,11 @@ class Listing:
             except OSError as exc:
                 proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
                 self.troubled.add(name)
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                if not stat.S_ISDIR(st.st_mode):
+                    proj.problems[entry.path] = f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
+                    self.troubled.add(name)
                 continue
             self._put(proj, Entry(entry.path, name, st))
         return set(proj.transcripts) | proj.folders
@@ -160,12 +184,19 @@ class Listing:
             return None
         try:
             st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+                raise NotRegularFile(path, file_kind(st.st_mode))
         except OSError as exc:
             proj.problems[path] = f"skipped {path}: {_why(exc)}"
             self.troubled.add(proj.name)
             if old is not None:
                 self._remove(proj, sid)
             return {sid}
+        if stat.S_ISDIR(st.st_mode):
+            if old is not None:
+                self._remove(proj, sid)
+                return {sid}
+            return set()
         if old is not None and old.same_file(st):
             return set()
         self._put(proj, Entry(path, proj.name, st))
@@ -215,5 +246,6 @@ class Listing:
     def problems(self) -> list[str]:
         """Every problem met, in path order."""
         found = dict(p for name in self.troubled for p in self.projects[name].problems.items())
+        found.update(self.problem_entries)
         out = [found[k] for k in sorted(found)]
         return [self.problem, *out] if self.problem else out

@@ -22,6 +22,7 @@ from pathlib import Path
 import attrs
 import orjson
 from cargento.processes import ProcessTable
+from cargento.readers import open_regular
 from cargento.timestamps import parse_ts
 
 __all__ = ["START_TOLERANCE_S", "PidFile", "named", "parse", "scan", "verify"]
@@ -55,7 +56,7 @@ def parse(path: Path) -> PidFile | None:
         st = path.stat()
         if st.st_size > _MAX_BYTES:
             return None
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = orjson.loads(fh.read(_MAX_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import os
-
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Subagent, Usage
+from cargento.readers import why
 from cargento.timestamps import newest_plausible
 
 from cargento_harness_claude import status, tasks
@@ -75,7 +74,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise HarnessError(f"cannot read {os.path.basename(files.transcript)}: {exc.strerror or exc}") from exc
+        raise HarnessError(f"cannot read {files.transcript}: {why(exc)}") from exc
     if not summary.is_session:
         return None
     pills = _pills(index, files, ctx)

@@ -21,6 +21,7 @@ import orjson
 from cargento.cache import HarnessCache
 from cargento.models import HarnessContext, Subagent
 from cargento.rates import per_minute
+from cargento.readers import entry_is_dir, open_regular
 from cargento.timestamps import newest_plausible
 
 from cargento_harness_claude.transcript import Summary, follow
@@ -92,7 +93,7 @@ def list_agents(session_dir: Path) -> list[AgentFile]:
     base = session_dir / "subagents"
     _agents_in(base, found)
     try:
-        runs = [e.path for e in os.scandir(base / "workflows") if e.is_dir()]
+        runs = [e.path for e in os.scandir(base / "workflows") if entry_is_dir(e)]
     except OSError:
         runs = []
     for run in sorted(runs):
@@ -108,7 +109,7 @@ def _text(data: dict[str, object], key: str) -> str | None:
 def read_meta(path: str) -> Meta:
     """Parse a ``.meta.json``; a missing or damaged one reads as empty."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = orjson.loads(fh.read(_MAX_META_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return Meta()

@@ -18,6 +18,7 @@ import attrs
 import orjson
 from cargento.labels import one_line
 from cargento.models import Task, TaskStatus
+from cargento.readers import open_regular
 
 __all__ = ["Survey", "folder_names", "folders", "read_tasks", "stamp", "survey"]
 
@@ -103,7 +104,7 @@ def _read_one(entry: os.DirEntry[str], created: Mapping[str, datetime]) -> Task 
         st = entry.stat()
         if st.st_size > _MAX_BYTES:
             return None
-        with open(entry.path, "rb") as fh:
+        with open_regular(entry.path) as fh:
             data = orjson.loads(fh.read(_MAX_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None

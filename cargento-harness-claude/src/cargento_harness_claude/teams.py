@@ -15,6 +15,7 @@ from pathlib import Path
 
 import attrs
 import orjson
+from cargento.readers import open_regular
 from cargento.timestamps import parse_ts
 
 __all__ = ["START_GRACE_S", "Member", "Roster", "parse_roster", "unstarted"]
@@ -54,7 +55,7 @@ def parse_roster(path: Path) -> Roster | None:
         st = path.stat()
         if st.st_size > _MAX_BYTES:
             return None
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = orjson.loads(fh.read(_MAX_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None

@@ -22,7 +22,7 @@ from typing import Any
 from cargento.cache import HarnessCache
 from cargento.models import LoopReading, TurnEvidence
 from cargento.rates import tokens_in_window
-from cargento.readers import FileIdentity, JsonlFollower, head_bytes, read_head_records
+from cargento.readers import FileIdentity, JsonlFollower, head_bytes, open_regular, read_head_records
 from cargento.turns import TurnClock
 
 from cargento_harness_claude import records as rec
@@ -356,7 +356,7 @@ def _line_start_after(path: str, offset: int) -> int:
     """The offset of the first line that starts at or after *offset*."""
     if offset <= 0:
         return 0
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(offset - 1)
         while True:
             block = fh.read(64 * 1024)

@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
-from cargento.readers import cached_head
+from cargento.readers import cached_head, glob_files, unreadable
 
 from cargento_harness_codex import locations
 from cargento_harness_codex.meta import RolloutMeta, read_meta, stem_id
@@ -31,18 +31,19 @@ class Found:
     mtime_ns: int
 
 
-def cached_meta(ctx: HarnessContext, path: str) -> RolloutMeta | None:
-    """Line 1 of *path*, cached once it was read conclusively (it never changes after that)."""
-    return cached_head(ctx.cache, f"meta:{path}", path, read_meta)
+def cached_meta(ctx: HarnessContext, path: str, problems: list[str] | None = None) -> RolloutMeta | None:
+    """Line 1 of *path*, cached once it was read conclusively (it never changes after that);
+    a file that cannot be read is named in *problems*."""
+    return cached_head(ctx.cache, f"meta:{path}", path, read_meta, problems=problems)
 
 
-def _rollout_files(sessions: Path) -> list[Path]:
+def _rollout_files(sessions: Path, problems: list[str]) -> list[Path]:
+    """Every rollout file; a link loop, a pipe or an unlistable folder is named in *problems*."""
     out: list[Path] = []
     for pattern in locations.PATTERNS:
-        try:
-            out.extend(sessions.glob(pattern))
-        except OSError:
-            continue
+        found, trouble = glob_files(sessions, pattern)
+        out.extend(found)
+        problems.extend(trouble)
     return sorted(set(out))
 
 
@@ -58,16 +59,16 @@ def discover_rollouts(ctx: HarnessContext) -> tuple[Discovery, dict[str, Found]]
     problems: list[str] = []
     best: dict[str, Found] = {}
     if where.status == "present":
-        for path in _rollout_files(sessions):
+        for path in _rollout_files(sessions, problems):
             try:
                 st = path.stat()
             except OSError as exc:
-                problems.append(f"{path.name}: {exc.strerror or exc}")
+                problems.append(unreadable(path, exc))
                 continue
             mtime = datetime.fromtimestamp(st.st_mtime, UTC)
             text = str(path)
             if ctx.in_window(mtime):
-                meta = cached_meta(ctx, text)
+                meta = cached_meta(ctx, text, problems)
                 if meta is None:
                     continue
             else:

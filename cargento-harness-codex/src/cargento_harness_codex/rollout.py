@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from datetime import datetime
 
 import attrs
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessError
-from cargento.readers import FileIdentity, JsonlFollower, walk_back
+from cargento.readers import FileIdentity, JsonlFollower, open_regular, walk_back, why
 
 from cargento_harness_codex.meta import RolloutMeta
 from cargento_harness_codex.records import Fact, fact_from_line, fact_from_record
@@ -24,7 +23,7 @@ _CHUNK = 64 * 1024
 
 def complete_end(path: str, size: int) -> int:
     """The offset just past the last newline before *size* (0 when there is none)."""
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         pos = size
         while pos > 0:
             step = min(_CHUNK, pos)
@@ -93,6 +92,6 @@ def load(cache: HarnessCache, path: str, meta: RolloutMeta, now: datetime) -> Ro
         fresh = Rollout.cold(path, meta, now)
     except OSError as exc:
         cache.pop(key)
-        raise HarnessError(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from exc
+        raise HarnessError(f"cannot read {path}: {why(exc)}") from exc
     cache.set(key, fresh)
     return fresh

@@ -9,6 +9,8 @@ from pathlib import Path
 import attrs
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
+from cargento.readers import NotRegularFile, entry_is_dir, file_kind, open_regular, unreadable, why
+from cargento.readers.sqlite import database_problem
 
 __all__ = ["DEFAULT", "SESSION_DIRS", "VARIABLE", "SessionFiles", "find_sessions", "ledger_path", "root"]
 
@@ -64,19 +66,35 @@ def find_sessions(base: Path) -> tuple[list[SessionFiles], list[str]]:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            problems.append(f"{top}: {exc.strerror or exc}")
+            problems.append(f"cannot list {top}: {why(exc)}")
             continue
         for entry in entries:
             if entry.name.startswith("."):
                 continue
+            if not entry_is_dir(entry):
+                if not os.path.exists(entry.path):  # a link loop or a dangling link
+                    problems.append(unreadable(entry.path, _stat_error(entry.path)))
+                continue
+            events = os.path.join(entry.path, EVENTS)
             try:
-                if not entry.is_dir():
-                    continue
-                st = os.stat(os.path.join(entry.path, EVENTS))
-            except OSError:
+                st = os.stat(events)
+            except FileNotFoundError:
+                continue  # not a session folder
+            except OSError as exc:
+                problems.append(unreadable(events, exc))
                 continue
             if not stat.S_ISREG(st.st_mode):
+                problems.append(unreadable(events, NotRegularFile(events, file_kind(st.st_mode))))
                 continue
+            try:
+                with open_regular(events):
+                    pass
+            except OSError as exc:
+                problems.append(unreadable(events, exc))
+                continue
+            todo_problem = database_problem(os.path.join(entry.path, "session.db"))
+            if todo_problem is not None:
+                problems.append(f"{os.path.join(entry.path, 'session.db')}: {todo_problem}")
             newest = st.st_mtime_ns
             for extra in ("session.db", "workspace.yaml"):
                 try:
@@ -88,3 +106,11 @@ def find_sessions(base: Path) -> tuple[list[SessionFiles], list[str]]:
             if current is None or candidate.mtime_ns > current.mtime_ns:
                 found[entry.name] = candidate
     return sorted(found.values(), key=lambda s: s.session_id), problems
+
+
+def _stat_error(path: str) -> OSError:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc
+    return OSError(0, "not a folder", path)

@@ -12,6 +12,7 @@ import json
 import os
 
 import attrs
+from cargento.readers import open_regular
 
 __all__ = ["Workspace", "parse_workspace", "read_workspace"]
 
@@ -67,7 +68,7 @@ def parse_workspace(text: str) -> Workspace:
 def read_workspace(directory: str | os.PathLike[str]) -> Workspace:
     """Read ``workspace.yaml`` in a session directory; an absent or unreadable one says nothing."""
     try:
-        with open(os.path.join(os.fspath(directory), "workspace.yaml"), "rb") as fh:
+        with open_regular(os.path.join(os.fspath(directory), "workspace.yaml")) as fh:
             data = fh.read(MAX_BYTES)
     except OSError:
         return Workspace()

@@ -24,7 +24,7 @@ from cargento import (
 )
 from cargento.errors import HarnessFormatUnsupported
 from cargento.locations import describe
-from cargento.readers import sqlite
+from cargento.readers import glob_files, sqlite
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
 from cargento_harness_cursor import blobs, locations, workspace
@@ -94,15 +94,16 @@ def discover(ctx: HarnessContext) -> Discovery:
     refs: list[SessionRef] = []
     problems: list[str] = []
     if where.status == "present":
-        try:
-            candidates = sorted(chats.glob("*/*/store.db"))
-        except OSError as exc:
-            candidates = []
-            problems.append(f"{chats}: {exc}")
+        candidates, trouble = glob_files(chats, "*/*/store.db")
+        problems.extend(trouble)
         for path in candidates:
             db = str(path)
             when = _last_write(db)
             if when is None:
+                continue
+            verdict = sqlite.database_problem(db)
+            if verdict is not None:
+                problems.append(f"{db}: {verdict}")
                 continue
             refs.append(
                 SessionRef(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
+from cargento.readers import open_regular
 
 __all__ = ["META_JSON", "existing_dir", "resolve", "sidecar_cwd"]
 
@@ -45,7 +46,7 @@ def sidecar_cwd(store_dir: Path) -> str | None:
     """The ``cwd`` string of the ``meta.json`` beside a store (unvalidated), or ``None``."""
     path = store_dir / META_JSON
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             raw = handle.read(MAX_BYTES + 1)
     except OSError:
         return None

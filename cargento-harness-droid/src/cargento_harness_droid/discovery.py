@@ -8,12 +8,12 @@ from pathlib import Path
 
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef, StoreLocation
-from cargento.readers import head_bytes, loads_record
+from cargento.readers import glob_files, head_bytes, loads_record, unreadable
 
 from cargento_harness_droid import locations
 from cargento_harness_droid.records import header_of
 
-__all__ = ["HEAD_BYTES", "discover", "fingerprint", "session_id"]
+__all__ = ["HEAD_BYTES", "discover", "fingerprint", "read_session_id", "session_id"]
 
 #: Line 1 is read from at most this many bytes.
 HEAD_BYTES = 64 * 1024
@@ -30,14 +30,20 @@ def session_id(path: Path, st: os.stat_result, ctx: HarnessContext) -> str | Non
     ``None`` when the file is not a session: its first line is complete and is not a JSON
     object. A first line still being written is not judged (and not cached).
     """
+    try:
+        return read_session_id(path, st, ctx)
+    except OSError:
+        return None
+
+
+def read_session_id(path: Path, st: os.stat_result, ctx: HarnessContext) -> str | None:
+    """:func:`session_id`, raising :class:`OSError` when the file cannot be read, so
+    discovery names the real cause (permission denied...) rather than a bad line 1."""
     key = f"head:{path}"
     cached = ctx.cache.get(key)
     if cached is not None and cached[0] == (st.st_dev, st.st_ino):
         return cached[1]  # type: ignore[no-any-return]
-    try:
-        data = head_bytes(path, HEAD_BYTES)
-    except OSError:
-        return None
+    data = head_bytes(path, HEAD_BYTES)
     newline = data.find(b"\n")
     if newline < 0 and len(data) < HEAD_BYTES:
         # Empty, or line 1 is still being written: a session, id from the stem for now.
@@ -65,19 +71,15 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
             where = found[layout.path] = describe(layout.path, role=layout.role, origin=base.origin)
         if where.status != "present":
             continue
-        try:
-            paths = sorted(layout.path.glob(layout.pattern))
-        except OSError as exc:
-            problems.append(f"{layout.path}: cannot list ({exc.strerror})")
-            continue
+        paths, trouble = glob_files(layout.path, layout.pattern)
+        problems.extend(p for p in trouble if p not in problems)
         for path in paths:
             try:
                 st = path.stat()
-            except OSError:
+                ident = read_session_id(path, st, ctx)
+            except OSError as exc:
+                problems.append(unreadable(path, exc))
                 continue
-            if not path.is_file():
-                continue
-            ident = session_id(path, st, ctx)
             if ident is None:
                 problems.append(f"{path.name}: line 1 is not a JSON record; not a session")
                 continue

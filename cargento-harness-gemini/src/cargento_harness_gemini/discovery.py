@@ -9,12 +9,12 @@ from pathlib import Path
 
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
-from cargento.readers import head_bytes, loads_record
+from cargento.readers import glob_files, head_bytes, loads_record, scan_dir, unreadable
 
 from cargento_harness_gemini import locations
 from cargento_harness_gemini.records import Header, header_of
 
-__all__ = ["HEAD_BYTES", "children_of", "discover", "head_of", "parent_file", "same_id"]
+__all__ = ["HEAD_BYTES", "children_of", "discover", "head_of", "parent_file", "read_head", "same_id"]
 
 #: Line 1 is looked for in at most this many bytes.
 HEAD_BYTES = 64 * 1024
@@ -28,22 +28,26 @@ def same_id(folder: str, session_id: str) -> bool:
 
 
 def head_of(path: Path, ctx: HarnessContext) -> Header | None:
-    """The header on line 1 of *path*, or ``None`` when line 1 carries no ``sessionId``.
+    """The header on line 1 of *path*, or ``None`` when line 1 carries no ``sessionId`` or the
+    file cannot be read.
 
     A verdict is cached per inode; a first line still being written is not judged.
     """
     try:
-        st = path.stat()
+        return read_head(path, ctx)
     except OSError:
         return None
+
+
+def read_head(path: Path, ctx: HarnessContext) -> Header | None:
+    """:func:`head_of`, raising :class:`OSError` when *path* cannot be read (permission
+    denied, not a regular file...) so discovery can name the real cause."""
+    st = path.stat()
     key = f"head:{path}"
     cached = ctx.cache.get(key)
     if cached is not None and cached[0] == (st.st_dev, st.st_ino):
         return cached[1]  # type: ignore[no-any-return]
-    try:
-        data = head_bytes(path, HEAD_BYTES)
-    except OSError:
-        return None
+    data = head_bytes(path, HEAD_BYTES)
     newline = data.find(b"\n")
     if newline < 0 and len(data) < HEAD_BYTES:
         record = loads_record(data)
@@ -63,26 +67,20 @@ def _stamp(path: Path) -> tuple[str, float] | None:
 
 
 def _jsonl(folder: Path) -> list[Path]:
-    try:
-        return sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file())
-    except OSError:
-        return []
+    return [Path(f.path) for f in scan_dir(folder, files="*.jsonl").files]
 
 
 def children_of(main: Path, session_id: str) -> list[Path]:
     """The subagent recordings of the main session *session_id* stored at *main*."""
     chats = main.parent
-    try:
-        folders = [p for p in chats.iterdir() if p.is_dir() and same_id(p.name, session_id)]
-    except OSError:
-        return []
+    folders = [Path(d.path) for d in scan_dir(chats, dirs=lambda name: same_id(name, session_id)).dirs]
     return [f for folder in sorted(folders) for f in _jsonl(folder)]
 
 
 def parent_file(child: Path, ctx: HarnessContext) -> tuple[Path, str] | None:
     """The main chat file (and its full id) a subagent recording's folder names."""
     folder = child.parent.name
-    for path in sorted(child.parent.parent.glob("session-*.jsonl")):
+    for path in (Path(f.path) for f in scan_dir(child.parent.parent, files="session-*.jsonl").files):
         header = head_of(path, ctx)
         if header is not None and header.kind != "subagent" and same_id(folder, header.session_id):
             return path, header.session_id
@@ -98,8 +96,14 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
     problems: list[str] = []
     refs: dict[str, SessionRef] = {}
     mains: dict[Path, str] = {}
-    for path in sorted(root.path.glob(locations.MAIN_PATTERN)):
-        header = head_of(path, ctx)
+    main_files, trouble = glob_files(root.path, locations.MAIN_PATTERN)
+    problems.extend(trouble)
+    for path in main_files:
+        try:
+            header = read_head(path, ctx)
+        except OSError as exc:
+            problems.append(unreadable(path, exc))
+            continue
         if header is None:
             problems.append(f"{path.name}: line 1 carries no sessionId; skipped")
             continue
@@ -116,8 +120,14 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
             modified_at=datetime.fromtimestamp(max(s[1] for s in stamps), UTC),
             fingerprint="|".join(s[0] for s in stamps),
         ))
-    for path in sorted(root.path.glob(locations.SUBAGENT_PATTERN)):
-        header = head_of(path, ctx)
+    child_files, trouble = glob_files(root.path, locations.SUBAGENT_PATTERN)
+    problems.extend(p for p in trouble if p not in problems)
+    for path in child_files:
+        try:
+            header = read_head(path, ctx)
+        except OSError as exc:
+            problems.append(unreadable(path, exc))
+            continue
         if header is None:
             problems.append(f"{path.parent.name}/{path.name}: line 1 carries no sessionId; skipped")
             continue

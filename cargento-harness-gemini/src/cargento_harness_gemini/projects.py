@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 from cargento.models import HarnessContext
+from cargento.readers import open_regular
 
 __all__ = ["MAX_BYTES", "cwd_of_folder"]
 
@@ -29,7 +30,7 @@ def _stat_key(path: Path) -> tuple[int, int] | None:
 
 def _read(path: Path, limit: int) -> bytes | None:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read(limit + 1)
     except OSError:
         return None

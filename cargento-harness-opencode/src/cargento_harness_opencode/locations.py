@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
+from cargento.readers import scan_dir
 
 __all__ = ["DEFAULT", "PATTERN", "VARIABLE", "databases", "roots"]
 
@@ -31,13 +31,6 @@ def roots(ctx: HarnessContext) -> list[Root]:
 
 def databases(root: Path) -> list[Path]:
     """The ``opencode*.db`` files directly in *root* (never their ``-wal``/``-shm``)."""
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return []
-    out = []
-    for name in names:
-        path = root / name
-        if path.match(PATTERN) and path.is_file():
-            out.append(path)
-    return out
+    # A pipe or link loop with a database's name is passed on too, so describe() names it.
+    scan = scan_dir(root, files=PATTERN)
+    return sorted([Path(f.path) for f in scan.files] + [Path(p) for p in scan.skipped])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
-from cargento.readers import cached_head, read_head_records
+from cargento.readers import cached_head, glob_files, read_head_records, unreadable
 
 from cargento_harness_pi import locations
 from cargento_harness_pi.entries import Header, header_from_record
@@ -37,9 +37,10 @@ def read_header(path: str | os.PathLike[str]) -> tuple[Header | None, bool]:
     return header_from_record(records[0]), True
 
 
-def cached_header(ctx: HarnessContext, path: str) -> Header | None:
-    """Line 1 of *path*, cached once read conclusively (it never changes after that)."""
-    return cached_head(ctx.cache, f"header:{path}", path, read_header)
+def cached_header(ctx: HarnessContext, path: str, problems: list[str] | None = None) -> Header | None:
+    """Line 1 of *path*, cached once read conclusively (it never changes after that); a file
+    that cannot be read is named in *problems*."""
+    return cached_head(ctx.cache, f"header:{path}", path, read_header, problems=problems)
 
 
 def discover_sessions(ctx: HarnessContext) -> Discovery:
@@ -51,19 +52,18 @@ def discover_sessions(ctx: HarnessContext) -> Discovery:
     if where.status == "present":
         files: set[Path] = set()
         for pattern in locations.PATTERNS:
-            try:
-                files.update(p for p in root.path.glob(pattern) if p.is_file())
-            except OSError as exc:
-                problems.append(f"{root.path}: {exc.strerror or exc}")
+            found, trouble = glob_files(root.path, pattern)
+            files.update(found)
+            problems.extend(p for p in trouble if p not in problems)
         for path in sorted(files):
             try:
                 st = path.stat()
             except OSError as exc:
-                problems.append(f"{path.name}: {exc.strerror or exc}")
+                problems.append(unreadable(path, exc))
                 continue
             mtime = datetime.fromtimestamp(st.st_mtime, UTC)
             if ctx.in_window(mtime):
-                header = cached_header(ctx, str(path))
+                header = cached_header(ctx, str(path), problems)
                 if header is None:
                     continue
                 sid = header.id

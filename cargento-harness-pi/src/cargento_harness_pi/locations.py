@@ -14,6 +14,7 @@ from pathlib import Path
 import orjson
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
+from cargento.readers import open_regular
 
 __all__ = ["CONFIG_DEFAULT", "CONFIG_VARIABLE", "PATTERNS", "SESSION_VARIABLE", "config_root", "root"]
 
@@ -33,7 +34,7 @@ def config_root(ctx: HarnessContext) -> Root:
 def _setting(config: Path) -> str | None:
     path = config / "settings.json"
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read(_SETTINGS_BYTES + 1)
     except OSError:
         return None

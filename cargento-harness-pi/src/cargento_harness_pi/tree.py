@@ -9,12 +9,10 @@ entry whose chain reaches the root is used instead.
 
 from __future__ import annotations
 
-import os
-
 import attrs
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessError
-from cargento.readers import JsonlFollower
+from cargento.readers import JsonlFollower, why
 
 from cargento_harness_pi.entries import Entry, Header, entry_from_record
 
@@ -126,6 +124,6 @@ def load(cache: HarnessCache, path: str, header: Header) -> SessionTree:
             tree.refresh()
     except OSError as exc:
         cache.pop(key)
-        raise HarnessError(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from exc
+        raise HarnessError(f"cannot read {path}: {why(exc)}") from exc
     cache.set(key, tree)
     return tree

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cargento.readers.jsonl import loads_record
+from cargento.readers.regular import open_regular
 
 __all__ = ["walk_back", "walk_back_records"]
 
@@ -55,7 +56,7 @@ def walk_back(
     that offset instead of the end of the file. A last line without a newline is yielded only
     when it parses as a JSON object, since its writer may be half-way through it.
     """
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         size = os.fstat(fh.fileno()).st_size
         if end is not None:
             size = max(0, min(end, size))

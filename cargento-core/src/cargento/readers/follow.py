@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
@@ -11,6 +12,7 @@ import attrs
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessDataMissing
 from cargento.readers.jsonl import loads_record
+from cargento.readers.regular import NotRegularFile, file_kind, open_regular, why
 
 __all__ = ["FileIdentity", "FollowedSummary", "JsonlFollower", "cached_summary", "follow_summary"]
 
@@ -28,7 +30,10 @@ class FileIdentity:
 
     @classmethod
     def of(cls, path: str | os.PathLike[str]) -> FileIdentity:
+        """The identity of *path* now; :class:`NotRegularFile` for a pipe, folder or device."""
         st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(os.fspath(path), file_kind(st.st_mode))
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
@@ -76,11 +81,13 @@ class JsonlFollower:
         self.reset = False
         try:
             now = FileIdentity.of(self.path)
-        except OSError:
+        except OSError as exc:
             if self.identity is not None:
                 self.reset = True
             self.identity = None
             self.offset = 0
+            if isinstance(exc, NotRegularFile):
+                raise  # not a file that went away: one that can never be read
             return
         old = self.identity
         if old is not None and (
@@ -94,7 +101,7 @@ class JsonlFollower:
         if now.size == self.offset:
             self.identity = now
             return
-        with open(self.path, "rb") as fh:
+        with open_regular(self.path) as fh:
             fh.seek(self.offset)
             base = self.offset
             pending = b""
@@ -175,7 +182,7 @@ def follow_summary(
                 fold(entry.summary, record)
     except OSError as exc:
         cache.pop(key)
-        raise HarnessDataMissing(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from exc
+        raise HarnessDataMissing(f"cannot read {os.fspath(path)}: {why(exc)}") from exc
     summary: S = entry.summary
     return summary
 

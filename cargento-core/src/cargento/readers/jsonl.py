@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import orjson
 
 from cargento.cache import HarnessCache
+from cargento.readers.regular import file_kind, read_regular, unreadable
 
 __all__ = ["cached_head", "head_bytes", "loads_record", "read_head_records"]
 
@@ -31,8 +33,7 @@ def loads_record(line: bytes | str) -> dict[str, Any] | None:
 
 def head_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
     """The first *limit* bytes of a file (fewer when it is shorter)."""
-    with open(path, "rb") as fh:
-        return fh.read(limit)
+    return read_regular(path, limit)
 
 
 def read_head_records(
@@ -60,7 +61,12 @@ def read_head_records(
 
 
 def cached_head(
-    cache: HarnessCache, key: str, path: str, read: Callable[[str], tuple[T | None, bool]]
+    cache: HarnessCache,
+    key: str,
+    path: str,
+    read: Callable[[str], tuple[T | None, bool]],
+    *,
+    problems: list[str] | None = None,
 ) -> T | None:
     """What ``read(path)`` makes of the head of an append-only file (its header line, say),
     kept in *cache* under *key* once the verdict is final.
@@ -68,12 +74,24 @@ def cached_head(
     *read* returns the value and whether it is conclusive (the head was complete, or can never
     become readable); only a conclusive verdict is kept, for as long as the file keeps its device
     and inode, since appending never changes a head. A missing file drops the entry and gives
-    ``None``; an unreadable one gives ``None`` and is tried again next time.
+    ``None``; an unreadable one (permission denied, a named pipe or other non-regular file, a
+    link loop) gives ``None``, is named in *problems* when given (``<path>: <cause>``) and is
+    tried again next time.
     """
     try:
         st = os.stat(path)
-    except OSError:
+    except FileNotFoundError:
         cache.pop(key)
+        return None
+    except OSError as exc:
+        cache.pop(key)
+        if problems is not None:
+            problems.append(unreadable(path, exc))
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        cache.pop(key)
+        if problems is not None:
+            problems.append(f"{path}: not a regular file ({file_kind(st.st_mode)})")
         return None
     stamp = (st.st_dev, st.st_ino)
     hit = cache.get(key)
@@ -82,7 +100,9 @@ def cached_head(
         return kept
     try:
         value, conclusive = read(path)
-    except OSError:
+    except OSError as exc:
+        if problems is not None:
+            problems.append(unreadable(path, exc))
         return None
     if conclusive:
         cache.set(key, (stamp, value))

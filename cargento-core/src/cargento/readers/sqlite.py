@@ -40,41 +40,62 @@ first query. Every failure is a :class:`~cargento.errors.HarnessError`: missing 
 :class:`~cargento.errors.HarnessFormatUnsupported`, writer holding its lock past the timeout
 :class:`~cargento.errors.StoreLocked`.
 
-One race cannot be closed from outside SQLite: if the store's last writer closes (deleting
-``-wal`` and ``-shm``) in the microseconds between the check above and SQLite opening the
-``-wal``, the ``readonly_shm`` open leaves an empty ``-wal`` behind (never a ``-shm``, never any
-content). The ``immutable=1`` open is re-checked after its first read: when a writer committed
-frames to a ``-wal`` meanwhile, the database is opened again the way that reads them.
+The check above and the open that follows it must see the same files. A store's last writer
+deletes ``-wal`` and ``-shm`` when it closes, and a ``readonly_shm`` open that finds the ``-wal``
+gone creates an empty one (SQLite opens the ``-wal`` of a WAL-mode database with ``O_CREAT``).
+So before it looks, :func:`open_ro` opens the database file itself (``O_NONBLOCK``, regular files
+only: a named pipe with a database's name never blocks the board) and takes a shared
+open-file-description lock on the byte range SQLite's readers lock. A closing writer deletes
+its ``-wal`` only after it got the exclusive lock on that range, so while the lock is held the
+``-wal`` seen is the ``-wal`` SQLite opens; once SQLite has read the schema it holds its own
+shared lock (a WAL-mode connection keeps it until it closes) and ours is released. Where the
+platform has no such locks (they are Linux's ``F_OFD_SETLK``) the race is open for the
+microseconds between the check and the open, and can leave an empty ``-wal`` (never a
+``-shm``, never any content). The ``immutable=1`` open is re-checked after its first read: when
+a writer committed frames to a ``-wal`` meanwhile, the database is opened again the way that
+reads them.
+
+Private snapshots live in a folder named ``cargento-sqlite-<pid>-…`` in the temporary directory,
+deleted at exit; folders of that name whose process is gone (killed before its exit handler
+ran) are deleted the first time a snapshot is taken.
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import itertools
 import os
 import shutil
 import sqlite3
+import stat
 import struct
 import tempfile
 import threading
+import time
 import urllib.parse
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
+from cargento.readers.regular import NotRegularFile, file_kind, open_regular, why
 
 __all__ = [
     "DEFAULT_BUSY_MS",
+    "SNAPSHOT_PREFIX",
     "columns",
+    "database_problem",
     "database_stamp",
     "has_table",
     "is_wal_mode",
     "open_ro",
     "query",
     "query_ro",
+    "remove_stale_snapshots",
     "tables",
     "wal_has_frames",
     "wrap_error",
@@ -98,7 +119,7 @@ _Route = Literal["plain", "shared", "immutable", "snapshot"]
 def is_wal_mode(path: str | os.PathLike[str]) -> bool:
     """True when the database header says WAL mode (read or write version 2)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             header = fh.read(20)
     except OSError:
         return False
@@ -116,7 +137,7 @@ def wal_has_frames(path: str | os.PathLike[str]) -> bool:
     try:
         if os.path.getsize(name) <= _WAL_HEADER:
             return False
-        with open(name, "rb") as fh:
+        with open_regular(name) as fh:
             return _wal_header_valid(fh.read(_WAL_HEADER))
     except OSError:
         return False
@@ -147,28 +168,111 @@ def _uri(path: str, query_string: str) -> str:
     return "file:" + urllib.parse.quote(posix, safe="/:") + "?" + query_string
 
 
-def _header(path: str) -> bytes:
-    if not os.path.isfile(path):
-        raise HarnessDataMissing(f"no database at {path}")
+#: SQLite's lock bytes (unix VFS): readers hold a read lock on the shared range, and a writer
+#: deleting its ``-wal`` at close first holds a write lock on all of it.
+_PENDING_BYTE = 0x40000000
+_SHARED_FIRST = _PENDING_BYTE + 2
+_SHARED_SIZE = 510
+try:
+    import fcntl
+except ImportError:  # Windows: SQLite locks differently there, and no such lock is taken
+    _OFD_SETLK: int | None = None
+    _RDLCK = _UNLCK = 0
+else:
+    _OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None)
+    _RDLCK, _UNLCK = fcntl.F_RDLCK, fcntl.F_UNLCK
+
+
+def _flock(kind: int) -> bytes:
+    """A ``struct flock`` for the shared range (``l_pid`` 0, as open-file-description locks want)."""
+    packed = struct.pack("hhqqi", kind, os.SEEK_SET, _SHARED_FIRST, _SHARED_SIZE, 0)
+    return packed + b"\0" * (32 - len(packed))
+
+
+class _Pin:
+    """The database file opened by us (regular files only, without blocking), holding a shared
+    open-file-description lock on SQLite's reader range while :func:`open_ro` looks and opens.
+
+    The descriptor stays open for the life of the connection made under it: closing a
+    descriptor of a file drops every POSIX lock this process holds on it, SQLite's included.
+    """
+
+    def __init__(self, path: str, busy_ms: int) -> None:
+        try:
+            self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError as exc:
+            raise HarnessDataMissing(f"no database at {path}") from exc
+        except OSError as exc:
+            raise HarnessError(f"unreadable database {path}: {why(exc)}") from exc
+        try:
+            mode = os.fstat(self.fd).st_mode
+            if stat.S_ISDIR(mode):
+                raise HarnessDataMissing(f"no database at {path} (a directory is there)")
+            if not stat.S_ISREG(mode):
+                raise HarnessError(f"unreadable database {path}: {why(NotRegularFile(path, file_kind(mode)))}")
+            self.locked = self._lock(path, busy_ms)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def _lock(self, path: str, busy_ms: int) -> bool:
+        if _OFD_SETLK is None:
+            return False
+        deadline = time.monotonic() + busy_ms / 1000.0
+        while True:
+            try:
+                fcntl.fcntl(self.fd, _OFD_SETLK, _flock(_RDLCK))
+                return True
+            except OSError as exc:
+                if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.ENOLCK, errno.EOPNOTSUPP):
+                    return False  # no such locks on this file system: the open is unguarded
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise HarnessError(f"unreadable database {path}: {why(exc)}") from exc
+            if time.monotonic() >= deadline:
+                raise StoreLocked(f"database locked: {os.path.basename(path)}")
+            time.sleep(0.002)
+
+    def head(self) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self.fd, 100, 0)
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        return os.read(self.fd, 100)
+
+    def release(self) -> None:
+        """Drop our lock (the descriptor stays open; see the class docstring)."""
+        if self.locked and _OFD_SETLK is not None:
+            self.locked = False
+            try:
+                fcntl.fcntl(self.fd, _OFD_SETLK, _flock(_UNLCK))
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.release()
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+
+
+def _header(path: str, pin: _Pin) -> bytes:
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(100)
+        head = pin.head()
     except OSError as exc:
-        raise HarnessError(f"unreadable database {os.path.basename(path)}: {exc.strerror or exc}") from exc
+        raise HarnessError(f"unreadable database {path}: {why(exc)}") from exc
     if not head:
-        raise HarnessFormatUnsupported(f"{os.path.basename(path)} is an empty file")
+        raise HarnessFormatUnsupported(f"{path} is an empty file")
     if len(head) < 100 or not head.startswith(_MAGIC):
-        raise HarnessFormatUnsupported(f"{os.path.basename(path)} is not an SQLite database")
+        raise HarnessFormatUnsupported(f"{path} is not an SQLite database")
     return head
 
 
-def _route(path: str) -> _Route:
+def _route(path: str, pin: _Pin) -> _Route:
     """How to open *path* without writing beside it (see the module docstring's table).
 
     The ``-wal`` file decides, not the header alone: SQLite reads a ``-wal`` it finds beside
     any database, and would create the ``-shm`` to do so.
     """
-    head = _header(path)
+    head = _header(path, pin)
     wal = path + "-wal"
     if os.path.exists(wal):
         frames = wal_has_frames(path)
@@ -199,7 +303,8 @@ class _Snapshots:
 
     def _root(self) -> str:
         if self._dir is None or not os.path.isdir(self._dir):
-            self._dir = tempfile.mkdtemp(prefix="cargento-sqlite-")
+            remove_stale_snapshots()
+            self._dir = tempfile.mkdtemp(prefix=f"{SNAPSHOT_PREFIX}{os.getpid()}-")
             atexit.register(shutil.rmtree, self._dir, True)
         return self._dir
 
@@ -238,9 +343,9 @@ class _Snapshots:
             stem = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
             for _ in range(_COPY_ATTEMPTS):
                 copy = os.path.join(self._root(), f"{stem}-{next(self._seq)}.db")
-                shutil.copyfile(path, copy)
+                _copy_regular(path, copy)
                 try:
-                    shutil.copyfile(path + "-wal", copy + "-wal")
+                    _copy_regular(path + "-wal", copy + "-wal")
                 except FileNotFoundError:
                     pass
                 after = self._identity(path)
@@ -260,6 +365,70 @@ class _Snapshots:
             return copy
 
 
+def _copy_regular(source: str, target: str) -> None:
+    """Copy *source* (a regular file only: a named pipe would block the copy) to *target*."""
+    with open_regular(source) as src:
+        try:
+            with open(target, "xb") as dst:
+                shutil.copyfileobj(src, dst, 1024 * 1024)
+        except BaseException:
+            try:
+                os.unlink(target)
+            except OSError:
+                pass
+            raise
+
+
+#: The name every snapshot folder starts with, followed by the owning process id and ``-``.
+SNAPSHOT_PREFIX = "cargento-sqlite-"
+
+
+def _alive(pid: int) -> bool:
+    if os.name == "nt":  # signal 0 is CTRL_C_EVENT there: never probe, keep the folder
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, someone else's
+        return True
+    return True
+
+
+def remove_stale_snapshots(folder: str | None = None) -> list[str]:
+    """Delete the snapshot folders in *folder* (the temporary directory by default) that are
+    this user's and whose process is gone, as a ``kill -9`` leaves them; returns their paths.
+
+    A folder named without a process id (an older Cargento's) counts as stale once it is an
+    hour old.
+    """
+    base = folder or tempfile.gettempdir()
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return removed
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for entry in entries:
+        if not entry.name.startswith(SNAPSHOT_PREFIX):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid):
+            continue
+        owner = entry.name[len(SNAPSHOT_PREFIX) :].split("-", 1)[0]
+        if owner.isdigit():
+            stale = int(owner) != os.getpid() and not _alive(int(owner))
+        else:
+            stale = time.time() - st.st_mtime > 3600
+        if stale:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
+
+
 _SNAPSHOTS = _Snapshots()
 
 
@@ -270,7 +439,12 @@ class _ReadOnlyShmFailed(Exception):
 def _connect(target: str, query_string: str, busy_ms: int) -> sqlite3.Connection:
     """Open *target* with *query_string* and read its schema cookie once."""
     conn = sqlite3.connect(
-        _uri(target, query_string), uri=True, timeout=busy_ms / 1000.0, isolation_level=None, check_same_thread=False
+        _uri(target, query_string),
+        uri=True,
+        timeout=busy_ms / 1000.0,
+        isolation_level=None,
+        check_same_thread=False,
+        factory=_Connection,
     )
     try:
         conn.execute("PRAGMA query_only = ON")
@@ -306,9 +480,11 @@ def open_ro(
     """
     name = os.fspath(path)
     conn: sqlite3.Connection | None = None
+    pin = _Pin(name, busy_ms)
+    in_place = False
     try:
         for attempt in range(2):
-            route = _route(name)
+            route = _route(name, pin)
             if route == "shared":
                 try:
                     conn = _open_shared(name, busy_ms)
@@ -325,15 +501,46 @@ def open_ro(
                 conn = _connect(_SNAPSHOTS.copy_of(name), "mode=ro", busy_ms)
             if route == "plain":
                 conn = _connect(name, "mode=ro", busy_ms)
+            in_place = route != "snapshot"
             break
     except OSError as exc:
-        raise HarnessError(f"unreadable database {os.path.basename(name)}: {exc.strerror or exc}") from exc
+        pin.close()
+        raise HarnessError(f"unreadable database {name}: {why(exc)}") from exc
     except sqlite3.Error as exc:
+        pin.close()
         raise wrap_error(exc, name) from exc
+    except BaseException:
+        pin.close()
+        raise
     assert conn is not None
+    if in_place:
+        pin.release()
+        _hold_until_closed(conn, pin)
+    else:
+        pin.close()
     if text_errors != "strict":
         conn.text_factory = lambda raw: raw.decode("utf-8", text_errors)
     return conn
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that closes the :class:`_Pin` descriptor it was opened under when it closes."""
+
+    _pin_closer: weakref.finalize[Any, Any] | None = None
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            closer = self._pin_closer
+            if closer is not None:
+                closer()
+
+
+def _hold_until_closed(conn: sqlite3.Connection, pin: _Pin) -> None:
+    closer = weakref.finalize(conn, pin.close)
+    if isinstance(conn, _Connection):
+        conn._pin_closer = closer
 
 
 def _open_shared(name: str, busy_ms: int) -> sqlite3.Connection:
@@ -404,6 +611,44 @@ def query_ro(
         conn.close()
 
 
+_VERDICTS: OrderedDict[tuple[str, int, int, int, int], str | None] = OrderedDict()
+_VERDICTS_LOCK = threading.Lock()
+
+
+def database_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why *path* cannot be read as an SQLite database, from a ``stat`` and its first 100 bytes
+    (``permission denied``, ``not a regular file (named pipe)``, ``symlink loop``, ``not an
+    SQLite database``...), or ``None`` when it looks like one or is missing. An empty file is
+    an empty database, as SQLite reads it. Verdicts are kept per file identity, so an
+    unchanged file is judged once; nothing is opened through SQLite.
+    """
+    name = os.fspath(path)
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return why(exc)
+    if not stat.S_ISREG(st.st_mode):
+        return why(NotRegularFile(name, file_kind(st.st_mode)))
+    key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _VERDICTS_LOCK:
+        if key in _VERDICTS:
+            _VERDICTS.move_to_end(key)
+            return _VERDICTS[key]
+    try:
+        with open_regular(name) as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        return why(exc)  # not kept: permissions change without touching the file
+    verdict = None if not head or (len(head) == 100 and head.startswith(_MAGIC)) else "not an SQLite database"
+    with _VERDICTS_LOCK:
+        _VERDICTS[key] = verdict
+        while len(_VERDICTS) > 4096:
+            _VERDICTS.popitem(last=False)
+    return verdict
+
+
 def database_stamp(path: str | os.PathLike[str]) -> str:
     """The size and mtime of a database and of its ``-wal`` (``"-"`` for a missing one), as
     ``"<size>.<mtime_ns>/<size>.<mtime_ns>"``: a cheap fingerprint part (two ``stat`` calls, no
@@ -423,7 +668,7 @@ def database_stamp(path: str | os.PathLike[str]) -> str:
 def wrap_error(exc: BaseException, path: str) -> HarnessError:
     """The expected-problem exception for an SQLite failure on *path* (a lock is StoreLocked)."""
     text = str(exc)
-    base = os.path.basename(path)
+    base = path
     code = _primary(exc) if isinstance(exc, sqlite3.Error) else -1
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED) or "locked" in text or "busy" in text:
         return StoreLocked(f"database locked: {base}")

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from cargento.readers.jsonl import loads_record
+from cargento.readers.regular import open_regular
 
 __all__ = ["DEFAULT_TAIL_BYTES", "tail_lines", "tail_records"]
 
@@ -19,7 +20,7 @@ def tail_lines(path: str | os.PathLike[str], max_bytes: int = DEFAULT_TAIL_BYTES
     is kept only when it parses as a whole JSON object, since a writer may be half-way
     through it.
     """
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(0, os.SEEK_END)
         size = fh.tell()
         start = max(0, size - max_bytes)
