@@ -1,0 +1,269 @@
+"""``DemoContract``: the checks every harness's ``cargento --demo`` simulation must pass.
+
+Subclass it in ``tests/test_demo.py``::
+
+    class TestMyDemo(DemoContract[MyDemo]):
+        plugin = my_plugin_module
+        key = "mine"
+        demo_type = MyDemo
+        cycle_s = CYCLE_S
+        jump_from_s, jump_to_s, jump_most = 30, 2 * 24 * 3600 + 8, 15
+
+        def written(self, viewer):
+            return len(viewer.demo.live.path.read_text().splitlines())
+
+and add the harness's own tests (what its rows show through a cycle) as methods beside them,
+using :meth:`DemoContract.viewer`.
+
+The contract checks: the ``simulate`` hook offers the demo; a board at the start shows
+finished sessions of this harness; within the first cycle a live session works and stepping
+writes its records; the schedule is
+deterministic, and stepping second by second or in one go writes the same; nothing is written
+outside the demo home (nor a scratch directory made elsewhere); a clock going back writes
+nothing; a clock jumping days ahead finishes the turn in hand and starts the present one
+without replaying every missed turn; where the demo honours a relocation variable, it writes
+the relocated store inside the home and the board reads it there; and a store that would
+resolve outside the demo home is refused with :class:`~cargento.HarnessError`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+import pytest
+
+from cargento.board import Board
+from cargento.demo import demo_env
+from cargento.errors import HarnessError
+from cargento.models import HarnessContext, Simulation
+from cargento.processes import ProcessTable
+from cargento.testing.demo import DEMO_START, DemoViewer, assert_going_back_writes_nothing
+from cargento.testing.homes import make_context, snapshot_tree
+
+__all__ = ["DemoContract", "demo_tree"]
+
+D = TypeVar("D", bound=Simulation)
+
+#: How long before the start a session's last write must lie to count as finished.
+_FINISHED_BEFORE = timedelta(minutes=10)
+
+
+def demo_tree(home: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file below *home* (``-shm`` files aside): its mtime and its content, with the home's
+    path taken out of both its name and its bytes, so two demo homes stepped alike compare equal."""
+    needle = str(home)
+    out: dict[str, tuple[int, bytes]] = {}
+    for path in sorted(home.rglob("*")):
+        if path.is_file() and not path.name.endswith("-shm"):
+            out[str(path.relative_to(home))] = (path.stat().st_mtime_ns, path.read_bytes().replace(needle.encode(), b"~"))
+    return out
+
+
+class DemoContract(Generic[D]):
+    """Base class of every harness plugin's demo tests (``tests/test_demo.py``)."""
+
+    #: The plugin module (the entry-point target).
+    plugin: ClassVar[Any]
+    #: The harness id (the entry-point name).
+    key: ClassVar[str]
+    #: The simulation class the ``simulate`` hook returns.
+    demo_type: ClassVar[type[Simulation]]
+    #: The length of one scripted cycle, in seconds.
+    cycle_s: ClassVar[float]
+    #: The moment the demo starts at.
+    start: ClassVar[datetime] = DEMO_START
+    #: The seconds after the start the determinism check steps two demos through.
+    schedule: ClassVar[tuple[float, ...]] = (3, 17, 40, 41, 95, 150, 400)
+    #: How far the "second by second or in one go" check steps (default: to the end of the
+    #: second cycle; a step in one go that skips a whole cycle is a jump, which writes less).
+    stepwise_s: ClassVar[int | None] = None
+    #: How long the "nothing outside the home" check runs, in seconds (default three cycles),
+    #: and the options it builds the demo with (say, ones that make it rotate every turn).
+    outside_s: ClassVar[float | None] = None
+    outside_options: ClassVar[Mapping[str, int]] = {}
+    #: The moment (seconds after the start) the "clock going back" check stands at.
+    back_at_s: ClassVar[float] = 50
+    #: The forward jump: from a moment mid-turn to one days later, and the most it may write,
+    #: in the units of :meth:`written`.
+    jump_from_s: ClassVar[float]
+    jump_to_s: ClassVar[float]
+    jump_most: ClassVar[int]
+    #: A relocation variable the demo honours and where the store lies below the home when it
+    #: is unset (``("CLAUDE_CONFIG_DIR", ".claude")``); None when the demo honours none.
+    relocation: ClassVar[tuple[str, str] | None] = None
+
+    # -- what a subclass may supply -------------------------------------------------------
+
+    def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> D:
+        """Build the simulation in *home* (default: the plugin's ``simulate`` hook, which takes
+        no options; override to pass *options* to the simulation's class)."""
+        assert not options, f"{type(self).__name__} must override make_demo to pass {options}"
+        made = self.plugin.simulate(home=home, ctx=ctx)
+        assert made is not None, f"{self.key} offers no demo"
+        return made  # type: ignore[no-any-return]
+
+    def processes(self) -> ProcessTable | None:
+        """The process table the board sees (default: an empty one)."""
+        return None
+
+    def snapshot(self, viewer: DemoViewer[D]) -> object:
+        """What the store looks like, for the "clock going back" check."""
+        return snapshot_tree(viewer.home)
+
+    def shape(self, viewer: DemoViewer[D]) -> object:
+        """What the demo has written, comparable across two homes (default: :func:`demo_tree`)."""
+        return demo_tree(viewer.home)
+
+    def written(self, viewer: DemoViewer[D]) -> int:
+        """How much the demo has written (default: the bytes of every file below the home)."""
+        return sum(p.stat().st_size for p in viewer.home.rglob("*") if p.is_file())
+
+    def jump_bound(self, viewer: DemoViewer[D]) -> int:
+        """The most the forward jump may write (default: :attr:`jump_most`); an override may
+        step *viewer* to measure what one cycle writes, as long as it stays before
+        :attr:`jump_from_s`."""
+        return self.jump_most
+
+    def check_jump(self, viewer: DemoViewer[D], board: Board, before: int) -> None:
+        """The harness's own checks after the forward jump: *board* is built right after it,
+        *before* is what :meth:`written` measured just before it."""
+
+    def escape(self, home: Path, outside: Path) -> Mapping[str, str] | None:
+        """Prepare *home* so that the store would resolve to *outside*, and return the extra
+        environment that does it; None when this demo cannot be led outside. The default leads
+        it through :attr:`relocation`'s variable."""
+        if self.relocation is None:
+            return None
+        return {self.relocation[0]: str(outside)}
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def viewer(self, home: Path, *, env: Mapping[str, str] | None = None, **options: Any) -> DemoViewer[D]:
+        """A fresh demo in *home* (built with *options*) and a board over it, on one test clock."""
+        viewer: DemoViewer[D] = DemoViewer(
+            home,
+            self.plugin,
+            self.key,
+            lambda h, ctx: self.make_demo(h, ctx, **options),
+            start=self.start,
+            env=dict(env) if env is not None else None,
+            processes=self.processes(),
+        )
+        return viewer
+
+    def close(self, demo: Simulation) -> None:
+        """Close *demo* where it holds something open (databases, a process)."""
+        close = getattr(demo, "close", None)
+        if callable(close):
+            close()
+
+    def _context(self, home: Path, extra: Mapping[str, str] | None = None) -> HarnessContext:
+        return make_context(home, env={**demo_env({}, home), **(extra or {})}, now=self.start, window_s=None)
+
+    # -- the contract ---------------------------------------------------------------------
+
+    def test_demo_is_offered(self, tmp_path: Path) -> None:
+        home = tmp_path / "home"
+        home.mkdir()
+        demo = self.plugin.simulate(home=home, ctx=self._context(home))
+        assert isinstance(demo, self.demo_type)
+        self.close(demo)
+
+    def test_demo_start_shows_finished_sessions(self, tmp_path: Path) -> None:
+        viewer = self.viewer(tmp_path / "home")
+        board = viewer.at(0)
+        self.close(viewer.demo)
+        assert {s.harness for s in board.sessions} == {self.key}
+        when = [s.last_active_at for s in board.sessions]
+        assert all(w is not None and w <= self.start for w in when), "the start picture is written before the start"
+        assert any(w is not None and w < self.start - _FINISHED_BEFORE for w in when), "finished sessions from earlier"
+        assert all(s.state != "needs_input" for s in board.sessions), "no wait is open before the first turn"
+
+    def test_demo_a_session_works_within_the_first_cycle(self, tmp_path: Path) -> None:
+        viewer = self.viewer(tmp_path / "home")
+        boards = [viewer.at(second) for second in range(0, int(self.cycle_s) + 10, 5)]
+        self.close(viewer.demo)
+        assert any(s.state == "working" for board in boards for s in board.sessions), "a live session takes a turn"
+        newest = max(s.last_active_at for s in boards[-1].sessions if s.last_active_at is not None)
+        assert newest > self.start, "stepping writes the live session's records"
+
+    def test_demo_schedule_is_deterministic(self, tmp_path: Path) -> None:
+        a, b = self.viewer(tmp_path / "one" / "home"), self.viewer(tmp_path / "two" / "home")
+        initial = snapshot_tree(a.home)
+        for second in self.schedule:
+            for viewer in (a, b):
+                viewer.step(second)
+        for viewer in (a, b):
+            self.close(viewer.demo)
+        assert self.shape(a) == self.shape(b)
+        assert snapshot_tree(a.home) != initial, "stepping writes"
+
+    def test_demo_steps_one_by_one_or_in_one_go_write_the_same(self, tmp_path: Path) -> None:
+        a, b = self.viewer(tmp_path / "one" / "home"), self.viewer(tmp_path / "two" / "home")
+        end = self.stepwise_s or int(2 * self.cycle_s)
+        for second in range(1, end):
+            a.step(second)
+        b.step(end - 1)
+        for viewer in (a, b):
+            self.close(viewer.demo)
+        assert self.shape(a) == self.shape(b)
+
+    def test_demo_writes_nothing_outside_its_home(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        (tmp_path / "beside").mkdir()
+        (tmp_path / "neighbour.txt").write_text("untouched")
+        outside = snapshot_tree(tmp_path)
+
+        def no_scratch(*_a: Any, **_k: Any) -> Any:
+            raise AssertionError("the demo made a scratch file or directory outside its home")
+
+        for name in ("mkdtemp", "mkstemp", "TemporaryDirectory", "NamedTemporaryFile"):
+            monkeypatch.setattr(tempfile, name, no_scratch)
+        viewer = self.viewer(tmp_path / "home", **self.outside_options)
+        for second in range(0, int(self.outside_s or 3 * self.cycle_s), 5):
+            viewer.step(second)
+        self.close(viewer.demo)
+        after = {k: v for k, v in snapshot_tree(tmp_path).items() if not k.startswith("home")}
+        assert after == outside
+
+    def test_demo_clock_going_back_writes_nothing(self, tmp_path: Path) -> None:
+        viewer = self.viewer(tmp_path / "home")
+        assert_going_back_writes_nothing(viewer.demo, viewer.moment(self.back_at_s), lambda: self.snapshot(viewer))
+        self.close(viewer.demo)
+
+    def test_demo_jump_ahead_does_not_replay_every_missed_turn(self, tmp_path: Path) -> None:
+        viewer = self.viewer(tmp_path / "home")
+        most = self.jump_bound(viewer)
+        viewer.at(self.jump_from_s)
+        before = self.written(viewer)
+        board = viewer.at(self.jump_to_s)
+        grown = self.written(viewer) - before
+        assert 0 < grown <= most, f"the turn in hand and the start of the present one, not days of turns: {grown} > {most}"
+        self.check_jump(viewer, board, before)
+        self.close(viewer.demo)
+
+    def test_demo_relocated_store_is_written_where_the_plugin_reads_it(self, tmp_path: Path) -> None:
+        if self.relocation is None:
+            pytest.skip("this demo honours no relocation variable")
+        variable, default = self.relocation
+        home = tmp_path / "home"
+        moved = home / "moved"
+        viewer = self.viewer(home, env={**demo_env({}, home), variable: str(moved)})
+        board = viewer.at(0)
+        self.close(viewer.demo)
+        assert not (home / default).exists(), f"with {variable} set, nothing is written at {default}"
+        assert any(p.is_file() for p in moved.rglob("*"))
+        assert board.sessions and {s.harness for s in board.sessions} == {self.key}
+
+    def test_demo_refuses_a_store_outside_its_home(self, tmp_path: Path) -> None:
+        home, outside = tmp_path / "home", tmp_path / "elsewhere"
+        home.mkdir()
+        extra = self.escape(home, outside)
+        if extra is None:
+            pytest.skip("this demo cannot be led outside its home")
+        with pytest.raises(HarnessError, match="outside the demo home"):
+            self.make_demo(home, self._context(home, extra))
+        assert not outside.exists() or not any(outside.iterdir())
