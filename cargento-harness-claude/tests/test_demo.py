@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from cargento.board import Board, BoardSession
@@ -48,9 +49,10 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
     key = "claude"
     demo_type = ClaudeDemo
     cycle_s = CYCLE_S
+    store_folder = ".claude"
     start = START
     schedule = tuple(range(0, 400, 3))
-    outside_options = {"rotate_bytes": 1}
+    outside_options: ClassVar[Mapping[str, int]] = {"rotate_bytes": 1}
     back_at_s = LEAD_S + WAIT_AT_S + 5  # standing at the permission prompt
     jump_from_s = LEAD_S + WAIT_AT_S + 5
     jump_to_s = LATER

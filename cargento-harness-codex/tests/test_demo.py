@@ -28,6 +28,7 @@ class TestCodexDemo(DemoContract[CodexDemo]):
     key = "codex"
     demo_type = CodexDemo
     cycle_s = CYCLE_S
+    store_folder = ".codex"
     schedule = (3, 17, 40, 41, 95, 150, 400, 10_000)
     jump_from_s = 50  # mid-turn
     jump_to_s = DAYS_ON + 12

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 
 from cargento.board import Board, BoardSession
@@ -28,6 +27,7 @@ class TestCopilotDemo(DemoContract[CopilotSimulation]):
     key = "copilot"
     demo_type = CopilotSimulation
     cycle_s = CYCLE_S
+    store_folder = ".copilot"
     schedule = (3, 17, 40, 41, 95, 150, 400, 10_000)
     back_at_s = LEAD_S + 12
     jump_from_s = LEAD_S + CYCLE_S + 12  # the next turn, standing at its permission dialog
@@ -53,11 +53,6 @@ class TestCopilotDemo(DemoContract[CopilotSimulation]):
         assert added[-1]["timestamp"] == "2026-12-02T12:00:06.000Z", "the present turn carries its own times"
         assert _live(board).state == "needs_input"
         assert _live(viewer.at(DAYS_ON + CYCLE_S - 5)).state == "idle"
-
-    def escape(self, home: Path, outside: Path) -> Mapping[str, str]:
-        outside.mkdir()
-        (home / ".copilot").symlink_to(outside, target_is_directory=True)
-        return {}
 
     def test_the_permission_wait_opens_and_is_answered_later(self, tmp_path: Path) -> None:
         viewer = self.viewer(tmp_path / "home")

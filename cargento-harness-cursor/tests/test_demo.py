@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Mapping
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from cargento.board import Board, BoardSession
+from cargento.models import HarnessContext
 from cargento.testing.demo import DemoViewer, board_at, squash
 from cargento.testing.demo_contract import DemoContract
-from cargento.models import HarnessContext
 from cargento_harness_cursor import plugin
 from cargento_harness_cursor.demo import CYCLE_S, KEEP_AGENTS, KEEP_RETIRED, LEAD_S, LIVE_TITLE, WAIT_AT_S, CursorDemo
 
@@ -47,9 +48,10 @@ class TestCursorDemo(DemoContract[CursorDemo]):
     key = "cursor"
     demo_type = CursorDemo
     cycle_s = CYCLE_S
+    store_folder = ".cursor"
     start = START
     schedule = tuple(range(0, 420, 3))
-    outside_options = {"rotate_bytes": 1}
+    outside_options: ClassVar[Mapping[str, int]] = {"rotate_bytes": 1}
     back_at_s = LEAD_S + WAIT_AT_S + 5
     jump_from_s = LEAD_S + WAIT_AT_S + 5
     jump_to_s = 10 * 3600 + LEAD_S + 20

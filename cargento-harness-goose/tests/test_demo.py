@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from cargento.board import Board, BoardSession
 from cargento.demo import demo_env
@@ -38,9 +39,10 @@ class TestGooseDemo(DemoContract[GooseDemo]):
     key = "goose"
     demo_type = GooseDemo
     cycle_s = CYCLE_S
+    store_folder = ".local/share/goose"
     start = START
     schedule = tuple(range(0, 400, 3))
-    outside_options = {"rotate_messages": 1}
+    outside_options: ClassVar[Mapping[str, int]] = {"rotate_messages": 1}
     back_at_s = LEAD_S + 20
     jump_from_s = LEAD_S + 20
     jump_to_s = 10 * 3600 + LEAD_S + 20

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ class TestOpenCodeDemo(DemoContract[OpenCodeSimulation]):
     key = "opencode"
     demo_type = OpenCodeSimulation
     cycle_s = CYCLE_S
+    store_folder = ".local/share/opencode"
     schedule = (3, 17, 40, 41, 95, 150, 400, 10_000)
     back_at_s = LEAD_S + 26
     jump_from_s = LEAD_S + CYCLE_S + 26  # the next turn, its subagent running
@@ -59,12 +59,6 @@ class TestOpenCodeDemo(DemoContract[OpenCodeSimulation]):
         row = _live(board)
         assert row.state == "working" and True in [a.running for a in row.subagents]
         assert _live(viewer.at(DAYS_ON + CYCLE_S - 5)).state == "idle"
-
-    def escape(self, home: Path, outside: Path) -> Mapping[str, str]:
-        outside.mkdir()
-        (home / ".local" / "share").mkdir(parents=True)
-        (home / ".local" / "share" / "opencode").symlink_to(outside, target_is_directory=True)
-        return {}
 
     def test_the_live_session_runs_a_subagent_and_advances_its_todos(self, tmp_path: Path) -> None:
         viewer = self.viewer(tmp_path / "home")

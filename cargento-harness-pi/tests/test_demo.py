@@ -28,6 +28,7 @@ class TestPiDemo(DemoContract[PiDemo]):
     key = "pi"
     demo_type = PiDemo
     cycle_s = CYCLE_S
+    store_folder = ".pi"
     schedule = (3, 17, 40, 41, 95, 150, 400, 10_000)
     jump_from_s = 30  # mid-turn, the bash call running
     jump_to_s = DAYS_ON + 8

@@ -29,7 +29,7 @@ resolve outside the demo home is refused with :class:`~cargento.HarnessError`.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -92,6 +92,9 @@ class DemoContract(Generic[D]):
     jump_from_s: ClassVar[float]
     jump_to_s: ClassVar[float]
     jump_most: ClassVar[int]
+    #: The folder below the home the demo writes its store in (``".claude"``): the refusal
+    #: check makes it a link to a folder outside the home.
+    store_folder: ClassVar[str]
     #: A relocation variable the demo honours and where the store lies below the home when it
     #: is unset (``("CLAUDE_CONFIG_DIR", ".claude")``); None when the demo honours none.
     relocation: ClassVar[tuple[str, str] | None] = None
@@ -132,18 +135,25 @@ class DemoContract(Generic[D]):
         """The harness's own checks after the forward jump: *board* is built right after it,
         *before* is what :meth:`written` measured just before it."""
 
-    def escape(self, home: Path, outside: Path) -> Mapping[str, str] | None:
-        """Prepare *home* so that the store would resolve to *outside*, and return the extra
-        environment that does it; None when this demo cannot be led outside. The default leads
-        it through :attr:`relocation`'s variable."""
-        if self.relocation is None:
-            return None
-        return {self.relocation[0]: str(outside)}
+    def escapes(self, home: Path, outside: Path) -> Iterator[Mapping[str, str]]:
+        """Each way of leading the store outside the demo home, to *outside*: prepare *home* and
+        yield the extra environment that does it. The defaults: :attr:`store_folder` as a link
+        to *outside*, and :attr:`relocation`'s variable set to *outside*."""
+        link = home / self.store_folder
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(outside, target_is_directory=True)
+        yield {}
+        link.unlink()
+        if self.relocation is not None:
+            yield {self.relocation[0]: str(outside)}
 
     # -- helpers --------------------------------------------------------------------------
 
     def viewer(self, home: Path, *, env: Mapping[str, str] | None = None, **options: Any) -> DemoViewer[D]:
         """A fresh demo in *home* (built with *options*) and a board over it, on one test clock."""
+        return self._viewer(home, env, options)
+
+    def _viewer(self, home: Path, env: Mapping[str, str] | None, options: Mapping[str, Any]) -> DemoViewer[D]:
         viewer: DemoViewer[D] = DemoViewer(
             home,
             self.plugin,
@@ -222,7 +232,7 @@ class DemoContract(Generic[D]):
 
         for name in ("mkdtemp", "mkstemp", "TemporaryDirectory", "NamedTemporaryFile"):
             monkeypatch.setattr(tempfile, name, no_scratch)
-        viewer = self.viewer(tmp_path / "home", **self.outside_options)
+        viewer = self._viewer(tmp_path / "home", None, self.outside_options)
         for second in range(0, int(self.outside_s or 3 * self.cycle_s), 5):
             viewer.step(second)
         self.close(viewer.demo)
@@ -261,9 +271,11 @@ class DemoContract(Generic[D]):
     def test_demo_refuses_a_store_outside_its_home(self, tmp_path: Path) -> None:
         home, outside = tmp_path / "home", tmp_path / "elsewhere"
         home.mkdir()
-        extra = self.escape(home, outside)
-        if extra is None:
-            pytest.skip("this demo cannot be led outside its home")
-        with pytest.raises(HarnessError, match="outside the demo home"):
-            self.make_demo(home, self._context(home, extra))
-        assert not outside.exists() or not any(outside.iterdir())
+        outside.mkdir()
+        tried = 0
+        for extra in self.escapes(home, outside):
+            with pytest.raises(HarnessError, match="outside the demo home"):
+                self.make_demo(home, self._context(home, extra))
+            assert not any(outside.iterdir()), f"the demo wrote outside its home ({extra or 'through a link'})"
+            tried += 1
+        assert tried
