@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
+from cargento.platforms import home_from
+from cargento.readers.jsonobject import read_json_object
 
 __all__ = ["CAPABILITY_HEADER", "log_file", "read_state", "state_dir", "state_file"]
 
@@ -26,8 +27,7 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     value = env.get("CARGENTO_HOME", "").strip()
     if value:
         return Path(value).expanduser()
-    home = env.get("HOME") or env.get("USERPROFILE")
-    return (Path(home) if home else Path.home()) / ".cargento"
+    return home_from(env) / ".cargento"
 
 
 def state_file(port: int, env: Mapping[str, str] | None = None) -> Path:
@@ -41,10 +41,4 @@ def log_file(port: int, env: Mapping[str, str] | None = None) -> Path:
 def read_state(port: int, env: Mapping[str, str] | None = None, *, max_bytes: int = 64 * 1024) -> dict[str, Any] | None:
     """The running instance's state document (pid, port, host, started_at, url, log,
     capability), or ``None`` when there is none or it does not parse."""
-    try:
-        with open(state_file(port, env), "rb") as fh:
-            data = fh.read(max_bytes)
-        value = orjson.loads(data)
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return value if isinstance(value, dict) else None
+    return read_json_object(state_file(port, env), max_bytes=max_bytes)
