@@ -27,8 +27,17 @@ def test_write_atomic_creates_the_folder_and_replaces_the_old_content(tmp_path: 
 def test_write_atomic_syncs_before_the_rename_unless_told_not_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     order: list[str] = []
     real_fsync, real_replace = os.fsync, os.replace
-    monkeypatch.setattr(os, "fsync", lambda fd: (order.append("fsync"), real_fsync(fd))[1])
-    monkeypatch.setattr(os, "replace", lambda a, b: (order.append("replace"), real_replace(a, b))[1])
+
+    def fsync(fd: int) -> None:
+        order.append("fsync")
+        real_fsync(fd)
+
+    def replace(src: str, dst: str | Path) -> None:
+        order.append("replace")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
     write_atomic(tmp_path / "f", b"x")
     assert order == ["fsync", "replace"]
     order.clear()
