@@ -57,6 +57,12 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
     jump_from_s = LEAD_S + WAIT_AT_S + 5
     jump_to_s = LATER
     jump_most = 3 * 40_000 - 1
+    rotate_option = "rotate_bytes"
+    rotation_kept = KEEP_RETIRED
+    rotation_at_s = LEAD_S + 100
+
+    def live_id(self, viewer: Viewer) -> str:
+        return viewer.demo.live.session_id
     relocation = ("CLAUDE_CONFIG_DIR", ".claude")
 
     def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> ClaudeDemo:

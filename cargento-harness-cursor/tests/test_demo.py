@@ -56,6 +56,12 @@ class TestCursorDemo(DemoContract[CursorDemo]):
     jump_from_s = LEAD_S + WAIT_AT_S + 5
     jump_to_s = 10 * 3600 + LEAD_S + 20
     jump_most = 59
+    rotate_option = "rotate_bytes"
+    rotation_kept = KEEP_RETIRED
+    rotation_at_s = LEAD_S + 40
+
+    def live_id(self, viewer: Viewer) -> str:
+        return viewer.demo.live.id
 
     def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> CursorDemo:
         return CursorDemo(home, ctx, **options)

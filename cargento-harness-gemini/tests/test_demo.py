@@ -47,6 +47,13 @@ class TestGeminiDemo(DemoContract[GeminiDemo]):
     jump_to_s = DAYS_ON + 40
     jump_most = 59_999  # bytes: the turn in progress and part of one new turn, not three days of turns
     relocation = ("GEMINI_CLI_HOME", ".gemini")
+    rotate_option = "max_bytes"
+    rotation_kept = KEEP_CHATS - 1  # the chats it keeps include the live one
+    live_sessions = 2
+    rotation_at_s = 30
+
+    def live_id(self, viewer: Viewer) -> str:
+        return viewer.demo.workers[0].chat.session_id
 
     def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> GeminiDemo:
         return GeminiDemo(home, ctx, **options)
@@ -135,13 +142,3 @@ class TestGeminiDemo(DemoContract[GeminiDemo]):
         chats = sorted((viewer.home / ".gemini" / "tmp" / "api" / "chats").glob("session-*.jsonl"))
         assert len(chats) == KEEP_CHATS + 1  # this live session's newest chats and the finished one from earlier
         assert not first.exists()
-
-    def test_a_chat_past_the_size_limit_rolls_over(self, tmp_path: Path) -> None:
-        viewer = self.viewer(tmp_path / "home", max_bytes=1)
-        before = viewer.demo.workers[0].chat.session_id
-        viewer.at(30)
-        assert viewer.demo.workers[0].chat.session_id != before
-        big = self.viewer(tmp_path / "big")
-        before = big.demo.workers[0].chat.session_id
-        big.at(30)
-        assert big.demo.workers[0].chat.session_id == before

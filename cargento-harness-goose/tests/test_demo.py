@@ -47,6 +47,12 @@ class TestGooseDemo(DemoContract[GooseDemo]):
     jump_from_s = LEAD_S + 20
     jump_to_s = 10 * 3600 + LEAD_S + 20
     jump_most = 39
+    rotate_option = "rotate_messages"
+    rotation_kept = KEEP_RETIRED
+    rotation_at_s = LEAD_S + 20
+
+    def live_id(self, viewer: Viewer) -> str:
+        return viewer.demo.live.id
     relocation = ("XDG_DATA_HOME", ".local")
 
     def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> GooseDemo:

@@ -21,7 +21,8 @@ writes its records; the schedule is
 deterministic, and stepping second by second or in one go writes the same; nothing is written
 outside the demo home (nor a scratch directory made elsewhere); a clock going back writes
 nothing; a clock jumping days ahead finishes the turn in hand and starts the present one
-without replaying every missed turn; where the demo honours a relocation variable, it writes
+without replaying every missed turn; a demo whose live sessions rotate past a size bound
+starts a new one every turn and keeps only so many retired ones; where the demo honours a relocation variable, it writes
 the relocated store inside the home and the board reads it there; and a store that would
 resolve outside the demo home is refused with :class:`~cargento.HarnessError`.
 """
@@ -92,6 +93,14 @@ class DemoContract(Generic[D]):
     jump_from_s: ClassVar[float]
     jump_to_s: ClassVar[float]
     jump_most: ClassVar[int]
+    #: The demo's option bounding a live session's size (``"max_bytes"``): set to 1, every turn
+    #: retires the live session and starts a new one; None when the demo has none. The
+    #: demo keeps at most :attr:`rotation_kept` retired sessions per live one, of which it has
+    #: :attr:`live_sessions`; the check looks at :attr:`rotation_at_s` into each cycle.
+    rotate_option: ClassVar[str | None] = None
+    rotation_kept: ClassVar[int] = 0
+    live_sessions: ClassVar[int] = 1
+    rotation_at_s: ClassVar[float] = 20
     #: The folder below the home the demo writes its store in (``".claude"``): the refusal
     #: check makes it a link to a folder outside the home.
     store_folder: ClassVar[str]
@@ -130,6 +139,10 @@ class DemoContract(Generic[D]):
         step *viewer* to measure what one cycle writes, as long as it stays before
         :attr:`jump_from_s`."""
         return self.jump_most
+
+    def live_id(self, viewer: DemoViewer[D]) -> str:
+        """The session id of the (first) live session, for the rotation check."""
+        raise NotImplementedError
 
     def check_jump(self, viewer: DemoViewer[D], board: Board, before: int) -> None:
         """The harness's own checks after the forward jump: *board* is built right after it,
@@ -254,6 +267,24 @@ class DemoContract(Generic[D]):
         assert 0 < grown <= most, f"the turn in hand and the start of the present one, not days of turns: {grown} > {most}"
         self.check_jump(viewer, board, before)
         self.close(viewer.demo)
+
+    def test_demo_rotation_keeps_the_store_bounded(self, tmp_path: Path) -> None:
+        if self.rotate_option is None:
+            pytest.skip("this demo does not rotate its live sessions")
+        usual = self.viewer(tmp_path / "usual")
+        first = self.live_id(usual)
+        start_rows = len(usual.at(self.rotation_at_s).sessions)
+        self.close(usual.demo)
+        assert self.live_id(usual) == first, "within the size bound the live session goes on"
+        small = self._viewer(tmp_path / "small", None, {self.rotate_option: 1})
+        ids = [self.live_id(small)]
+        for cycle in range(self.rotation_kept + 3):
+            board = small.at(cycle * self.cycle_s + self.rotation_at_s)
+            ids.append(self.live_id(small))
+        self.close(small.demo)
+        assert len(set(ids)) == len(ids), f"past the size bound every turn starts a new live session: {ids}"
+        most = start_rows + self.rotation_kept * self.live_sessions
+        assert len(board.sessions) <= most, f"retired sessions beyond the {self.rotation_kept} kept are removed"
 
     def test_demo_relocated_store_is_written_where_the_plugin_reads_it(self, tmp_path: Path) -> None:
         if self.relocation is None:
