@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cargento.board import Board, BoardSession
-from cargento.models import HarnessContext
 from cargento.readers.sqlite import wal_has_frames
 from cargento.testing.demo import DemoViewer, squash
 from cargento.testing.demo_contract import DemoContract
@@ -57,12 +55,6 @@ class TestAntigravityDemo(DemoContract[AntigravityDemo]):
 
     def live_id(self, viewer: Viewer) -> str:
         return viewer.demo.runs[0].conv.id
-
-    def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> AntigravityDemo:
-        return AntigravityDemo(home, ctx, **options)
-
-    def snapshot(self, viewer: Viewer) -> object:
-        return _tree(viewer.home)
 
     def shape(self, viewer: Viewer) -> object:
         return _tree(viewer.home)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from cargento.board import Board, BoardSession
-from cargento.models import HarnessContext
 from cargento.testing.demo import DemoViewer, squash
 from cargento.testing.demo_contract import DemoContract
 from cargento_harness_droid import plugin
@@ -53,12 +51,6 @@ class TestDroidDemo(DemoContract[DroidDemo]):
 
     def live_id(self, viewer: Viewer) -> str:
         return viewer.demo.workers[0].session.session_id
-
-    def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> DroidDemo:
-        return DroidDemo(home, ctx, **options)
-
-    def snapshot(self, viewer: Viewer) -> object:
-        return _tree(viewer.home)
 
     def shape(self, viewer: Viewer) -> object:
         return _tree(viewer.home)

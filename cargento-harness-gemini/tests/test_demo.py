@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from cargento.board import Board, BoardSession
-from cargento.models import HarnessContext
 from cargento.testing.demo import DemoViewer, squash
 from cargento.testing.demo_contract import DemoContract
 from cargento_harness_gemini import plugin
@@ -54,12 +52,6 @@ class TestGeminiDemo(DemoContract[GeminiDemo]):
 
     def live_id(self, viewer: Viewer) -> str:
         return viewer.demo.workers[0].chat.session_id
-
-    def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> GeminiDemo:
-        return GeminiDemo(home, ctx, **options)
-
-    def snapshot(self, viewer: Viewer) -> object:
-        return _tree(viewer.home)
 
     def shape(self, viewer: Viewer) -> object:
         return _tree(viewer.home)

@@ -111,9 +111,11 @@ class DemoContract(Generic[D]):
     # -- what a subclass may supply -------------------------------------------------------
 
     def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> D:
-        """Build the simulation in *home* (default: the plugin's ``simulate`` hook, which takes
-        no options; override to pass *options* to the simulation's class)."""
-        assert not options, f"{type(self).__name__} must override make_demo to pass {options}"
+        """Build the simulation in *home*: with no *options* through the plugin's ``simulate``
+        hook, with *options* as ``demo_type(home, ctx, **options)``. Override when the
+        simulation needs more (a process to stand for, say)."""
+        if options:
+            return self.demo_type(home, ctx, **options)  # type: ignore[call-arg,return-value]
         made = self.plugin.simulate(home=home, ctx=ctx)
         assert made is not None, f"{self.key} offers no demo"
         return made  # type: ignore[no-any-return]
