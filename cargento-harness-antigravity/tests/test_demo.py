@@ -26,15 +26,6 @@ def _row(viewer: Viewer, board: Board, run: int = 0) -> BoardSession:
     return viewer.row_of(board, viewer.demo.runs[run].conv.id)
 
 
-def _tree(home: Path) -> dict[str, tuple[int, bytes]]:
-    """Every store file below *home*: its mtime and content (the logs with the home path taken out)."""
-    out = {}
-    for p in sorted(home.rglob("*")):
-        if p.is_file() and not p.name.endswith("-shm"):
-            out[str(p.relative_to(home))] = (p.stat().st_mtime_ns, p.read_bytes().replace(str(home).encode(), b"~"))
-    return out
-
-
 class TestAntigravityDemo(DemoContract[AntigravityDemo]):
     plugin = plugin
     key = "antigravity"
@@ -55,9 +46,6 @@ class TestAntigravityDemo(DemoContract[AntigravityDemo]):
 
     def live_id(self, viewer: Viewer) -> str:
         return viewer.demo.runs[0].conv.id
-
-    def shape(self, viewer: Viewer) -> object:
-        return _tree(viewer.home)
 
     def written(self, viewer: Viewer) -> int:
         return len(viewer.demo.runs[0].conv.steps)
