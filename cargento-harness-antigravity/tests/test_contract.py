@@ -42,6 +42,15 @@ class TestAntigravityContract(HarnessContract):
     key = "antigravity"
     now = NOW
     fuzz_examples = 60
+    relocation_variables = ("GEMINI_CLI_HOME",)
+
+    def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
+        sid = "moved-0" if target else "default-0"
+        AntigravityStore(home, gemini_cli_home=target).conversation(sid, at=NOW - timedelta(minutes=1))
+        return sid
+
+    def relocated_store_path(self, variable: str, target: Path) -> Path:
+        return target / ".gemini" / "antigravity-cli"
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         build_store(home)

@@ -65,16 +65,6 @@ def test_one_session_per_database_and_junk_is_named(tmp_path: Path) -> None:
     assert {loc.status for loc in found.locations} == {"present"}
 
 
-def test_relocated_with_gemini_cli_home(tmp_path: Path) -> None:
-    AntigravityStore(tmp_path).conversation("default-0", at=T0)
-    moved = tmp_path / "g"
-    AntigravityStore(tmp_path, gemini_cli_home=moved).conversation("moved-0", at=T0)
-    ctx = make_context(tmp_path, env={"GEMINI_CLI_HOME": str(moved)}, now=NOW)
-    found = plugin.discover(ctx=ctx)
-    assert [r.session_id for r in found.sessions] == ["moved-0"]
-    assert found.locations[0].path == str(moved / ".gemini" / "antigravity-cli")
-
-
 def test_activity_includes_a_non_empty_wal(tmp_path: Path) -> None:
     store = AntigravityStore(tmp_path)
     conv = store.conversation(ROOT, at=T0, wal_held=True)

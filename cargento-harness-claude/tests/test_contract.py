@@ -18,6 +18,15 @@ class TestClaudeContract(HarnessContract):
     plugin = plugin
     key = "claude"
     now = NOW
+    relocation_variables = ("CLAUDE_CONFIG_DIR",)
+
+    def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
+        sid = "33333333-3333-4333-8333-333333333333" if target else "11111111-1111-4111-8111-111111111111"
+        ClaudeStore(home, root=target).session(sid).prompt("relocated" if target else "in the default root", T - 10)
+        return sid
+
+    def relocated_store_path(self, variable: str, target: Path) -> Path:
+        return target / "projects"
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         store = ClaudeStore(home)

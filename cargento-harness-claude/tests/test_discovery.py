@@ -25,17 +25,6 @@ def test_sessions_keyed_on_the_full_id_and_metadata_files_are_not_sessions(store
     assert list(reads) == [SID]
 
 
-def test_relocation_variable_is_authoritative(home: Path, read_all: Any) -> None:
-    ClaudeStore(home).session(SID).prompt("in the default root", T0 - 10)
-    other = home / "elsewhere"
-    assert read_all(home, env={"CLAUDE_CONFIG_DIR": str(other)}) == {}
-    ClaudeStore(home, root=other).session("33333333-3333-4333-8333-333333333333").prompt("relocated", T0 - 10)
-    assert list(read_all(home, env={"CLAUDE_CONFIG_DIR": str(other)})) == ["33333333-3333-4333-8333-333333333333"]
-    ctx = make_context(home, env={"CLAUDE_CONFIG_DIR": str(other)}, now=NOW)
-    found = plugin.discover(ctx=ctx)
-    assert all(loc.origin == "env CLAUDE_CONFIG_DIR" for loc in found.locations)
-
-
 def test_every_searched_path_is_reported(home: Path) -> None:
     found = plugin.discover(ctx=make_context(home, now=NOW))
     assert {loc.role for loc in found.locations} == {"sessions", "tasks", "teams", "status"}

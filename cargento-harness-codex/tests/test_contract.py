@@ -48,6 +48,15 @@ class TestCodexContract(HarnessContract):
     plugin = plugin
     key = "codex"
     now: ClassVar[datetime | None] = NOW
+    relocation_variables = ("CODEX_HOME",)
+
+    def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
+        sid = "01a22b67-0000-7000-8000-0000000000f3" if target else "01a22b67-0000-7000-8000-0000000000f2"
+        CodexStore(home, root=target).session(sid, cwd="/w/p", at=NOW - timedelta(minutes=1))
+        return sid
+
+    def relocated_store_path(self, variable: str, target: Path) -> Path:
+        return target / "sessions"
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         return build_home(home)

@@ -193,18 +193,6 @@ def test_resume_keeps_the_newest_file_per_id(tmp_path: Path) -> None:
     assert [(r.session_id, r.path) for r in refs] == [(sid, str(second.path))]
 
 
-def test_codex_home_is_authoritative(tmp_path: Path) -> None:
-    CodexStore(tmp_path).session("01a22b67-0000-7000-8000-0000000000f2", cwd="/w/p", at=T0)
-    elsewhere = tmp_path / "relocated"
-    ctx = make_context(tmp_path, env={"CODEX_HOME": str(elsewhere)}, now=T0, window_s=None)
-    found = plugin.discover(ctx=ctx)
-    assert found.sessions == ()
-    assert found.locations[0].path == str(elsewhere / "sessions")
-    assert found.locations[0].origin == "env CODEX_HOME"
-    CodexStore(tmp_path, root=elsewhere).session("01a22b67-0000-7000-8000-0000000000f3", cwd="/w/p", at=T0)
-    assert [r.session_id for r in plugin.discover(ctx=ctx).sessions] == ["01a22b67-0000-7000-8000-0000000000f3"]
-
-
 def test_files_outside_the_window_are_not_opened(tmp_path: Path) -> None:
     folder = tmp_path / ".codex/sessions/2026/11/27"
     folder.mkdir(parents=True)

@@ -49,6 +49,12 @@ class TestCopilotContract(HarnessContract):
     plugin = plugin
     key = "copilot"
     now = NOW
+    relocation_variables = ("COPILOT_HOME",)
+
+    def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
+        session = CopilotStore(home, root=target).session(cwd="/w/b" if target else "/w/a", at=NOW - timedelta(seconds=30))
+        session.prompt("moved" if target else "in the default place", at=NOW - timedelta(seconds=29))
+        return session.session_id
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         build_store(home)

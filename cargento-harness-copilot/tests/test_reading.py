@@ -63,19 +63,6 @@ def test_directory_without_events_is_not_a_row(tmp_path: Path) -> None:
     assert [r.session_id for r in found.sessions] == [s.session_id]
 
 
-def test_copilot_home_is_authoritative(tmp_path: Path) -> None:
-    default = CopilotStore(tmp_path)
-    default.session(cwd="/w/a", at=ago(30)).prompt("in the default place", at=ago(29))
-    relocated = tmp_path / "moved"
-    found = plugin.discover(ctx=ctx_for(tmp_path, env={"COPILOT_HOME": str(relocated)}))
-    assert found.sessions == ()
-    assert found.locations[0].path == str(relocated)
-    assert found.locations[0].origin == "env COPILOT_HOME"
-    CopilotStore(tmp_path, root=relocated).session(cwd="/w/b", at=ago(20)).prompt("moved", at=ago(19))
-    found = plugin.discover(ctx=ctx_for(tmp_path, env={"COPILOT_HOME": str(relocated)}))
-    assert len(found.sessions) == 1
-
-
 def test_legacy_folder_is_read_and_the_newest_copy_wins(tmp_path: Path) -> None:
     store = CopilotStore(tmp_path)
     sid = "cccccccc-0000-4000-8000-000000000003"

@@ -40,6 +40,16 @@ class TestGeminiContract(HarnessContract):
     plugin = plugin
     key = "gemini"
     now = NOW
+    relocation_variables = ("GEMINI_CLI_HOME",)
+
+    def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
+        sid = "moved-0000" if target else "default-0000"
+        chat = GeminiStore(home, gemini_cli_home=target).session(sid, cwd="/w/b" if target else "/w/a", at=NOW - timedelta(seconds=30))
+        chat.prompt("b" if target else "a", at=NOW - timedelta(seconds=30))
+        return sid
+
+    def relocated_store_path(self, variable: str, target: Path) -> Path:
+        return target / ".gemini"
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         build_store(home)

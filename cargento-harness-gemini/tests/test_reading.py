@@ -45,17 +45,6 @@ def ctx_of(home: Path, now: datetime = NOW) -> HarnessContext:
 # -- where and who ----------------------------------------------------------------------
 
 
-def test_relocation_variable_is_authoritative(tmp_path: Path) -> None:
-    GeminiStore(tmp_path).session("default-0000", cwd="/w/a", at=T0).prompt("a", at=T0)
-    moved = tmp_path / "elsewhere"
-    GeminiStore(tmp_path, gemini_cli_home=moved).session("moved-0000", cwd="/w/b", at=T0).prompt("b", at=T0)
-    ctx = make_context(tmp_path, env={"GEMINI_CLI_HOME": str(moved)}, now=NOW)
-    found = plugin.discover(ctx=ctx)
-    assert [r.session_id for r in found.sessions] == ["moved-0000"]
-    assert found.locations[0].path == str(moved / ".gemini")
-    assert found.locations[0].origin == "env GEMINI_CLI_HOME"
-
-
 def test_the_full_id_comes_from_line_one_not_the_file_name(tmp_path: Path) -> None:
     chat = GeminiStore(tmp_path).session(SID, cwd="/w/a", at=T0)
     chat.prompt("hi", at=T0)

@@ -39,6 +39,21 @@ class TestPiContract(HarnessContract):
     plugin = plugin
     key = "pi"
     now: ClassVar[datetime | None] = NOW
+    relocation_variables = ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")
+
+    def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
+        if target is None:
+            store = PiStore(home)
+        elif variable == "PI_CODING_AGENT_DIR":
+            store = PiStore(home, root=target / "sessions")
+        else:
+            store = PiStore(home, root=target, flat=True)
+        session = store.session(cwd="/w/moved" if target else "/w/default", at=NOW - timedelta(minutes=1), eager=True)
+        session.prompt("hello", NOW - timedelta(seconds=50))
+        return session.session_id
+
+    def relocated_store_path(self, variable: str, target: Path) -> Path:
+        return target / "sessions" if variable == "PI_CODING_AGENT_DIR" else target
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         build_home(home)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import random
 import shutil
-import sys
 import tempfile
 import threading
 import uuid
@@ -28,6 +27,7 @@ from pathlib import Path
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext, Simulation
+from cargento.platforms import current_platform
 from cargento.plugins import Fault, Registry
 
 __all__ = ["Action", "Demo", "Plan", "Schedule", "demo_env", "play", "require_inside", "seeded_uuid"]
@@ -186,12 +186,6 @@ def require_inside(path: Path, home: Path, what: str) -> None:
         raise HarnessError(f"the {what} store resolves to {path}, outside the demo home; no demo") from None
 
 
-def _platform() -> str:
-    if sys.platform.startswith("win"):
-        return "win32"
-    return "darwin" if sys.platform == "darwin" else "linux"
-
-
 class Demo:
     """Owns the demo home and the simulations writing into it."""
 
@@ -220,7 +214,7 @@ class Demo:
         for key in self.registry.loaded():
             if not self.registry.implements(key, "simulate"):
                 continue
-            ctx = HarnessContext(now=now, env=self.env, home=self.home, platform=_platform(), cache=HarnessCache())
+            ctx = HarnessContext(now=now, env=self.env, home=self.home, platform=current_platform(), cache=HarnessCache())
             got = self.registry.call(key, "simulate", home=self.home, ctx=ctx)
             if isinstance(got, Fault):
                 self.faults[key] = got.message

@@ -12,14 +12,13 @@ import hashlib
 import hmac
 import os
 import re
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from cargento.platforms import home_from
 from cargento.processes import pid_alive
+from cargento.readers.jsonobject import read_json_object
 
 __all__ = [
     "CAPABILITY_HEADER",
@@ -63,8 +62,7 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     value = env.get("CARGENTO_HOME", "").strip()
     if value:
         return Path(value).expanduser()
-    home = env.get("HOME") or env.get("USERPROFILE")
-    return (Path(home) if home else Path.home()) / ".cargento"
+    return home_from(env) / ".cargento"
 
 
 def state_file(port: int, env: Mapping[str, str] | None = None) -> Path:
@@ -80,21 +78,7 @@ def read_state(port: int, env: Mapping[str, str] | None = None, *, max_bytes: in
     capability), or ``None`` when there is none, it does not parse, or the path is not a
     regular file (a named pipe there must not hang ``--status`` or a hook: the open never
     blocks)."""
-    try:
-        fd = os.open(state_file(port, env), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        os.set_blocking(fd, True)
-        data = os.read(fd, max_bytes)
-        value = orjson.loads(data)
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    finally:
-        os.close(fd)
-    return value if isinstance(value, dict) else None
+    return read_json_object(state_file(port, env), max_bytes=max_bytes)
 
 
 def temporary_prefix(name: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 import attrs
 import orjson
 from cargento.models import HarnessContext
-from cargento.readers import open_regular, scan_dir
+from cargento.readers import open_regular, read_json_object, scan_dir
 
 __all__ = ["HEAD_BYTES", "LOG_FILES", "TAIL_BYTES", "LogFacts", "log_facts", "newest_log_stamp", "workspaces"]
 
@@ -60,13 +60,8 @@ def workspaces(root: Path, ctx: HarnessContext) -> dict[str, str]:
     if cached is not None and cached[0] == (st.st_size, st.st_mtime_ns):
         return cached[1]  # type: ignore[no-any-return]
     out: dict[str, str] = {}
-    try:
-        with open_regular(path) as fh:
-            data = fh.read(_CACHE_LIMIT + 1)
-        doc = orjson.loads(data) if len(data) <= _CACHE_LIMIT else None
-    except (OSError, orjson.JSONDecodeError):
-        doc = None
-    if isinstance(doc, dict):
+    doc = read_json_object(path, max_bytes=_CACHE_LIMIT)
+    if doc is not None:
         for workspace, conversation in doc.items():
             if isinstance(workspace, str) and workspace and isinstance(conversation, str) and conversation:
                 out[conversation] = workspace

@@ -40,7 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import attrs
-from cargento.demo import Action, Schedule, seeded_uuid
+from cargento.demo import Action, Schedule, require_inside, seeded_uuid
 from cargento.models import HarnessContext
 from cargento.processes import LocalProcesses
 
@@ -148,7 +148,9 @@ class ClaudeDemo:
         rotate_bytes: int = ROTATE_BYTES,
         process: tuple[int, datetime] | None = None,
     ) -> None:
-        self.store = ClaudeStore(home, root=locations.store(ctx).root)
+        root = locations.store(ctx).root
+        require_inside(root, home, "Claude Code")
+        self.store = ClaudeStore(home, root=root)
         self.start = ctx.now
         self.seed = seed
         self.rotate_bytes = rotate_bytes

@@ -20,9 +20,8 @@ from datetime import datetime
 from pathlib import Path
 
 import attrs
-import orjson
 from cargento.processes import ProcessTable
-from cargento.readers import open_regular
+from cargento.readers import read_json_object
 from cargento.timestamps import parse_ts
 
 __all__ = ["START_TOLERANCE_S", "PidFile", "named", "parse", "scan", "verify"]
@@ -56,11 +55,10 @@ def parse(path: Path) -> PidFile | None:
         st = path.stat()
         if st.st_size > _MAX_BYTES:
             return None
-        with open_regular(path) as fh:
-            data = orjson.loads(fh.read(_MAX_BYTES))
-    except (OSError, orjson.JSONDecodeError):
+    except OSError:
         return None
-    if not isinstance(data, dict):
+    data = read_json_object(path, max_bytes=_MAX_BYTES)
+    if data is None:
         return None
     pid, sid = data.get("pid"), data.get("sessionId")
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0 or not isinstance(sid, str) or not sid:

@@ -17,11 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
-import orjson
 from cargento.cache import HarnessCache
 from cargento.models import HarnessContext, Subagent
 from cargento.rates import per_minute
-from cargento.readers import entry_is_dir, open_regular
+from cargento.readers import entry_is_dir, read_json_object
 from cargento.timestamps import newest_plausible
 
 from cargento_harness_claude.transcript import Summary, follow
@@ -108,12 +107,8 @@ def _text(data: dict[str, object], key: str) -> str | None:
 
 def read_meta(path: str) -> Meta:
     """Parse a ``.meta.json``; a missing or damaged one reads as empty."""
-    try:
-        with open_regular(path) as fh:
-            data = orjson.loads(fh.read(_MAX_META_BYTES))
-    except (OSError, orjson.JSONDecodeError):
-        return Meta()
-    if not isinstance(data, dict):
+    data = read_json_object(path, max_bytes=_MAX_META_BYTES)
+    if data is None:
         return Meta()
     return Meta(
         name=_text(data, "name"),

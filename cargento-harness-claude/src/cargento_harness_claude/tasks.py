@@ -15,10 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
-import orjson
 from cargento.labels import one_line
 from cargento.models import Task, TaskStatus
-from cargento.readers import open_regular
+from cargento.readers import read_json_object
 
 __all__ = ["Survey", "folder_names", "folders", "read_tasks", "stamp", "survey"]
 
@@ -104,11 +103,10 @@ def _read_one(entry: os.DirEntry[str], created: Mapping[str, datetime]) -> Task 
         st = entry.stat()
         if st.st_size > _MAX_BYTES:
             return None
-        with open_regular(entry.path) as fh:
-            data = orjson.loads(fh.read(_MAX_BYTES))
-    except (OSError, orjson.JSONDecodeError):
+    except OSError:
         return None
-    if not isinstance(data, dict):
+    data = read_json_object(entry.path, max_bytes=_MAX_BYTES)
+    if data is None:
         return None
     raw_id = data.get("id")
     ident = str(raw_id) if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else entry.name[: -len(".json")]

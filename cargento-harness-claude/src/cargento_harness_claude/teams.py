@@ -14,8 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
-import orjson
-from cargento.readers import open_regular
+from cargento.readers import read_json_object
 from cargento.timestamps import parse_ts
 
 __all__ = ["START_GRACE_S", "Member", "Roster", "parse_roster", "unstarted"]
@@ -53,13 +52,10 @@ def parse_roster(path: Path) -> Roster | None:
     """Parse one ``config.json``; ``None`` when it is missing or not a roster."""
     try:
         st = path.stat()
-        if st.st_size > _MAX_BYTES:
-            return None
-        with open_regular(path) as fh:
-            data = orjson.loads(fh.read(_MAX_BYTES))
-    except (OSError, orjson.JSONDecodeError):
+    except OSError:
         return None
-    if not isinstance(data, dict):
+    data = read_json_object(path, max_bytes=_MAX_BYTES)
+    if data is None:
         return None
     team = data.get("name")
     team = team if isinstance(team, str) and team else path.parent.name

@@ -17,7 +17,7 @@ from collections import deque
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from cargento.demo import Action, Schedule
+from cargento.demo import Action, Schedule, require_inside
 
 from cargento_harness_codex.fixtures import CodexSession, CodexStore
 
@@ -34,6 +34,7 @@ class CodexDemo:
 
     def __init__(self, home: Path, start: datetime) -> None:
         self.store = CodexStore(home)
+        require_inside(self.store.root, home, "Codex")
         self.start = start
         old_at = start - timedelta(hours=2)
         old = self.store.session("01a22b40-0000-7000-8000-00000000d001", cwd=str(home / "work/billing"), at=old_at)

@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
-from cargento.demo import Action, Schedule, seeded_uuid
+from cargento.demo import Action, Schedule, require_inside, seeded_uuid
 from cargento.models import HarnessContext
 
 from cargento_harness_cursor import locations
@@ -104,6 +104,7 @@ class CursorDemo:
     def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 2026, rotate_bytes: int = ROTATE_BYTES) -> None:
         self.home = home
         self.chats, _ = locations.chats(ctx)
+        require_inside(self.chats, home, "Cursor")
         self.start = ctx.now
         self.seed = seed
         self.rotate_bytes = rotate_bytes

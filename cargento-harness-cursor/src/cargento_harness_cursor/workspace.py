@@ -12,8 +12,7 @@ import urllib.parse
 from collections.abc import Iterable
 from pathlib import Path
 
-import orjson
-from cargento.readers import open_regular
+from cargento.readers import read_json_object
 
 __all__ = ["META_JSON", "existing_dir", "resolve", "sidecar_cwd"]
 
@@ -45,18 +44,8 @@ def existing_dir(value: str) -> str | None:
 def sidecar_cwd(store_dir: Path) -> str | None:
     """The ``cwd`` string of the ``meta.json`` beside a store (unvalidated), or ``None``."""
     path = store_dir / META_JSON
-    try:
-        with open_regular(path) as handle:
-            raw = handle.read(MAX_BYTES + 1)
-    except OSError:
-        return None
-    if len(raw) > MAX_BYTES:
-        return None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    cwd = data.get("cwd") if isinstance(data, dict) else None
+    data = read_json_object(path, max_bytes=MAX_BYTES)
+    cwd = data.get("cwd") if data is not None else None
     return cwd if isinstance(cwd, str) else None
 
 

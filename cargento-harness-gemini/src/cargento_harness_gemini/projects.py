@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import orjson
 from cargento.models import HarnessContext
-from cargento.readers import open_regular
+from cargento.readers import open_regular, read_json_object
 
 __all__ = ["MAX_BYTES", "cwd_of_folder"]
 
@@ -46,13 +45,9 @@ def folders(root: Path, ctx: HarnessContext) -> dict[str, str]:
     if cached is not None and cached[0] == stamp:
         return cached[1]  # type: ignore[no-any-return]
     out: dict[str, str] = {}
-    data = _read(path, MAX_BYTES) if stamp is not None else None
-    if data is not None:
-        try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            doc = None
-        table = doc.get("projects") if isinstance(doc, dict) else None
+    doc = read_json_object(path, max_bytes=MAX_BYTES) if stamp is not None else None
+    if doc is not None:
+        table = doc.get("projects")
         if isinstance(table, dict):
             for cwd, short in table.items():
                 if isinstance(short, str) and short and isinstance(cwd, str) and cwd:

@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
-from cargento.demo import Action, Schedule
+from cargento.demo import Action, Schedule, require_inside
 from cargento.models import HarnessContext
 
 from cargento_harness_goose import locations
@@ -91,6 +91,7 @@ class GooseDemo:
 
     def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 2026, rotate_messages: int = ROTATE_MESSAGES) -> None:
         root = locations.roots(ctx)[0]
+        require_inside(root.database, home, "Goose")
         self.store = GooseStore(home, database=root.database)
         self.start = ctx.now
         self.seed = seed

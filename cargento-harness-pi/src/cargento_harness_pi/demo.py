@@ -14,7 +14,7 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from cargento.demo import Action, Schedule
+from cargento.demo import Action, Schedule, require_inside
 
 from cargento_harness_pi.fixtures import PiSession, PiStore
 
@@ -29,6 +29,7 @@ class PiDemo:
 
     def __init__(self, home: Path, start: datetime) -> None:
         self.store = PiStore(home)
+        require_inside(self.store.root, home, "Pi")
         self.start = start
         old_at = start - timedelta(hours=3)
         old = self.store.session("01a22b30-0000-7000-8000-00000000e001", cwd=str(home / "work/docs"), at=old_at)

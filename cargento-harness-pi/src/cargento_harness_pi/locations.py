@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
-from cargento.readers import open_regular
+from cargento.readers import read_json_object
 
 __all__ = ["CONFIG_DEFAULT", "CONFIG_VARIABLE", "PATTERNS", "SESSION_VARIABLE", "config_root", "root"]
 
@@ -32,19 +31,8 @@ def config_root(ctx: HarnessContext) -> Root:
 
 
 def _setting(config: Path) -> str | None:
-    path = config / "settings.json"
-    try:
-        with open_regular(path) as fh:
-            data = fh.read(_SETTINGS_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > _SETTINGS_BYTES:
-        return None
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(value, dict):
+    value = read_json_object(config / "settings.json", max_bytes=_SETTINGS_BYTES)
+    if value is None:
         return None
     folder = value.get("sessionDir")
     return folder.strip() if isinstance(folder, str) and folder.strip() else None

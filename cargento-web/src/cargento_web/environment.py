@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import attrs
-from cargento.board import default_home
 from cargento.cli import Options
+from cargento.platforms import home_from
 
 __all__ = ["Served", "serving_environment"]
 
@@ -34,7 +34,7 @@ def serving_environment(options: Options, env: Mapping[str, str] | None = None) 
     base = dict(os.environ if env is None else env)
     if options.demo:
         return demo_environment(base)
-    return Served(env=base, home=default_home(base))
+    return Served(env=base, home=home_from(base))
 
 
 def demo_environment(base: Mapping[str, str]) -> Served:

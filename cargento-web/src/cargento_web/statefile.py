@@ -2,35 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
-from cargento.statedir import read_state, state_dir, state_file, temporary_prefix
+from cargento.atomicfile import write_atomic
+from cargento.statedir import read_state, state_file
 
 __all__ = ["remove_state", "write_state"]
 
 
 def write_state(port: int, document: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Path:
     """Write the state document atomically (a temporary file renamed over the old one)."""
-    directory = state_dir(env)
-    directory.mkdir(parents=True, exist_ok=True)
     target = state_file(port, env)
-    fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(target.name), suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(orjson.dumps(dict(document), option=orjson.OPT_INDENT_2) + b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(target, orjson.dumps(dict(document), option=orjson.OPT_INDENT_2) + b"\n")
     return target
 
 

@@ -8,6 +8,7 @@ them reads a whole large file into memory; all of them tolerate garbage, truncat
 from cargento.readers.backward import walk_back, walk_back_records
 from cargento.readers.follow import FileIdentity, FollowedSummary, JsonlFollower, cached_summary, follow_summary
 from cargento.readers.jsonl import cached_head, head_bytes, loads_record, read_head_records
+from cargento.readers.jsonobject import JsonObjectRead, load_json_object, read_json_object
 from cargento.readers.regular import (
     UNREADABLE_CAUSES,
     NotRegularFile,
@@ -27,6 +28,7 @@ __all__ = [
     "FileIdentity",
     "FollowedSummary",
     "Found",
+    "JsonObjectRead",
     "JsonlFollower",
     "NotRegularFile",
     "Scan",
@@ -38,11 +40,13 @@ __all__ = [
     "follow_summary",
     "glob_files",
     "head_bytes",
+    "load_json_object",
     "loads_record",
     "open_regular",
     "open_ro",
     "query_ro",
     "read_head_records",
+    "read_json_object",
     "read_regular",
     "scan_dir",
     "split_unreadable",

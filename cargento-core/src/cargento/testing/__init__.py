@@ -1,9 +1,10 @@
-"""The plugin test kit: fake homes, golden stores, hypothesis strategies, fakes and the contract.
+"""The plugin test kit: fake homes, golden stores, hypothesis strategies, fakes and the contracts.
 
 Opt in from a plugin's ``tests/conftest.py`` with ``pytest_plugins = ["cargento.testing.fixtures"]``.
 """
 
 from cargento.testing.contract import HarnessContract
+from cargento.testing.demo_contract import DemoContract
 from cargento.testing.homes import (
     build_tree,
     copy_golden,
@@ -19,6 +20,7 @@ from cargento.testing.testdata import (
 )
 
 __all__ = [
+    "DemoContract",
     "HarnessContract",
     "MissingTestData",
     "build_tree",

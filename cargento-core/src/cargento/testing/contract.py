@@ -13,8 +13,10 @@ Subclass it in ``tests/test_contract.py``::
 The contract checks: the plugin's key and sessions carry its own id; readings survive a
 converter round trip; usage is never negative; a board builds with it; nothing under the home
 is created, written, renamed or deleted (a full listing with sizes, mtimes and hashes,
-``-wal``/``-shm`` included); no network is opened; and random, truncated or half-written bytes
-in any store file never raise anything but :class:`~cargento.HarnessError`.
+``-wal``/``-shm`` included); no network is opened; random, truncated or half-written bytes
+in any store file never raise anything but :class:`~cargento.HarnessError`; and, for each of
+:attr:`HarnessContract.relocation_variables` (built by ``make_relocated_store``), the
+relocated store is read and the default one is not.
 """
 
 from __future__ import annotations
@@ -76,10 +78,26 @@ class HarnessContract:
     now: ClassVar[datetime | None] = None
     #: How many damaged variants the fuzz test tries.
     fuzz_examples: ClassVar[int] = 40
+    #: The environment variables that relocate the plugin's store (those its ``harness_info``
+    #: declares); for each, the contract checks the relocated store is read and the default one
+    #: is not. Supply :meth:`make_relocated_store` with them.
+    relocation_variables: ClassVar[tuple[str, ...]] = ()
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         """Write a representative store under *home*; return extra environment variables."""
         raise NotImplementedError
+
+    def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
+        """Write one session under *home* and return its session id: in the store *variable*
+        names when set to *target*, or, with *target* ``None``, where the plugin looks when
+        *variable* is unset. The contract calls it once each way per variable; the two calls
+        must write different sessions."""
+        raise NotImplementedError
+
+    def relocated_store_path(self, variable: str, target: Path) -> Path:
+        """The store location the plugin reports first when *variable* is *target* (default:
+        *target* itself)."""
+        return target
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -263,6 +281,38 @@ class HarnessContract:
             run()
         finally:
             shutil.rmtree(pristine, ignore_errors=True)
+
+    def test_contract_relocation_is_authoritative(self, tmp_path: Path) -> None:
+        """With a relocation variable set, the plugin reads the store it names and nothing
+        else: not the default store (no fallback, even while the relocated one is empty), and
+        every location it reports lies in the relocated store."""
+        if not self.relocation_variables:
+            pytest.skip("this contract names no relocation variable")
+
+        def sessions(home: Path, env: Mapping[str, str]) -> tuple[set[str], Discovery]:
+            found = self.plugin.discover(ctx=make_context(home, env=env, now=self._moment(), window_s=None))
+            assert isinstance(found, Discovery)
+            return {ref.session_id for ref in found.sessions}, found
+
+        for variable in self.relocation_variables:
+            home = tmp_path / variable / "home"
+            home.mkdir(parents=True)
+            target = home / "relocated"
+            env = {variable: str(target)}
+            usual = self.make_relocated_store(home, variable, None)
+            assert sessions(home, {})[0] == {usual}, "the default store is read while the variable is unset"
+            ids, found = sessions(home, env)
+            assert ids == set(), f"with {variable} set, the default store is not read, even while the relocated one is empty"
+            assert found.locations and found.locations[0].path == str(self.relocated_store_path(variable, target))
+            assert all(loc.origin == f"env {variable}" for loc in found.locations), [loc.origin for loc in found.locations]
+            assert all(Path(loc.path) == target or target in Path(loc.path).parents for loc in found.locations), (
+                f"with {variable} set, only the relocated store is searched: {[loc.path for loc in found.locations]}"
+            )
+            moved = self.make_relocated_store(home, variable, target)
+            assert moved != usual, "make_relocated_store must write a different session each way"
+            assert sessions(home, env)[0] == {moved}
+            board = self._builder(home, env).build(all_sessions=True)
+            assert {s.session_id for s in board.sessions} == {moved}
 
     def test_contract_simulate(self, tmp_path: Path) -> None:
         """Where the plugin offers a demo (the ``simulate`` hook), it writes only below the demo

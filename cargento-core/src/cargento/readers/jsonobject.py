@@ -1,0 +1,57 @@
+"""Reading a small JSON document that must be one object: a ``meta.json``, a settings file, a
+roster, a state file.
+
+:func:`load_json_object` reads at most a bounded number of bytes and says why it has no object
+(the file is missing, unreadable, too large, not JSON or not an object);
+:func:`read_json_object` is the same when the reason does not matter. Neither ever raises for
+what is in the file, and neither writes anything.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+import orjson
+
+from cargento.readers.regular import read_regular, why
+
+__all__ = ["JsonObjectRead", "load_json_object", "read_json_object"]
+
+
+@attrs.frozen
+class JsonObjectRead:
+    """What :func:`load_json_object` found: the object, or why there is none."""
+
+    #: The parsed object; ``None`` when there is none.
+    value: dict[str, Any] | None
+    #: Why there is no object: ``"missing"``, ``"unreadable (…)"``, ``"larger than N bytes"``,
+    #: ``"not valid JSON"`` or ``"not a JSON object"``; ``None`` with a value.
+    problem: str | None = None
+
+
+def load_json_object(path: str | os.PathLike[str], *, max_bytes: int) -> JsonObjectRead:
+    """The JSON object in *path*, reading at most *max_bytes* (a larger file is refused, not
+    cut), or why there is none."""
+    try:
+        data = read_regular(path, max_bytes + 1)  # never blocks on a named pipe
+    except FileNotFoundError:
+        return JsonObjectRead(None, "missing")
+    except OSError as exc:
+        return JsonObjectRead(None, f"unreadable ({why(exc)})")
+    if len(data) > max_bytes:
+        return JsonObjectRead(None, f"larger than {max_bytes} bytes")
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return JsonObjectRead(None, "not valid JSON")
+    if not isinstance(value, dict):
+        return JsonObjectRead(None, "not a JSON object")
+    return JsonObjectRead(value)
+
+
+def read_json_object(path: str | os.PathLike[str], *, max_bytes: int) -> dict[str, Any] | None:
+    """The JSON object in *path* (at most *max_bytes*), or ``None`` when the file is missing,
+    unreadable, larger, not JSON or not an object."""
+    return load_json_object(path, max_bytes=max_bytes).value
