@@ -30,6 +30,7 @@ from cargento import (
 
 from cargento_harness_claude import demo, discovery, gates
 from cargento_harness_claude import reading as mapping
+from cargento_harness_claude.stuck import Showroom, StuckSession
 
 KEY = "claude"
 
@@ -78,4 +79,4 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
-    return demo.start(home, ctx)
+    return Showroom(demo.start(home, ctx), StuckSession(home, ctx))

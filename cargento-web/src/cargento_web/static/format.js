@@ -24,8 +24,8 @@ export function clock(date) {
 }
 
 export function rate(perMin) {
-  // null is unmeasured and never a zero.
-  if (perMin == null) return { text: "—", label: "output rate unmeasured" };
+  // null is unmeasured and never a zero: an empty slot, labelled for a screen reader and a tooltip.
+  if (perMin == null) return { text: "", label: "output rate unmeasured" };
   const v = perMin >= 100 ? Math.round(perMin) : Math.round(perMin * 10) / 10;
   return { text: `${v} tok/min`, label: `${v} output tokens per minute over the last ten minutes` };
 }
@@ -39,6 +39,32 @@ export const STATE_TEXT = { needs_input: "Needs input", working: "Working", idle
 export const SCANNING_NOTE = "Read by scanning: no turn end can be observed here";
 
 export const LONG_TURN_NOTE = "This request has run, or is estimated to run, 15 minutes or more";
+
+export const NO_ESTIMATE_NOTE = "no estimate (no comparable finished turn)";
+
+// A short age for a column: "12s", "4m", "3h", "2d".
+export function shortAge(seconds) {
+  if (seconds == null || !isFinite(seconds)) return "";
+  const s = Math.max(0, seconds);
+  if (s < 60) return `${Math.floor(s)}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+// Subagent pills of one row, each with the label it is shown under: a name two pills share is
+// told apart by the start of the subagent's own id (or, without one, by its place: #1, #2...).
+export function pillLabels(subagents) {
+  const counts = new Map();
+  for (const a of subagents) counts.set(a.name, (counts.get(a.name) || 0) + 1);
+  const seen = new Map();
+  return subagents.map((a) => {
+    if (counts.get(a.name) < 2) return a.name;
+    const n = (seen.get(a.name) || 0) + 1;
+    seen.set(a.name, n);
+    return a.session_id ? `${a.name} · ${a.session_id.slice(0, 6)}` : `${a.name} #${n}`;
+  });
+}
 
 // Fragment routes: #n=sessions, #n=projects, #n=attention, #n=project:<p>, #n=session:<p>:<h>:<sid>
 export function parseRoute(hash) {
