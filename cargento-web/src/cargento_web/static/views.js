@@ -265,11 +265,11 @@ function ColumnHeads() {
   </div>`;
 }
 
-function Rows({ sessions, ctx, empty }) {
+function Rows({ sessions, ctx, empty, heads = true }) {
   const [, setN] = useState(0);
   if (!sessions.length) return html`<p class="empty">${empty}</p>`;
   const onToggle = () => setN((n) => n + 1);
-  return html`<div class="table"><${ColumnHeads} /><ul class="rows">${sessions.map(
+  return html`<div class="table">${heads ? html`<${ColumnHeads} />` : null}<ul class="rows">${sessions.map(
     (s) => html`<${SessionRow} key=${s.key} session=${s} ctx=${ctx} onToggle=${onToggle} />`,
   )}</ul></div>`;
 }
@@ -356,10 +356,10 @@ export function ProjectsView({ board, ctx }) {
   return html`<${ViewHeading}>Projects</${ViewHeading}>
     <${Legend} sessions=${board.sessions} />
     <section aria-label="Projects">${groups.map(
-    ([project, list]) => html`<div class="project" data-project=${project}>
+    ([project, list], index) => html`<div class="project" data-project=${project}>
       <h3 class="group-h">${project ? html`<a href=${projectHash(project)}>${project}</a>` : html`<span class="muted">no project label</span>`}
         <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></h3>
-      <${Rows} sessions=${list} ctx=${ctx} empty="" />
+      <${Rows} sessions=${list} ctx=${ctx} empty="" heads=${index === 0} />
     </div>`,
   )}</section>`;
 }
