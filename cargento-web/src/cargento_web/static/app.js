@@ -14,6 +14,9 @@ const ALL = query.has("all") ? !["0", "false", "no", "off", ""].includes(query.g
 const SUFFIX = query.has("all") ? `?all=${ALL ? 1 : 0}` : "";
 const BEAT_MS = Math.max(250, CONFIG.heartbeat_s * 1000);
 
+//: Where this browser keeps "notify only when a session waits on you".
+const ONLY_WAITS_KEY = "cargento:notify-only-waits";
+
 // -- the store: one mutable state object and a subscriber -----------------------------------
 const state = {
   board: null,
@@ -37,7 +40,6 @@ const update = (patch) => {
 // -- notifications: a session starts waiting, or a turn that worked a while goes quiet --------
 //: A turn must have worked this long before its going quiet is worth a notification.
 const QUIET_AFTER_S = 30;
-const ONLY_WAITS_KEY = "cargento:notify-only-waits";
 function readOnlyWaits() {
   try {
     return localStorage.getItem(ONLY_WAITS_KEY) === "1";

@@ -295,7 +295,7 @@ export function Legend({ sessions }) {
 function EmptyBoard({ board }) {
   const looked = board.harnesses.filter((x) => x.locations && x.locations.length);
   return html`<div class="empty-board">
-    <p>No agent session is on this board${board.all ? "" : ` (idle within the last ${board.window_hours} h)`}. Cargento looked here:</p>
+    <p class="empty">No agent session is on this board${board.all ? "" : ` (idle within the last ${board.window_hours} h)`}. Cargento looked here:</p>
     <ul class="looked">
       ${looked.map((x) => html`<li data-harness=${x.key}><b>${x.label}</b>: ${x.locations.map(
         (l, i) => html`${i ? ", " : ""}<span class="mono">${l.path}</span> <span class="muted">(${l.status}${l.detail ? ": " + l.detail : ""})</span>`,
