@@ -43,14 +43,10 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-#: Screenshots of each view. The committed ones in docs/screenshots are refreshed with
-#: CARGENTO_SCREENSHOTS=1; otherwise a run writes them to a temporary folder, so running the
-#: tests leaves the working tree as it was.
-SHOTS = (
-    Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-    if os.environ.get("CARGENTO_SCREENSHOTS")
-    else Path(tempfile.gettempdir()) / "cargento-screenshots"
-)
+#: Screenshots of each view of the scripted board, written to a temporary folder so running the
+#: tests leaves the working tree as it was. The committed ones in docs/screenshots come from the
+#: demo (CARGENTO_SCREENSHOTS=1 pytest cargento-web/tests/test_browser_demo_calm.py).
+SHOTS = Path(tempfile.gettempdir()) / "cargento-screenshots"
 CLAUDE_A = "claude-code-2.1.332/A-single-turn"
 
 if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):

@@ -216,6 +216,10 @@ def test_two_pills_of_one_name_are_told_apart(board_server: Any, page_for: Any) 
             Subagent(name="explore", running=True, session_id="a1b2c3d4e5"),
             Subagent(name="explore", running=False, session_id="f6e5d4c3b2"),
             Subagent(name="review", running=False),
+            Subagent(name="scan", running=True, session_id="ses_61920aa"),  # ids sharing a long prefix
+            Subagent(name="scan", running=True, session_id="ses_61920bb"),
+            Subagent(name="lint", running=True),  # no ids to tell these apart: their places do
+            Subagent(name="lint", running=False),
         ))
 
     server.pi.scripts["pi-busy-0001"] = twins
@@ -223,7 +227,8 @@ def test_two_pills_of_one_name_are_told_apart(board_server: Any, page_for: Any) 
     pi = row(page, "pi:pi-busy")
     pi.locator("button.more-btn").click()
     labels = [p.inner_text().split(",")[0].strip("●○ \n") for p in pi.locator(".pill").all()]
-    assert labels == ["explore · a1b2c3", "explore · f6e5d4", "review"]
+    assert labels == ["explore · a1b2c3", "explore · f6e5d4", "review", "scan · ses_61920a", "scan · ses_61920b",
+                      "lint #1", "lint #2"]
 
 
 def test_the_empty_board_says_where_cargento_looked(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:

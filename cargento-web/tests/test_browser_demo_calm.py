@@ -155,3 +155,28 @@ def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, 
     views = ("#n=sessions", "#n=projects", "#n=attention", "#n=project:acme%2Fapi",
              f"#n=session:acme%2Fbilling:claude:{stuck['session_id']}")
     _CALM.check_every_view(axe_page, demo.url, views, axe_source)
+
+
+@pytest.mark.skipif(not os.environ.get("CARGENTO_SCREENSHOTS"), reason="refreshes docs/screenshots only with CARGENTO_SCREENSHOTS=1")
+def test_refresh_the_documented_screenshots_from_the_demo(demo: Any, page_for: Any) -> None:
+    """The README's and docs/screenshots' pictures, taken from the demo (last: it stops the demo)."""
+    shots = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+    board = demo.board()
+    stuck = next(s for s in board["sessions"] if s["title"] == "Invoice suite against the new ledger")
+    page = page_for(demo.url + "/", width=1440, height=900)
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(shots / "demo.png"))
+    page.screenshot(path=str(shots / "sessions.png"))
+    for name, hash_ in (("projects", "#n=projects"), ("attention", "#n=attention"),
+                        ("session", f"#n=session:acme%2Fbilling:claude:{stuck['session_id']}")):
+        page.evaluate(f"location.hash = {hash_!r}")
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(shots / f"{name}.png"))
+    narrow = page_for(demo.url + "/", width=420, height=900)
+    narrow.wait_for_timeout(1000)
+    narrow.screenshot(path=str(shots / "sessions-narrow.png"))
+    page.evaluate("location.hash = '#n=sessions'")
+    page.wait_for_timeout(500)
+    demo.stop()
+    page.wait_for_selector(".live.stalled", timeout=20_000)
+    page.screenshot(path=str(shots / "stalled.png"))

@@ -53,17 +53,28 @@ export function shortAge(seconds) {
 }
 
 // Subagent pills of one row, each with the label it is shown under: a name two pills share is
-// told apart by the start of the subagent's own id (or, without one, by its place: #1, #2...).
+// told apart by as much of each subagent's own id as it takes (at least six characters), or,
+// where the ids cannot tell them apart, by their place: #1, #2...
 export function pillLabels(subagents) {
-  const counts = new Map();
-  for (const a of subagents) counts.set(a.name, (counts.get(a.name) || 0) + 1);
-  const seen = new Map();
-  return subagents.map((a) => {
-    if (counts.get(a.name) < 2) return a.name;
-    const n = (seen.get(a.name) || 0) + 1;
-    seen.set(a.name, n);
-    return a.session_id ? `${a.name} · ${a.session_id.slice(0, 6)}` : `${a.name} #${n}`;
+  const groups = new Map();
+  subagents.forEach((a, i) => {
+    if (!groups.has(a.name)) groups.set(a.name, []);
+    groups.get(a.name).push(i);
   });
+  const labels = subagents.map((a) => a.name);
+  for (const [name, members] of groups) {
+    if (members.length < 2) continue;
+    const ids = members.map((i) => subagents[i].session_id || "");
+    const distinct = ids.every(Boolean) && new Set(ids).size === ids.length;
+    if (!distinct) {
+      members.forEach((i, n) => (labels[i] = `${name} #${n + 1}`));
+      continue;
+    }
+    let width = 6;
+    while (new Set(ids.map((x) => x.slice(0, width))).size < ids.length) width += 2;
+    members.forEach((i, n) => (labels[i] = `${name} · ${ids[n].slice(0, width)}`));
+  }
+  return labels;
 }
 
 // Fragment routes: #n=sessions, #n=projects, #n=attention, #n=project:<p>, #n=session:<p>:<h>:<sid>
