@@ -295,3 +295,25 @@ def test_gone_quiet_fires_once_per_turn_only_after_30_s_of_work_and_can_be_turne
     page.reload()
     page.wait_for_selector(".only-waits input")
     assert page.locator(".only-waits input").is_checked()  # the choice is remembered in this browser
+
+
+def test_attention_shows_the_irreversible_command_reports(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
+    from cargento.events.hub import EventHub
+    from cargento.events.notifiers import MemoryNotifier
+    from cargento.testing.fakes import FakeSession
+
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
+    try:
+        fake = FakeHarness("claude", [FakeSession("s1", title="Tidy the release branch")], label="Claude Code")
+        server = serve(builder_for([("claude", fake)], tmp_path), hub=hub)
+        page = page_for(server.url + "/#n=attention")
+        page.wait_for_selector(".attention .report, .attention .empty:has-text('No irreversible command')")
+        hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                              "tool_input": {"command": "git push --force origin main"}})
+        page.wait_for_selector(".attention .report[data-session='claude:s1']", timeout=10_000)
+        report = page.locator(".attention .report").first
+        assert "Tidy the release branch" in report.inner_text()
+        assert "git push --force origin main" in report.inner_text()
+        assert "not proof" in page.locator(".attention").inner_text()
+    finally:
+        hub.close()

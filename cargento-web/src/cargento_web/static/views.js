@@ -416,6 +416,57 @@ export const NOT_YET = [
   "Requests whose session ownership is not established.",
 ];
 
+// Every irreversible-command report of this run (GET /api/reports), refetched on each board
+// revision and on the heartbeat; null while loading or when the dashboard keeps no record.
+function useReports(revision, everyMs, kept) {
+  const [doc, setDoc] = useState(null);
+  const [beat, setBeat] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setBeat((n) => n + 1), Math.max(1000, everyMs || 5000));
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  useEffect(() => {
+    if (!kept) return undefined;
+    let gone = false;
+    fetch("/api/reports", { cache: "no-store", headers: { Accept: "application/json" } })
+      .then((r) => r.json())
+      .then((body) => {
+        if (!gone) setDoc(body);
+      })
+      .catch(() => {
+        /* keep what was shown; the header says when the server stops answering */
+      });
+    return () => {
+      gone = true;
+    };
+  }, [revision, beat, kept]);
+  return doc;
+}
+
+function ReportedCommands({ board, ctx }) {
+  const doc = useReports(board.revision, ctx.recordEveryMs, ctx.recordKept);
+  const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, s]));
+  let body;
+  if (!ctx.recordKept) body = html`<p class="empty">This dashboard runs without its event lane, so no command is reported.</p>`;
+  else if (!doc) body = html`<p class="empty" aria-busy="true">Reading the reports…</p>`;
+  else if (doc.error) body = html`<p class="empty">${doc.error}.</p>`;
+  else if (!doc.enabled) body = html`<p class="empty">${doc.reason}.</p>`;
+  else if (!doc.reports.length) body = html`<p class="empty">No irreversible command shape was reported in this run.</p>`;
+  else {
+    body = html`<ul class="reports">${doc.reports.map((r) => {
+      const s = names.get(`${r.harness}:${r.session_id}`);
+      return html`<li class="report" data-shape=${r.shape} data-session=${`${r.harness}:${r.session_id}`}>
+        <b>${r.shape_words}</b> · ${s ? html`<a href=${sessionHash(s)}>${s.title || s.display_id}</a>` : html`<span class="mono">${r.harness} ${r.session_id}</span>`}
+        · <${When} at=${r.at} ctx=${ctx} />
+        <div class="mono" title=${r.tool ? `reported by the ${r.tool} tool` : "reported by an after-tool hook"}>${r.command}</div></li>`;
+    })}</ul>`;
+  }
+  const count = doc && doc.reports ? doc.reports.length : null;
+  return html`<h3 class="group-h">REPORTED IRREVERSIBLE COMMANDS ${count != null ? html`<span class="count">${count}</span>` : null}</h3>
+    ${body}
+    ${doc && doc.note ? html`<p class="muted small">${doc.note}</p>` : null}`;
+}
+
 export function AttentionView({ board, ctx }) {
   const needs = board.sessions.filter((s) => s.state === "needs_input");
   const looping = board.sessions.filter((s) => s.loop && s.state !== "needs_input");
@@ -449,6 +500,7 @@ export function AttentionView({ board, ctx }) {
     ${off.length
       ? html`<ul class="off-count">${off.map((x) => html`<li data-kind=${x.kind} key=${x.key}>${x.text}</li>`)}</ul>`
       : html`<p class="empty">No quota window at ${QUOTA_PERCENT}% or more and no display label shared by two sessions.</p>`}
+    <${ReportedCommands} board=${board} ctx=${ctx} />
     <h3 class="group-h">NOT ON THIS BOARD YET</h3>
     <ul class="not-yet">${NOT_YET.map((t) => html`<li>${t}</li>`)}</ul>
     <h3 class="group-h">COVERAGE DETAILS</h3>
