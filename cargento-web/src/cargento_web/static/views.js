@@ -202,6 +202,13 @@ function nowText(s, ctx) {
   return s.detail;
 }
 
+// The now column's tooltip: the whole line, and the tool's full recorded name (an MCP tool's
+// wire string) where the board carries one beside its display name.
+function nowTitle(s) {
+  const line = s.state === "needs_input" && s.waiting ? `${s.waiting.kind}: ${s.waiting.text || s.detail}` : s.detail;
+  return s.last_tool_raw && s.state !== "idle" ? `${line} (${s.last_tool_raw})` : line;
+}
+
 // Which rows are opened, kept across re-renders (and views) for the life of the tab.
 const opened = new Set();
 
@@ -235,7 +242,7 @@ export function SessionRow({ session, ctx, onToggle }) {
         ? html` <span class="role">${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}
         <span class="sid" title=${s.session_id}>${s.display_id}</span></span>
       <span class="c-proj proj" title=${s.project || "no project label"}>${s.project || html`<span class="sr-only">no project label</span>`}</span>
-      <span class="c-now detail" title=${s.state === "needs_input" && s.waiting ? `${s.waiting.kind}: ${s.waiting.text || s.detail}` : s.detail}>${nowText(s, ctx)}</span>
+      <span class="c-now detail" title=${nowTitle(s)}>${nowText(s, ctx)}</span>
       ${s.state === "working" ? html`<${MiniTurn} turn=${s.turn} ctx=${ctx} />` : html`<span class="c-turn"></span>`}
       <span class="c-model"><${Model} session=${s} /></span>
       <span class="c-rate"><${Rate} session=${s} /></span>
