@@ -317,3 +317,31 @@ def test_attention_shows_the_irreversible_command_reports(serve: Any, builder_fo
         assert "not proof" in page.locator(".attention").inner_text()
     finally:
         hub.close()
+
+
+def test_the_now_tooltip_carries_a_tools_full_recorded_name(board_server: Any, browser: Any) -> None:
+    """Once the board publishes ``last_tool_raw`` beside the display name, the tooltip shows it
+    (the document is amended in flight here: core does not publish the field yet)."""
+    import json
+
+    server = board_server()
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = context.new_page()
+
+        def amend(route: Any) -> None:
+            response = route.fetch()
+            doc = response.json()
+            for s in doc["sessions"]:
+                if s["key"].startswith("pi:pi-busy"):
+                    s["detail"], s["last_tool_raw"] = "Linear · list issues", "mcp__linear__list_issues"
+            route.fulfill(response=response, body=json.dumps(doc))
+
+        page.route("**/api/data*", amend)
+        page.goto(server.url + "/")
+        page.wait_for_selector("main li.row[data-key^='pi:pi-busy']")
+        now = page.locator("main li.row[data-key^='pi:pi-busy'] .c-now")
+        assert now.inner_text() == "Linear · list issues"
+        assert now.get_attribute("title") == "Linear · list issues (mcp__linear__list_issues)"
+    finally:
+        context.close()

@@ -164,6 +164,7 @@ def test_refresh_the_documented_screenshots_from_the_demo(demo: Any, page_for: A
     board = demo.board()
     stuck = next(s for s in board["sessions"] if s["title"] == "Invoice suite against the new ledger")
     page = page_for(demo.url + "/", width=1440, height=900)
+    page.wait_for_selector("main li.row[data-state='needs_input']", timeout=90_000)  # a wait in the picture
     page.wait_for_timeout(1500)
     page.screenshot(path=str(shots / "demo.png"))
     page.screenshot(path=str(shots / "sessions.png"))
