@@ -123,16 +123,16 @@ export function routeHash(route) {
 // Returns { state: "available" | "unavailable" | "off" | "unknown", short, long }.
 export function nativeNotifications(n) {
   if (!n) {
-    return { state: "unknown", short: "desktop notifications: unknown", long: "This dashboard was started without its notification lane, so it cannot say whether desktop notifications work here." };
+    return { state: "unknown", short: "desktop: unknown", long: "This dashboard was started without its notification lane, so it cannot say whether desktop notifications work here." };
   }
   const checked = n.checked_at ? ` (checked at start, ${new Date(n.checked_at).toLocaleTimeString()})` : "";
   if (!n.enabled) {
-    return { state: "off", short: "desktop notifications: off", long: `Desktop notifications are off for this run: ${n.detail}.` };
+    return { state: "off", short: "desktop: off", long: `Desktop notifications are off for this run: ${n.detail}.` };
   }
   if (n.available) {
-    return { state: "available", short: "desktop notifications: available", long: `Desktop notifications are available on this machine through ${n.backend}: ${n.detail}${checked}.` };
+    return { state: "available", short: "desktop: available", long: `Desktop notifications are available on this machine through ${n.backend}: ${n.detail}${checked}.` };
   }
-  return { state: "unavailable", short: "desktop notifications: unavailable", long: `Desktop notifications are not available on this machine: ${n.detail}${checked}. A raise is recorded as having no backend, and a dashboard tab can still show browser notifications once permission is granted.` };
+  return { state: "unavailable", short: "desktop: unavailable", long: `Desktop notifications are not available on this machine: ${n.detail}${checked}. A raise is recorded as having no backend, and a dashboard tab can still show browser notifications once permission is granted.` };
 }
 
 // This tab's own (browser) notification permission, in words.
