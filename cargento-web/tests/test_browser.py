@@ -44,14 +44,10 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-#: Screenshots of each view. The committed ones in docs/screenshots are refreshed with
-#: CARGENTO_SCREENSHOTS=1; otherwise a run writes them to a temporary folder, so running the
-#: tests leaves the working tree as it was.
-SHOTS = (
-    Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-    if os.environ.get("CARGENTO_SCREENSHOTS")
-    else Path(tempfile.gettempdir()) / "cargento-screenshots"
-)
+#: Screenshots of each view of the scripted board, written to a temporary folder so running the
+#: tests leaves the working tree as it was. The committed ones in docs/screenshots come from the
+#: demo (CARGENTO_SCREENSHOTS=1 pytest cargento-web/tests/test_browser_demo_calm.py).
+SHOTS = Path(tempfile.gettempdir()) / "cargento-screenshots"
 CLAUDE_A = "claude-code-2.1.332/A-single-turn"
 
 if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):
@@ -281,33 +277,57 @@ def test_the_board_renders_each_harness(board_server: Any, page_for: Any) -> Non
     claude_row = row(page, "claude:")
     assert claude_row.get_attribute("data-state") == "idle"
     assert "Idle" in claude_row.locator(".badge").inner_text()
-    assert "last active" in claude_row.locator(".detail").inner_text() and "ago" in claude_row.locator(".detail").inner_text()
+    age = claude_row.locator(".age").get_attribute("title")
+    assert "last active" in age and "ago" in age
 
+    # The harness-wide caveat is said once, in the view's legend; the row carries a labelled mark.
     cop = row(page, "copilot:")
-    assert "Read by scanning: no turn end can be observed here" in cop.inner_text()
+    assert "Read by scanning" not in cop.inner_text()
+    assert cop.locator(".scan-mark").get_attribute("title") == "Read by scanning: no turn end can be observed here"
+    assert "read by scanning" in cop.locator(".scan-mark .sr-only").inner_text()
+    legend = page.locator("main .legend").inner_text()
+    assert "read by scanning (" in legend and "GitHub Copilot CLI" in legend
+    assert page.locator("main .legend").count() == 1
     assert cop.locator(".hname").inner_text() == "GitHub Copilot CLI"
 
     pi = row(page, "pi:pi-busy")
     assert pi.get_attribute("data-state") == "working"
     assert pi.locator(".detail").inner_text() == "Writing the lexer"
+    # At rest a row is one line: tasks, pills and the instruction wait behind its toggle.
+    assert pi.locator(".task").count() == 0 and pi.locator(".pill").count() == 0
+    assert pi.locator(".line").evaluate("e => e.getBoundingClientRect().height") < 40
+    toggle = pi.locator("button.more-btn")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    toggle.focus()
+    page.keyboard.press("Enter")
+    assert toggle.get_attribute("aria-expanded") == "true"
     assert pi.locator(".pill.run").inner_text().replace("\n", "") == "● scout, running"
     assert "no longer running" in pi.locator(".pill.done").inner_text()
     assert pi.locator(".task").count() == 3
     assert "via Codex · gpt-5.6-sol" in pi.locator(".model").inner_text()
     assert pi.locator(".rate").inner_text().startswith("420 tok/min")
     assert "“port the tokenizer to rust” — prompt, 25 min ago" in pi.locator(".instruction").inner_text()
-    assert pi.locator(".turn [role=progressbar]").count() == 1
-    assert pi.locator(".long").get_attribute("title").startswith("This request has run")
+    assert pi.locator(".more .turn [role=progressbar]").count() == 1
+    assert pi.locator(".c-turn [role=progressbar]").count() == 1
+    assert pi.locator(".long").first.get_attribute("title").startswith("This request has run")
+    assert "15 min+" in pi.locator(".c-turn .long").inner_text()  # worded, not a bare glyph
+    assert pi.locator(".c-turn .long").evaluate("e => getComputedStyle(e).color") == "rgb(227, 178, 90)"
     assert "Source not fully read: output usage of one branch" in pi.inner_text()
 
     done = row(page, "codex:codex-done")
-    assert done.locator(".rate").inner_text().strip().startswith("—")
+    # An unknown figure is an empty slot, labelled for a screen reader and in its tooltip.
+    assert done.locator(".rate").get_attribute("class").split() == ["rate", "empty-slot"]
+    assert done.locator(".rate [aria-hidden]").inner_text().strip() == ""
+    assert done.locator(".rate").get_attribute("title") == "output rate unmeasured"
     assert "output rate unmeasured" in done.locator(".rate").inner_text()
     quick = row(page, "codex:codex-quick")
-    assert "est." in quick.locator(".turn-text").inner_text() and "remaining" in quick.locator(".turn-text").inner_text()
-    assert "Read by scanning" not in quick.inner_text()
+    words = quick.locator(".c-turn").get_attribute("title")
+    assert "est." in words and "remaining" in words
+    assert quick.locator(".scan-mark").count() == 0
 
-    assert page.locator(".counts .c-run").inner_text() == "2 running sessions"
+    # The header counts event-backed running sessions; this server has no event hub.
+    assert page.locator(".counts .c-run").inner_text() == "0 event-backed running sessions"
+    assert page.locator(".counts .c-run").get_attribute("title").startswith("2 more rows read Working")
     assert "2 subagents observed, 1 running" in page.locator(".counts").inner_text()
     assert page.errors == []
     shot(page, "sessions")
@@ -360,8 +380,13 @@ def test_attention_names_what_is_not_covered(board_server: Any, page_for: Any) -
     server = board_server()
     page = page_for(server.url + "/#n=attention")
     text = page.locator(".attention").inner_text()
-    assert "NEEDS YOU NOW" in text and "AT RISK" in text and "NOT COVERED" in text
+    assert "NEEDS YOU NOW" in text and "AT RISK" in text and "COVERAGE DETAILS" in text
+    assert "ALSO AT RISK, OFF THE SESSION COUNT" in text and "NOT ON THIS BOARD YET" in text
     assert "That is not an all-clear" in text
+    cover = page.locator(".coverage p")
+    assert cover.first.inner_text().startswith("Not covered:")  # the block leads with the gap, not with what is covered
+    assert "granted.Browser" not in page.locator(".coverage").inner_text()
+    assert ". Browser notifications:" in page.locator(".coverage").inner_text()
     coverage = page.locator(".coverage")
     assert "Extension UI prompts in persisted sessions" in coverage.inner_text()  # Pi's stated conditions
     assert "Gemini CLI" not in coverage.inner_text(), "only the harnesses on the board are listed"
@@ -489,9 +514,11 @@ def test_every_cue_has_text_for_a_screen_reader(board_server: Any, page_for: Any
     server = board_server()
     page = page_for(server.url + "/")
     pi = row(page, "pi:pi-busy")
+    pi.locator("button.more-btn").click()
     assert "running" in pi.locator(".pill.run").inner_text()
-    assert "15 minutes or more" in pi.locator(".long .sr-only").inner_text()
-    assert pi.locator("[role=progressbar]").get_attribute("aria-valuetext").startswith("current turn ")
+    assert "15 minutes or more" in pi.locator(".long .sr-only").first.inner_text()
+    for bar in pi.locator("[role=progressbar]").all():
+        assert bar.get_attribute("aria-valuetext").startswith("current turn ")
     assert "in progress:" in pi.locator(".task.in_progress").inner_text()
     assert page.locator(".strip li[data-harness='claude'] .sr-only").inner_text().startswith(": local session data found")
     assert page.locator(".strip").get_attribute("aria-label") == "Discovered harnesses"

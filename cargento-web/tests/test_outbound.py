@@ -20,10 +20,10 @@ from typing import Any
 import cargento_web
 import httpx
 import pytest
-from cargento_web.runtime.hub import EventHub
-from cargento_web.runtime.notifiers import MemoryNotifier
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
 from starlette.routing import Mount, Route
 
 ANTHROPIC = "sk-ant-api03-" + "Q7x9" * 10

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.notifiers import MemoryNotifier
 from cargento_web.runtime.stores import DELIVERIES_FILE
-from cargento.testing.fakes import FakeHarness, FakeSession
 
 pytestmark = pytest.mark.browser
 

@@ -36,6 +36,7 @@ from cargento_harness_claude import demo, discovery, gates, locations
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude import reading as mapping
+from cargento_harness_claude.stuck import Showroom, StuckSession
 
 KEY = "claude"
 
@@ -86,7 +87,7 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
-    return demo.start(home, ctx)
+    return Showroom(demo.start(home, ctx), StuckSession(home, ctx))
 
 
 @hookimpl

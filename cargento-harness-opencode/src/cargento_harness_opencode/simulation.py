@@ -48,7 +48,8 @@ class OpenCodeSimulation:
 
     def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         """One turn: the prompt at offset 0, the permission prompt from 4 s to 19 s, the child
-        session from 22 s to 38 s and the completed turn at 46 s."""
+        session from 22 s to 38 s, a question from 39 s to 49 s (shown once it has stood for
+        the reader's few seconds) and the completed turn at 54 s."""
         s = self.live
         call: list[str] = []
         child: list[OpenCodeSession] = []
@@ -66,6 +67,18 @@ class OpenCodeSimulation:
         def answer(at: datetime) -> None:
             for ident in call:
                 s.answer(ident, at)
+
+        asked: list[str] = []
+
+        def question(at: datetime) -> None:
+            asked.append(s.wait("question", at, input={"questions": [{
+                "question": "Accept ISO week dates (2026-W49) too?", "header": "ISO weeks",
+                "options": [{"label": "Yes"}, {"label": "No"}]}]}))
+
+        def question_answered(at: datetime) -> None:
+            for ident in asked:
+                s.answer(ident, at)
+                s.tool_done(ident, at, output="Yes")
 
         def tool_done(at: datetime) -> None:
             for ident in call:
@@ -100,9 +113,11 @@ class OpenCodeSimulation:
             (23.0, child_reply),
             (30.0, child_text),
             (38.0, child_end),
-            (40.0, todos(2)),
-            (44.0, lambda at: s.text("The parser now accepts ISO weeks.", at)),
-            (46.0, lambda at: s.end_turn(at, output_tokens=tokens)),
+            (39.0, question),
+            (49.0, question_answered),
+            (50.0, todos(2)),
+            (52.0, lambda at: s.text("The parser now accepts ISO weeks.", at)),
+            (54.0, lambda at: s.end_turn(at, output_tokens=tokens)),
         ]
 
     def step(self, now: datetime) -> None:

@@ -35,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cargento_web.live import LiveBoard
 from cargento_web.outbound import OutboundJSON, install_log_redaction
 from cargento_web.page import render_page
+from cargento_web.reports import all_reports
 from cargento_web.security import HostGuard, check_host, check_state_change, read_body
 from cargento_web.settings import Settings
 from cargento_web.stream import events
@@ -222,6 +223,10 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
         doc = await anyio.to_thread.run_sync(record, harness, sid)
         return OutboundJSON(doc, headers={"Cache-Control": "no-store"})
 
+    async def reports(request: Request) -> Response:
+        status, doc = await anyio.to_thread.run_sync(all_reports, hub)
+        return OutboundJSON(doc, status_code=status, headers={"Cache-Control": "no-store"})
+
     async def tab_lane(request: Request) -> Response:
         refusal = guard.check_state_change(request)
         if refusal is not None:
@@ -240,6 +245,7 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
         Route("/api/stream", stream, methods=["GET"]),
         Route("/api/shutdown", shutdown, methods=EVERY_METHOD),
         Route("/api/session-record", session_record, methods=["GET", "HEAD"]),
+        Route("/api/reports", reports, methods=["GET", "HEAD"]),
         Route("/api/tab-lane", tab_lane, methods=EVERY_METHOD),
     ]
     if hub is not None and hasattr(hub, "routes"):

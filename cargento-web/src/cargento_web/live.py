@@ -28,6 +28,7 @@ from typing import Any
 import anyio.to_thread
 from cargento.board import Board, BoardBuilder
 
+from cargento_web.order import StableOrder
 from cargento_web.settings import Settings
 
 __all__ = ["Feed", "LiveBoard", "watch_targets"]
@@ -84,6 +85,8 @@ class Feed:
         self.hub_only = False
         #: When this feed last rediscovered every store (monotonic seconds).
         self.full_at = 0.0
+        #: The order rows are published in: a row moves only when its state changes.
+        self.order = StableOrder()
 
     def note_paths(self, paths: Iterable[str]) -> None:
         """Record changed store paths; a path no harness owns forces a full rescan."""
@@ -194,7 +197,7 @@ class LiveBoard:
             feed.pending = None
         if changes is None:
             feed.full_at = time.monotonic()
-        board = await anyio.to_thread.run_sync(self._build_sync, feed, changes)
+        board = feed.order.apply(await anyio.to_thread.run_sync(self._build_sync, feed, changes))
         feed.board = board
         feed.built_at = time.monotonic()
         return board

@@ -8,14 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from cargento.board import Board, BoardBuilder
-from cargento_web.runtime.hub import EventHub
-from cargento_web.runtime.journal import records_in
-from cargento_web.runtime.stores import ENDS_FILE
 from cargento.models import Gate
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.journal import records_in
 from cargento_web.runtime.stores import ENDS_FILE
 
 

@@ -1,8 +1,8 @@
 // The Cargento page: fetches the board, follows the live stream, routes on the URL fragment.
 import { h, render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
-import { clock, nativeNotifications, parseRoute, plural } from "/static/format.js";
+import { STATE_TEXT, clock, nativeNotifications, parseRoute, plural } from "/static/format.js";
 import { learnHarnesses } from "/static/marks.js";
 import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, Strip } from "/static/views.js";
 
@@ -15,6 +15,9 @@ const ALL = query.has("all") ? !["0", "false", "no", "off", ""].includes(query.g
 const SUFFIX = query.has("all") ? `?all=${ALL ? 1 : 0}` : "";
 const BEAT_MS = Math.max(250, CONFIG.heartbeat_s * 1000);
 
+//: Where this browser keeps "notify only when a session waits on you".
+const ONLY_WAITS_KEY = "cargento:notify-only-waits";
+
 // -- the store: one mutable state object and a subscriber -----------------------------------
 const state = {
   board: null,
@@ -26,6 +29,8 @@ const state = {
   route: parseRoute(location.hash),
   notify: typeof Notification === "undefined" ? "unsupported" : Notification.permission,
   transport: "starting",
+  onlyWaits: readOnlyWaits(),
+  announce: "", // what the live region last said: state changes only
 };
 let redraw = () => {};
 const update = (patch) => {
@@ -33,24 +38,66 @@ const update = (patch) => {
   redraw();
 };
 
-// -- notifications: a session starts waiting, or a working one goes quiet --------------------
+// -- notifications: a session starts waiting, or a turn that worked a while goes quiet --------
+//: A turn must have worked this long before its going quiet is worth a notification.
+const QUIET_AFTER_S = 30;
+function readOnlyWaits() {
+  try {
+    return localStorage.getItem(ONLY_WAITS_KEY) === "1";
+  } catch (_) {
+    return false;
+  }
+}
+function setOnlyWaits(on) {
+  try {
+    localStorage.setItem(ONLY_WAITS_KEY, on ? "1" : "0");
+  } catch (_) {
+    /* a browser that keeps nothing still honours the choice for this tab */
+  }
+  update({ onlyWaits: on });
+}
+
 let previous = null;
+// Per session: when its current working spell began (board clock, ms) and the spell already
+// notified as gone quiet, so one turn raises "has gone quiet" at most once.
+const spells = new Map();
+const quietSaid = new Map();
+function spellStart(s, at) {
+  // The turn's own start when the board has one, else when this tab first saw it working.
+  return s.turn ? at - s.turn.elapsed_s * 1000 : null;
+}
 function notifyTransitions(board) {
+  const at = Date.parse(board.generated_at);
   const now = new Map(board.sessions.map((s) => [s.key, s]));
-  if (previous && state.notify === "granted") {
-    for (const [key, s] of now) {
-      const before = previous.get(key);
-      if (!before) continue;
-      const name = s.title || s.project || s.display_id;
-      if (before !== "needs_input" && s.state === "needs_input") {
-        const what = s.waiting && s.waiting.text ? s.waiting.text : s.detail;
-        show(`${s.harness_label}: ${name} is waiting on you`, what, key);
-      } else if (before === "working" && s.state === "idle") {
+  const changes = [];
+  for (const [key, s] of now) {
+    const before = previous ? previous.get(key) : undefined;
+    if (s.state === "working") {
+      const start = spellStart(s, at);
+      const known = spells.get(key);
+      // A new spell: none known, or the turn start moved (a new turn), never a re-read of one.
+      if (!known || (start != null && Math.abs(known.start - start) > 5000)) spells.set(key, { start: start ?? at, last: at });
+      else known.last = at;
+    }
+    if (!previous || before === undefined || before === s.state) continue;
+    const name = s.title || s.project || s.display_id;
+    changes.push(`${name} (${s.harness_label}) ${s.state === "needs_input" ? "needs input" : `is now ${(STATE_TEXT[s.state] || s.state).toLowerCase()}`}`);
+    if (state.notify !== "granted") continue;
+    if (before !== "needs_input" && s.state === "needs_input") {
+      const what = s.waiting && s.waiting.text ? s.waiting.text : s.detail;
+      show(`${s.harness_label}: ${name} is waiting on you`, what, key);
+    } else if (before === "working" && s.state === "idle" && !state.onlyWaits) {
+      const spell = spells.get(key);
+      const worked = spell ? (spell.last - spell.start) / 1000 : 0;
+      if (spell && worked >= QUIET_AFTER_S && quietSaid.get(key) !== spell.start) {
+        quietSaid.set(key, spell.start);
         show(`${s.harness_label}: ${name} has gone quiet`, "It was working and has stopped writing; open it to see where it stands.", key);
       }
     }
   }
+  for (const key of spells.keys()) if (!now.has(key)) spells.delete(key);
   previous = new Map([...now].map(([k, s]) => [k, s.state]));
+  return changes;
 }
 function show(title, body, tag) {
   try {
@@ -89,12 +136,19 @@ async function refresh() {
     try {
       const r = await fetch("/api/data" + SUFFIX, { cache: "no-store", headers: { Accept: "application/json" } });
       if (!r.ok) throw new Error(`HTTP ${r.status}`);
-      const board = await r.json();
+      const text = await r.text();
+      // The page's own work on a revision runs from here to the render's commit (see App).
+      performance.mark("cargento:board");
+      const board = JSON.parse(text);
       learnHarnesses(board.harnesses);
-      notifyTransitions(board);
+      const changes = notifyTransitions(board);
       const now = Date.now();
       const recovered = state.missed > 0 || state.error != null; // the server may have restarted
-      update({ board, fetchedAt: now, lastOk: new Date(now), lastContact: now, missed: 0, error: null });
+      const patch = { board, fetchedAt: now, lastOk: new Date(now), lastContact: now, missed: 0, error: null };
+      if (changes.length) patch.announce = changes.slice(0, 5).join("; ") + (changes.length > 5 ? `; and ${changes.length - 5} more` : "");
+      else if (state.missed >= 2) patch.announce = "The board is live again.";
+      measuring = true;
+      update(patch);
       if (recovered) reportTabLane();
       return true;
     } catch (e) {
@@ -169,7 +223,12 @@ setInterval(async () => {
   const quiet = Date.now() - state.lastContact > BEAT_MS * 1.5;
   if (state.transport === "polling" || quiet) {
     const ok = await refresh();
-    if (!ok) update({ missed: state.missed + 1 });
+    if (!ok) {
+      const missed = state.missed + 1;
+      const patch = { missed };
+      if (missed === 2) patch.announce = `The board has stalled; it shows the state as of ${clock(state.lastOk)}.`;
+      update(patch);
+    }
   } else {
     redraw();
   }
@@ -177,7 +236,9 @@ setInterval(async () => {
 setInterval(() => redraw(), 1000);
 
 // -- routing and keys ---------------------------------------------------------------------------
+let focusHeading = false;
 window.addEventListener("hashchange", () => {
+  focusHeading = true; // after the new view renders, focus moves to its heading
   update({ route: parseRoute(location.hash) });
   window.scrollTo(0, 0);
 });
@@ -194,10 +255,11 @@ document.addEventListener("keydown", (ev) => {
   else if (ev.key === "p") go("#n=projects");
   else if (ev.key === "s") go("#n=sessions");
   else if (ev.key === "Escape" && state.route.view === "session") {
+    // From a session to its project (to Sessions when it has none)...
     const p = state.route.project;
     const known = p && state.board && state.board.sessions.some((s) => (s.project || "") === p);
     go(p && known ? `#n=project:${encodeURIComponent(p)}` : "#n=sessions");
-  } else if (ev.key === "Escape" && state.route.view === "project") go("#n=projects");
+  } else if (ev.key === "Escape" && state.route.view !== "sessions") go("#n=sessions"); // ...and otherwise to Sessions
   else return;
   ev.preventDefault();
 });
@@ -207,6 +269,8 @@ function Header() {
   const b = state.board;
   const c = b ? b.counts : null;
   const stalled = state.missed >= 2;
+  const running = b ? b.sessions.filter((s) => s.state === "working" && s.state_source !== "store").length : 0;
+  const fromStores = c ? c.working - running : 0;
   const tabs = [
     ["sessions", "Sessions", "s"],
     ["projects", "Projects", "p"],
@@ -215,10 +279,10 @@ function Header() {
   const current = state.route.view === "project" ? "projects" : state.route.view;
   const since = state.lastOk ? Math.round((Date.now() - state.lastOk) / 1000) : null;
   return html`<header class="top">
-    <div class="brand"><a href="#n=sessions">Cargento</a></div>
+    <h1 class="brand"><a href="#n=sessions">Cargento</a></h1>
     ${c
-      ? html`<div class="counts" aria-live="polite">
-          <span class="c-run" data-count="working">${plural(c.working, "running session")}</span>
+      ? html`<div class="counts">
+          <span class="c-run" data-count="running" title=${`${plural(fromStores, "more row reads", "more rows read")} Working from its store alone; only a lifecycle event says a session is running`}>${plural(running, "event-backed running session")}</span>
           <span class="c-sub">${plural(c.subagents, "subagent")} observed${c.subagents ? `, ${c.subagents_running} running` : ""}</span>
         </div>`
       : null}
@@ -229,9 +293,9 @@ function Header() {
       ${tabs.map(([key, label, k]) => html`<a href=${"#n=" + key} aria-current=${current === key ? "page" : undefined}
         class=${current === key ? "on" : ""} data-view=${key}>${label}${key === "attention" && c ? html` <span class="count att-count">${c.needs_input}</span>` : null}<kbd aria-hidden="true">${k}</kbd></a>`)}
     </nav>
-    <div class=${"live" + (stalled ? " stalled" : "")} role="status" aria-live="polite">
+    <div class=${"live" + (stalled ? " stalled" : "")}>
       ${stalled
-        ? html`<span class="dot" aria-hidden="true"></span>stalled — last successful update ${clock(state.lastOk)}${since != null ? ` (${since} s ago)` : ""}`
+        ? html`<span class="dot" aria-hidden="true"></span>stalled — last successful update ${clock(state.lastOk)}${since != null ? ` (${since} s ago)` : ""}; the board is shown as of then`
         : state.lastOk
           ? html`<span class="dot" aria-hidden="true"></span>live · updated ${clock(state.lastOk)}`
           : "connecting…"}
@@ -243,6 +307,11 @@ function Header() {
     ${state.notify === "default"
       ? html`<button type="button" class="btn small" onClick=${askNotify}>Enable notifications</button>`
       : null}
+    ${state.notify === "granted"
+      ? html`<label class="only-waits small"><input type="checkbox" checked=${state.onlyWaits}
+          onChange=${(ev) => setOnlyWaits(ev.currentTarget.checked)} /> notify only when a session waits on you</label>`
+      : null}
+    <div class="sr-only" role="status" aria-live="polite" id="announce">${state.announce}</div>
     ${CONFIG.store_resets.length
       ? html`<ul class="store-resets" aria-label="Own stores reset at start">
           ${CONFIG.store_resets.map((r) => html`<li class="store-reset" data-store=${r.store}>
@@ -255,9 +324,13 @@ function Header() {
 function Main() {
   const b = state.board;
   if (!b) return html`<p class="boot">${state.error ? `Cannot reach the dashboard: ${state.error}` : "Loading the board…"}</p>`;
+  // Stalled: the clocks stop at the last successful update, so no timer counts on past it.
+  const stalled = state.missed >= 2;
+  const drift = stalled ? 0 : Date.now() - state.fetchedAt;
   const ctx = {
-    boardNow: Date.parse(b.generated_at) + (Date.now() - state.fetchedAt),
-    drift: (Date.now() - state.fetchedAt) / 1000,
+    boardNow: Date.parse(b.generated_at) + drift,
+    drift: drift / 1000,
+    stalled,
     native: NATIVE,
     browserNotify: state.notify,
     recordEveryMs: BEAT_MS,
@@ -271,12 +344,26 @@ function Main() {
   return html`<${SessionsView} board=${b} ctx=${ctx} />`;
 }
 
+let measuring = false;
 function App() {
   const [, setTick] = useState(0);
   useEffect(() => {
     redraw = () => setTick((n) => n + 1);
   }, []);
-  return html`<${Header} /><${Strip} board=${state.board} /><main id="main" data-view=${state.route.view}><${Main} /></main>`;
+  useLayoutEffect(() => {
+    if (measuring) {
+      measuring = false;
+      performance.measure("cargento:revision", "cargento:board");
+    }
+    if (focusHeading) {
+      focusHeading = false;
+      const heading = document.querySelector("main .view-h");
+      if (heading) heading.focus({ preventScroll: true });
+    }
+  });
+  const stalled = state.missed >= 2;
+  return html`<${Header} /><${Strip} board=${state.board} /><main id="main" data-view=${state.route.view}
+    class=${stalled ? "stalled" : ""}><${Main} /></main>`;
 }
 
 const root = document.getElementById("app");

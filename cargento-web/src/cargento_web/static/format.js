@@ -24,8 +24,8 @@ export function clock(date) {
 }
 
 export function rate(perMin) {
-  // null is unmeasured and never a zero.
-  if (perMin == null) return { text: "—", label: "output rate unmeasured" };
+  // null is unmeasured and never a zero: an empty slot, labelled for a screen reader and a tooltip.
+  if (perMin == null) return { text: "", label: "output rate unmeasured" };
   const v = perMin >= 100 ? Math.round(perMin) : Math.round(perMin * 10) / 10;
   return { text: `${v} tok/min`, label: `${v} output tokens per minute over the last ten minutes` };
 }
@@ -39,6 +39,43 @@ export const STATE_TEXT = { needs_input: "Needs input", working: "Working", idle
 export const SCANNING_NOTE = "Read by scanning: no turn end can be observed here";
 
 export const LONG_TURN_NOTE = "This request has run, or is estimated to run, 15 minutes or more";
+
+export const NO_ESTIMATE_NOTE = "no estimate (no comparable finished turn)";
+
+// A short age for a column: "12s", "4m", "3h", "2d".
+export function shortAge(seconds) {
+  if (seconds == null || !isFinite(seconds)) return "";
+  const s = Math.max(0, seconds);
+  if (s < 60) return `${Math.floor(s)}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+// Subagent pills of one row, each with the label it is shown under: a name two pills share is
+// told apart by as much of each subagent's own id as it takes (at least six characters), or,
+// where the ids cannot tell them apart, by their place: #1, #2...
+export function pillLabels(subagents) {
+  const groups = new Map();
+  subagents.forEach((a, i) => {
+    if (!groups.has(a.name)) groups.set(a.name, []);
+    groups.get(a.name).push(i);
+  });
+  const labels = subagents.map((a) => a.name);
+  for (const [name, members] of groups) {
+    if (members.length < 2) continue;
+    const ids = members.map((i) => subagents[i].session_id || "");
+    const distinct = ids.every(Boolean) && new Set(ids).size === ids.length;
+    if (!distinct) {
+      members.forEach((i, n) => (labels[i] = `${name} #${n + 1}`));
+      continue;
+    }
+    let width = 6;
+    while (new Set(ids.map((x) => x.slice(0, width))).size < ids.length) width += 2;
+    members.forEach((i, n) => (labels[i] = `${name} · ${ids[n].slice(0, width)}`));
+  }
+  return labels;
+}
 
 // Fragment routes: #n=sessions, #n=projects, #n=attention, #n=project:<p>, #n=session:<p>:<h>:<sid>
 export function parseRoute(hash) {
@@ -86,16 +123,16 @@ export function routeHash(route) {
 // Returns { state: "available" | "unavailable" | "off" | "unknown", short, long }.
 export function nativeNotifications(n) {
   if (!n) {
-    return { state: "unknown", short: "desktop notifications: unknown", long: "This dashboard was started without its notification lane, so it cannot say whether desktop notifications work here." };
+    return { state: "unknown", short: "desktop: unknown", long: "This dashboard was started without its notification lane, so it cannot say whether desktop notifications work here." };
   }
   const checked = n.checked_at ? ` (checked at start, ${new Date(n.checked_at).toLocaleTimeString()})` : "";
   if (!n.enabled) {
-    return { state: "off", short: "desktop notifications: off", long: `Desktop notifications are off for this run: ${n.detail}.` };
+    return { state: "off", short: "desktop: off", long: `Desktop notifications are off for this run: ${n.detail}.` };
   }
   if (n.available) {
-    return { state: "available", short: "desktop notifications: available", long: `Desktop notifications are available on this machine through ${n.backend}: ${n.detail}${checked}.` };
+    return { state: "available", short: "desktop: available", long: `Desktop notifications are available on this machine through ${n.backend}: ${n.detail}${checked}.` };
   }
-  return { state: "unavailable", short: "desktop notifications: unavailable", long: `Desktop notifications are not available on this machine: ${n.detail}${checked}. A raise is recorded as having no backend, and a dashboard tab can still show browser notifications once permission is granted.` };
+  return { state: "unavailable", short: "desktop: unavailable", long: `Desktop notifications are not available on this machine: ${n.detail}${checked}. A raise is recorded as having no backend, and a dashboard tab can still show browser notifications once permission is granted.` };
 }
 
 // This tab's own (browser) notification permission, in words.

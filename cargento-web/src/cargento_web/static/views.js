@@ -3,7 +3,8 @@ import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import {
-  BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, plural, projectHash, rate, sessionHash,
+  BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, NO_ESTIMATE_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, pillLabels, plural,
+  projectHash, rate, sessionHash, shortAge,
 } from "/static/format.js";
 import { Mark, harnessMeta } from "/static/marks.js";
 
@@ -26,6 +27,11 @@ function HarnessBadge({ session }) {
   </span>`;
 }
 
+// The heading each view opens on; focus moves to it on a route change.
+export function ViewHeading({ children, id }) {
+  return html`<h2 class="view-h" id=${id || "view-h"} tabindex="-1">${children}</h2>`;
+}
+
 // -- the strip ------------------------------------------------------------------------------
 
 export function Strip({ board }) {
@@ -45,7 +51,7 @@ export function Strip({ board }) {
           status = `local session data found · ${plural(x.sessions, "session")} shown`;
         }
         return html`<li class=${"harness " + cls} data-harness=${x.key} title=${status}>
-          <${Mark} harness=${x.key} label=${x.label} dim=${cls === "off"} />
+          <${Mark} harness=${x.key} label=${x.label} dim=${cls === "off"} size=${16} />
           <span class="hl">${x.label}</span>
           ${x.discovered && !x.error ? html`<span class="hcount" aria-hidden="true">${x.sessions}</span>` : null}
           <span class="sr-only">: ${status}</span>
@@ -58,16 +64,27 @@ export function Strip({ board }) {
 
 // -- pieces of a row ------------------------------------------------------------------------
 
-function TurnBar({ turn, ctx }) {
-  if (!turn) return null;
+function turnFigures(turn, ctx) {
   // eta_s is the estimated time remaining when the board was built; both figures advance
   // with the time since.
   const elapsed = turn.elapsed_s + ctx.drift;
   const total = turn.eta_s == null ? null : turn.elapsed_s + turn.eta_s;
   const left = total == null ? null : Math.max(0, total - elapsed);
   const pct = total ? Math.min(100, Math.round((elapsed / total) * 100)) : null;
-  const text = total == null
-    ? `${duration(elapsed)} · no estimate (no comparable finished turn)`
+  return { elapsed, left, pct };
+}
+
+function LongWarning({ turn }) {
+  if (!turn || !turn.long) return null;
+  return html`<span class="long" title=${LONG_TURN_NOTE}><span aria-hidden="true">⚠</span> 15 min+<span class="sr-only">: ${LONG_TURN_NOTE}</span></span>`;
+}
+
+// The full turn bar, as the session page and an opened row show it.
+function TurnBar({ turn, ctx }) {
+  if (!turn) return null;
+  const { elapsed, left, pct } = turnFigures(turn, ctx);
+  const text = left == null
+    ? `${duration(elapsed)} · ${NO_ESTIMATE_NOTE}`
     : `${duration(elapsed)} · est. ${duration(left)} remaining`;
   return html`<div class="turn">
     <div class="bar" role="progressbar" aria-label="Current turn" aria-valuemin="0" aria-valuemax="100"
@@ -75,21 +92,37 @@ function TurnBar({ turn, ctx }) {
       <div class=${"fill" + (pct == null ? " unknown" : "")} style=${{ width: pct == null ? "100%" : pct + "%" }}></div>
     </div>
     <span class="turn-text">${text}</span>
-    ${turn.long
-      ? html`<span class="long" title=${LONG_TURN_NOTE}><span aria-hidden="true">⚠️</span><span class="sr-only">${LONG_TURN_NOTE}</span></span>`
-      : null}
+    <${LongWarning} turn=${turn} />
   </div>`;
+}
+
+// The compact bar of a one-line row: elapsed time, and the estimate when there is one.
+function MiniTurn({ turn, ctx }) {
+  if (!turn) return html`<span class="c-turn"></span>`;
+  const { elapsed, left, pct } = turnFigures(turn, ctx);
+  const words = left == null
+    ? `current turn ${duration(elapsed)}, ${NO_ESTIMATE_NOTE}`
+    : `current turn ${duration(elapsed)}, est. ${duration(left)} remaining`;
+  return html`<span class="c-turn" title=${words}>
+    <span class="bar mini" role="progressbar" aria-label="Current turn" aria-valuemin="0" aria-valuemax="100"
+      aria-valuenow=${pct == null ? undefined : pct} aria-valuetext=${words}>
+      <span class=${"fill" + (pct == null ? " unknown" : "")} style=${{ width: pct == null ? "100%" : pct + "%" }}></span>
+    </span>
+    <span class="turn-text" aria-hidden="true">${duration(elapsed)}${left == null ? "" : ` / ${duration(left)} left`}</span>
+    <${LongWarning} turn=${turn} />
+  </span>`;
 }
 
 function Pills({ subagents, ctx }) {
   if (!subagents || !subagents.length) return null;
+  const labels = pillLabels(subagents);
   return html`<ul class="pills" aria-label="Subagents">
-    ${subagents.map((a) => {
+    ${subagents.map((a, i) => {
       const label = a.running ? "running" : "no longer running";
-      const extra = [a.role, a.model].filter(Boolean).join(" · ");
+      const extra = [a.role, a.model, a.session_id].filter(Boolean).join(" · ");
       return html`<li class=${"pill " + (a.running ? "run" : "done")}
         title=${`${a.name}${extra ? " (" + extra + ")" : ""}: ${label}${a.last_active_at ? ", last active " + ago(since(ctx, a.last_active_at)) : ""}`}>
-        <span aria-hidden="true">${a.running ? "●" : "○"}</span> ${a.name}<span class="sr-only">, ${label}</span>
+        <span aria-hidden="true">${a.running ? "●" : "○"}</span> ${labels[i]}<span class="sr-only">, ${label}</span>
       </li>`;
     })}
   </ul>`;
@@ -124,22 +157,25 @@ function Instruction({ instruction, ctx }) {
 }
 
 function Model({ session }) {
-  if (!session.model_display) return html`<span class="model muted" title="no model recorded">model —</span>`;
-  return html`<span class="model" title=${session.model || ""}>${session.model_display}${session.authority
+  if (!session.model_display) {
+    return html`<span class="model empty-slot" title="no model recorded"><span class="sr-only">no model recorded</span></span>`;
+  }
+  return html`<span class="model" title=${[session.model, session.authority].filter(Boolean).join(" · ")}>${session.model_display}${session.authority
     ? html` <span class="authority">${session.authority}</span>`
     : null}</span>`;
 }
 
 function Rate({ session }) {
   const r = rate(session.output_tokens_per_min);
-  return html`<span class=${"rate" + (session.output_tokens_per_min == null ? " muted" : "")} title=${r.label}>
+  return html`<span class=${"rate" + (session.output_tokens_per_min == null ? " empty-slot" : "")} title=${r.label}>
     <span aria-hidden="true">${r.text}</span><span class="sr-only">${r.label}</span>
   </span>`;
 }
 
-function Notes({ session }) {
+// What is particular to one session (never the harness-wide caveats, which are the legend's).
+function Notes({ session, full }) {
   return html`
-    ${session.read_by_scanning ? html`<div class="note scanning">${SCANNING_NOTE}</div>` : null}
+    ${full && session.read_by_scanning ? html`<div class="note scanning">${SCANNING_NOTE}</div>` : null}
     ${session.missing.length ? html`<div class="note missing">Source not fully read: ${session.missing.join(", ")}</div>` : null}
     ${session.loop ? html`<div class="note risk">Loop: ${session.loop.note}</div>` : null}
     ${session.faults.length ? html`<div class="note fault">Reading failed: ${session.faults.join("; ")}</div>` : null}`;
@@ -153,34 +189,126 @@ export function detailText(session, ctx) {
   return session.detail;
 }
 
-export function SessionRow({ session, ctx, compact }) {
+// What the one-line row says the session is doing now.
+function nowText(s, ctx) {
+  if (s.state === "needs_input" && s.waiting) {
+    const stood = s.waiting.since ? ` · ${shortAge(since(ctx, s.waiting.since))}` : "";
+    return html`<span class="wait-kind">${s.waiting.kind}:</span> ${s.waiting.text || s.detail}<span class="wait-age">${stood}</span>`;
+  }
+  if (s.state === "idle") return s.ended ? "session ended" : "";
+  return s.detail;
+}
+
+// The now column's tooltip: the whole line, and the tool's full recorded name (an MCP tool's
+// wire string) where the board carries one beside its display name.
+function nowTitle(s) {
+  const line = s.state === "needs_input" && s.waiting ? `${s.waiting.kind}: ${s.waiting.text || s.detail}` : s.detail;
+  return s.last_tool_raw && s.state !== "idle" ? `${line} (${s.last_tool_raw})` : line;
+}
+
+// Which rows are opened, kept across re-renders (and views) for the life of the tab.
+const opened = new Set();
+
+function hasMore(s) {
+  return Boolean(s.instruction || s.tasks.length || s.subagents.length || s.missing.length || s.loop || s.faults.length || s.turn);
+}
+
+export function SessionRow({ session, ctx, onToggle }) {
   const s = session;
-  return html`<li class=${"row st-" + s.state} data-key=${s.key} data-state=${s.state}>
-    <div class="row-head">
-      <${HarnessBadge} session=${s} />
-      <${StateBadge} state=${s.state} />
-      <a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>
-      ${s.role ? html`<span class="role">${s.role}</span>` : null}
-      <span class="proj">${s.project || "no project"}</span>
-      <span class="sid" title=${s.session_id}>${s.display_id}</span>
-      <span class="spacer"></span>
-      <${Model} session=${s} />
-      <${Rate} session=${s} />
+  const needs = s.state === "needs_input";
+  const open = needs || opened.has(s.key);
+  const more = hasMore(s) || needs;
+  const id = "more-" + s.key.replace(/[^A-Za-z0-9_-]/g, "_");
+  const toggle = () => {
+    if (needs) return; // a session waiting on you always shows its details
+    if (opened.has(s.key)) opened.delete(s.key);
+    else opened.add(s.key);
+    onToggle();
+  };
+  const age = since(ctx, s.last_active_at);
+  return html`<li class=${"row st-" + s.state + (open ? " open" : "")} data-key=${s.key} data-state=${s.state}>
+    <div class="line" onClick=${(ev) => {
+      if (ev.target.closest("a, button")) return;
+      if (more) toggle();
+    }}>
+      <span class="c-state"><${StateBadge} state=${s.state} />${s.read_by_scanning
+        ? html`<span class="scan-mark" title=${SCANNING_NOTE}><span aria-hidden="true">◌</span><span class="sr-only">read by scanning</span></span>`
+        : null}</span>
+      <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
+      <span class="c-title"><a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>${s.role
+        ? html` <span class="role">${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}
+        <span class="sid" title=${s.session_id}>${s.display_id}</span></span>
+      <span class="c-proj proj" title=${s.project || "no project label"}>${s.project || html`<span class="sr-only">no project label</span>`}</span>
+      <span class="c-now detail" title=${nowTitle(s)}>${nowText(s, ctx)}</span>
+      ${s.state === "working" ? html`<${MiniTurn} turn=${s.turn} ctx=${ctx} />` : html`<span class="c-turn"></span>`}
+      <span class="c-model"><${Model} session=${s} /></span>
+      <span class="c-rate"><${Rate} session=${s} /></span>
+      <span class="c-age age" title=${s.last_active_at ? "last active " + ago(age) : "last activity not recorded"}>${shortAge(age)}<span class="sr-only">${s.last_active_at ? " since last activity" : "last activity not recorded"}</span></span>
+      <span class="c-more">${more && !needs
+        ? html`<button type="button" class="more-btn" aria-expanded=${open ? "true" : "false"} aria-controls=${id}
+            onClick=${toggle} title=${open ? "Hide details" : "Show details"}><span aria-hidden="true">${open ? "▾" : "▸"}</span><span class="sr-only">details of ${s.title || s.display_id}</span></button>`
+        : null}</span>
     </div>
-    <div class="detail">${s.state === "needs_input" && s.waiting
-      ? html`<span class="wait-kind">${s.waiting.kind}:</span> `
-      : null}${detailText(s, ctx)}</div>
-    ${compact ? null : html`<${Instruction} instruction=${s.instruction} ctx=${ctx} />`}
-    ${s.state === "working" ? html`<${TurnBar} turn=${s.turn} ctx=${ctx} />` : null}
-    <${Pills} subagents=${s.subagents} ctx=${ctx} />
-    ${compact ? null : html`<${Tasks} session=${s} ctx=${ctx} />`}
-    <${Notes} session=${s} />
+    ${open
+      ? html`<div class="more" id=${id}>
+          ${s.state === "working" && s.turn ? html`<${TurnBar} turn=${s.turn} ctx=${ctx} />` : null}
+          <${Instruction} instruction=${s.instruction} ctx=${ctx} />
+          <${Pills} subagents=${s.subagents} ctx=${ctx} />
+          <${Tasks} session=${s} ctx=${ctx} />
+          <${Notes} session=${s} />
+        </div>`
+      : null}
   </li>`;
 }
 
-function Rows({ sessions, ctx, compact, empty }) {
+function ColumnHeads() {
+  return html`<div class="line heads" aria-hidden="true">
+    <span class="c-state">state</span><span class="c-mark"></span><span class="c-title">session</span><span class="c-proj">project</span>
+    <span class="c-now">now</span><span class="c-turn">turn</span><span class="c-model">model</span><span class="c-rate">rate</span>
+    <span class="c-age">age</span><span class="c-more"></span>
+  </div>`;
+}
+
+function Rows({ sessions, ctx, empty, heads = true }) {
+  const [, setN] = useState(0);
   if (!sessions.length) return html`<p class="empty">${empty}</p>`;
-  return html`<ul class="rows">${sessions.map((s) => html`<${SessionRow} key=${s.key} session=${s} ctx=${ctx} compact=${compact} />`)}</ul>`;
+  const onToggle = () => setN((n) => n + 1);
+  return html`<div class="table">${heads ? html`<${ColumnHeads} />` : null}<ul class="rows">${sessions.map(
+    (s) => html`<${SessionRow} key=${s.key} session=${s} ctx=${ctx} onToggle=${onToggle} />`,
+  )}</ul></div>`;
+}
+
+// -- caveats, said once per view -------------------------------------------------------------
+
+export function Legend({ sessions }) {
+  const scanning = [...new Set(sessions.filter((s) => s.read_by_scanning).map((s) => s.harness_label))];
+  const noEstimate = sessions.some((s) => s.state === "working" && s.turn && s.turn.eta_s == null);
+  const unmeasured = sessions.some((s) => s.output_tokens_per_min == null || !s.model_display);
+  if (!scanning.length && !noEstimate && !unmeasured) return null;
+  return html`<p class="legend" aria-label="What the rows cannot show">
+    ${scanning.length
+      ? html`<span class="lg"><span class="scan-mark" aria-hidden="true">◌</span> read by scanning (${scanning.join(", ")}): no turn end can be observed, so Working means recent writes.</span>`
+      : null}
+    ${noEstimate ? html`<span class="lg"><span class="bar mini legend-bar" aria-hidden="true"><span class="fill unknown" style=${{ width: "100%" }}></span></span> striped: ${NO_ESTIMATE_NOTE}.</span>` : null}
+    ${unmeasured ? html`<span class="lg">An empty slot is a figure nobody published; hover it for which.</span>` : null}
+  </p>`;
+}
+
+// -- the empty board: where Cargento looked ---------------------------------------------------
+
+function EmptyBoard({ board }) {
+  const looked = board.harnesses.filter((x) => x.locations && x.locations.length);
+  return html`<div class="empty-board">
+    <p class="empty">No agent session is on this board${board.all ? "" : ` (idle within the last ${board.window_hours} h)`}. Cargento looked here:</p>
+    <ul class="looked">
+      ${looked.map((x) => html`<li data-harness=${x.key}><b>${x.label}</b>: ${x.locations.map(
+        (l, i) => html`${i ? ", " : ""}<span class="mono">${l.path}</span> <span class="muted">(${l.status}${l.detail ? ": " + l.detail : ""})</span>`,
+      )}</li>`)}
+      ${board.harnesses.filter((x) => x.error).map((x) => html`<li class="fault"><b>${x.label}</b>: ${x.error}</li>`)}
+    </ul>
+    <p>To see what a busy board looks like, run <code>cargento --demo</code>. For what each harness found and why,
+      run <code>cargento --diagnose</code>.</p>
+  </div>`;
 }
 
 // -- Sessions -------------------------------------------------------------------------------
@@ -189,18 +317,24 @@ export function SessionsView({ board, ctx }) {
   const active = board.sessions.filter((s) => s.state !== "idle");
   const recent = board.sessions.filter((s) => s.state === "idle");
   const windowNote = board.all ? "every session ever" : `idle within the last ${board.window_hours} h`;
-  return html`<section aria-labelledby="h-active">
-      <h2 id="h-active">Active <span class="count">${active.length}</span></h2>
+  if (!board.sessions.length) {
+    return html`<${ViewHeading}>Sessions</${ViewHeading}><${EmptyBoard} board=${board} />`;
+  }
+  return html`<${ViewHeading}>Sessions</${ViewHeading}>
+    <${Legend} sessions=${board.sessions} />
+    <section aria-labelledby="h-active">
+      <h3 id="h-active" class="group-h">Active <span class="count">${active.length}</span></h3>
       <${Rows} sessions=${active} ctx=${ctx} empty="Nothing is working or waiting on you right now." />
     </section>
     <section aria-labelledby="h-recent">
-      <h2 id="h-recent">Recent <span class="count">${recent.length}</span> <span class="muted small">${windowNote}</span></h2>
+      <h3 id="h-recent" class="group-h">Recent <span class="count">${recent.length}</span> <span class="muted small">${windowNote}</span></h3>
       <${Rows} sessions=${recent} ctx=${ctx} empty="No recent sessions in the display window." />
     </section>`;
 }
 
 // -- Projects -------------------------------------------------------------------------------
 
+// Projects in a stable order: by label (sessions without one last), whatever their rows do.
 export function groupByProject(sessions) {
   const groups = new Map();
   for (const s of sessions) {
@@ -208,7 +342,7 @@ export function groupByProject(sessions) {
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(s);
   }
-  return [...groups.entries()];
+  return [...groups.entries()].sort(([a], [b]) => (a === "") - (b === "") || a.localeCompare(b));
 }
 
 function stateSummary(list) {
@@ -222,12 +356,14 @@ function stateSummary(list) {
 
 export function ProjectsView({ board, ctx }) {
   const groups = groupByProject(board.sessions);
-  if (!groups.length) return html`<p class="empty">No sessions in the display window.</p>`;
-  return html`<section aria-label="Projects">${groups.map(
-    ([project, list]) => html`<div class="project" data-project=${project}>
-      <h2>${project ? html`<a href=${projectHash(project)}>${project}</a>` : html`<span class="muted">no project label</span>`}
-        <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></h2>
-      <${Rows} sessions=${list} ctx=${ctx} compact=${true} empty="" />
+  if (!groups.length) return html`<${ViewHeading}>Projects</${ViewHeading}><p class="empty">No sessions in the display window.</p>`;
+  return html`<${ViewHeading}>Projects</${ViewHeading}>
+    <${Legend} sessions=${board.sessions} />
+    <section aria-label="Projects">${groups.map(
+    ([project, list], index) => html`<div class="project" data-project=${project}>
+      <h3 class="group-h">${project ? html`<a href=${projectHash(project)}>${project}</a>` : html`<span class="muted">no project label</span>`}
+        <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></h3>
+      <${Rows} sessions=${list} ctx=${ctx} empty="" heads=${index === 0} />
     </div>`,
   )}</section>`;
 }
@@ -235,7 +371,8 @@ export function ProjectsView({ board, ctx }) {
 export function ProjectView({ board, ctx, project }) {
   const list = board.sessions.filter((s) => (s.project || "") === project);
   return html`<nav class="crumbs" aria-label="Breadcrumbs"><a href="#n=projects">Projects</a> / <span>${project}</span></nav>
-    <h2>${project} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></h2>
+    <${ViewHeading}>${project} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></${ViewHeading}>
+    <${Legend} sessions=${list} />
     <${Rows} sessions=${list} ctx=${ctx} empty="No session of this project is in the current payload." />`;
 }
 
@@ -244,6 +381,94 @@ export function ProjectView({ board, ctx, project }) {
 // A harness row as the page reads it: `absent` when its plugin did not load (blocked, invalid…).
 function harnessRows(board) {
   return (board ? board.harnesses : []).map((x) => ({ ...x, absent: Boolean(x.plugin && x.plugin.status !== "loaded") }));
+}
+
+//: Quota evidence raises a board item at this level of a window's allowance.
+const QUOTA_PERCENT = 70;
+
+// Subjects at risk that are not sessions: never part of the session count.
+export function offCountItems(board) {
+  const items = [];
+  for (const s of board.sessions) {
+    for (const r of s.rate_limits || []) {
+      if (r.used_percent >= QUOTA_PERCENT) {
+        items.push({ kind: "quota", key: `quota:${s.key}:${r.name}`, text: `${s.harness_label} quota ${r.name}: ${Math.round(r.used_percent)}% used${r.resets_at ? `, resets ${new Date(r.resets_at).toLocaleString()}` : ""}` });
+      }
+    }
+  }
+  const byLabel = new Map();
+  for (const s of board.sessions) {
+    if (!s.title) continue;
+    if (!byLabel.has(s.title)) byLabel.set(s.title, []);
+    byLabel.get(s.title).push(s);
+  }
+  for (const [label, list] of byLabel) {
+    if (list.length > 1) {
+      items.push({ kind: "label", key: `label:${label}`, text: `“${label}” is the display label of ${list.length} sessions (${list.map((s) => `${s.harness_label} ${s.display_id}`).join(", ")}); pick by id.` });
+    }
+  }
+  return items;
+}
+
+//: What Attention's categories would hold, but no source on this board reads yet.
+export const NOT_YET = [
+  "Uncommitted work, and the git state at a stop or a session end (no source reads git).",
+  "Conflicting completion evidence.",
+  "CLOSE THE LOOP outcomes and COMING NEXT actions by project.",
+  "Questions registered through ask_operator, with their answer buttons.",
+  "Raising the terminal a session runs in.",
+  "Requests whose session ownership is not established.",
+];
+
+// Every irreversible-command report of this run (GET /api/reports), refetched on each board
+// revision and on the heartbeat; null while loading or when the dashboard keeps no record.
+function useReports(revision, everyMs, kept) {
+  const [doc, setDoc] = useState(null);
+  const [beat, setBeat] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setBeat((n) => n + 1), Math.max(1000, everyMs || 5000));
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  useEffect(() => {
+    if (!kept) return undefined;
+    let gone = false;
+    fetch("/api/reports", { cache: "no-store", headers: { Accept: "application/json" } })
+      .then((r) => r.json())
+      .then((body) => {
+        if (!gone) setDoc(body);
+      })
+      .catch(() => {
+        /* keep what was shown; the header says when the server stops answering */
+      });
+    return () => {
+      gone = true;
+    };
+  }, [revision, beat, kept]);
+  return doc;
+}
+
+function ReportedCommands({ board, ctx }) {
+  const doc = useReports(board.revision, ctx.recordEveryMs, ctx.recordKept);
+  const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, s]));
+  let body;
+  if (!ctx.recordKept) body = html`<p class="empty">This dashboard runs without its event lane, so no command is reported.</p>`;
+  else if (!doc) body = html`<p class="empty" aria-busy="true">Reading the reports…</p>`;
+  else if (doc.error) body = html`<p class="empty">${doc.error}.</p>`;
+  else if (!doc.enabled) body = html`<p class="empty">${doc.reason}.</p>`;
+  else if (!doc.reports.length) body = html`<p class="empty">No irreversible command shape was reported in this run.</p>`;
+  else {
+    body = html`<ul class="reports">${doc.reports.map((r) => {
+      const s = names.get(`${r.harness}:${r.session_id}`);
+      return html`<li class="report" data-shape=${r.shape} data-session=${`${r.harness}:${r.session_id}`}>
+        <b>${r.shape_words}</b> · ${s ? html`<a href=${sessionHash(s)}>${s.title || s.display_id}</a>` : html`<span class="mono">${r.harness} ${r.session_id}</span>`}
+        · <${When} at=${r.at} ctx=${ctx} />
+        <div class="mono" title=${r.tool ? `reported by the ${r.tool} tool` : "reported by an after-tool hook"}>${r.command}</div></li>`;
+    })}</ul>`;
+  }
+  const count = doc && doc.reports ? doc.reports.length : null;
+  return html`<h3 class="group-h">REPORTED IRREVERSIBLE COMMANDS ${count != null ? html`<span class="count">${count}</span>` : null}</h3>
+    ${body}
+    ${doc && doc.note ? html`<p class="muted small">${doc.note}</p>` : null}`;
 }
 
 export function AttentionView({ board, ctx }) {
@@ -260,28 +485,32 @@ export function AttentionView({ board, ctx }) {
   const blind = hs.filter((x) => x.absent || !x.reports_waits);
   const faults = board.harnesses.filter((x) => x.error);
   const partial = board.sessions.filter((s) => s.missing.length);
-  return html`<section class="attention" aria-label="Attention">
+  const off = offCountItems(board);
+  return html`<section class="attention" aria-labelledby="view-h">
+    <${ViewHeading}>Attention</${ViewHeading}>
     <p class="brief">
       ${plural(needs.length, "session needs", "sessions need")} you now, ${plural(looping.length + long.length, "session is", "sessions are")} at risk;
       of the other ${rest.length}: ${moving} moving, ${quiet} quiet, ${ended} ended.
     </p>
-    <h2 class="needs-h">NEEDS YOU NOW <span class="count">${needs.length}</span></h2>
+    <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length}</span></h3>
     ${needs.length
       ? html`<ul class="rows">${needs.map((s) => html`<${NeedsItem} key=${s.key} session=${s} ctx=${ctx} />`)}</ul>`
-      : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see what is not covered below.</p>`}
-    <h2>AT RISK <span class="count">${looping.length + long.length}</span></h2>
+      : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
+    <h3 class="group-h">AT RISK <span class="count">${looping.length + long.length}</span></h3>
     ${looping.length || long.length
-      ? html`<ul class="rows">
-          ${looping.map((s) => html`<${SessionRow} key=${s.key} session=${s} ctx=${ctx} compact=${true} />`)}
-          ${long.map((s) => html`<${SessionRow} key=${s.key} session=${s} ctx=${ctx} compact=${true} />`)}
-        </ul>`
+      ? html`<${Rows} sessions=${[...looping, ...long]} ctx=${ctx} empty="" />`
       : html`<p class="empty">No failed-tool loop and no turn at 15 minutes or more observed.</p>`}
-    <h2>NOT COVERED</h2>
+    <h3 class="group-h">ALSO AT RISK, OFF THE SESSION COUNT <span class="count">${off.length}</span></h3>
+    ${off.length
+      ? html`<ul class="off-count">${off.map((x) => html`<li data-kind=${x.kind} key=${x.key}>${x.text}</li>`)}</ul>`
+      : html`<p class="empty">No quota window at ${QUOTA_PERCENT}% or more and no display label shared by two sessions.</p>`}
+    <${ReportedCommands} board=${board} ctx=${ctx} />
+    <h3 class="group-h">NOT ON THIS BOARD YET</h3>
+    <ul class="not-yet">${NOT_YET.map((t) => html`<li>${t}</li>`)}</ul>
+    <h3 class="group-h">COVERAGE DETAILS</h3>
     <div class="coverage">
-      <p>${waiters.length ? `${plural(waiters.length, "installed harness", "installed harnesses")} can report that a session waits on you, within these conditions:` : "No installed harness can report that a session waits on you."}</p>
-      <ul>${waiters.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} /> <b>${x.label}</b>: ${x.wait_coverage}</li>`)}</ul>
       ${blind.length
-        ? html`<p>A quiet row is not proof that nothing waits on these, which cannot report a wait here:</p>
+        ? html`<p>Not covered: a quiet row is not proof that nothing waits on these, which cannot report a wait here:</p>
           <ul>${blind.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} dim=${true} /> <b>${x.label}</b>: ${x.absent ? `plugin ${x.plugin.status}` : x.wait_coverage}</li>`)}</ul>`
         : null}
       ${faults.length
@@ -292,8 +521,10 @@ export function AttentionView({ board, ctx }) {
         ? html`<p>Sessions whose source was not fully read:</p>
           <ul>${partial.map((s) => html`<li><a href=${sessionHash(s)}>${s.title || s.display_id}</a> (${s.harness_label}): ${s.missing.join(", ")}</li>`)}</ul>`
         : null}
-      <p class="muted">Without lifecycle events, a harness with no turn-end signal reads a quiet session as idle; it may still be waiting on you.</p>
-      <p class=${"native-coverage native-" + ctx.native.state} data-native=${ctx.native.state}>${ctx.native.long}
+      <p>Without lifecycle events, a harness with no turn-end signal reads a quiet session as idle; it may still be waiting on you.</p>
+      <p>Covered: ${waiters.length ? `${plural(waiters.length, "installed harness", "installed harnesses")} can report that a session waits on you, within these conditions:` : "no installed harness can report that a session waits on you."}</p>
+      <ul>${waiters.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} /> <b>${x.label}</b>: ${x.wait_coverage}</li>`)}</ul>
+      <p class=${"native-coverage native-" + ctx.native.state} data-native=${ctx.native.state}>${ctx.native.long}${" "}
         Browser notifications: ${BROWSER_NOTIFY_TEXT[ctx.browserNotify] || ctx.browserNotify}.</p>
     </div>
   </section>`;
@@ -359,7 +590,7 @@ export function SessionPage({ board, ctx, route }) {
   if (!s) {
     const m = harnessMeta(route.harness);
     return html`${crumbs}<section class="session-page missing-session">
-      <h2>${m.label} session ${route.sid}</h2>
+      <h2 class="view-h" id="view-h" tabindex="-1">${m.label} session ${route.sid}</h2>
       <p>This session is not in the current payload${board.all ? "" : " (it may be idle outside the display window; try ?all=1)"}.</p>
       <${SessionRecord} harness=${route.harness} sid=${route.sid} revision=${board.revision} ctx=${ctx} />
     </section>`;
@@ -368,7 +599,7 @@ export function SessionPage({ board, ctx, route }) {
   return html`${crumbs}<section class="session-page" data-key=${s.key}>
     <header class="sp-head">
       <${HarnessBadge} session=${s} />
-      <h2>${s.title || html`<span class="muted">untitled session</span>`}</h2>
+      <h2 class="view-h" id="view-h" tabindex="-1">${s.title || html`<span class="muted">untitled session</span>`}</h2>
       <${StateBadge} state=${s.state} />
       ${s.role ? html`<span class="role">${s.role}</span>` : null}
     </header>
@@ -387,6 +618,7 @@ export function SessionPage({ board, ctx, route }) {
         <p class="detail">${detailText(s, ctx)}</p>
         <${Instruction} instruction=${s.instruction} ctx=${ctx} />
         ${s.state === "working" ? html`<${TurnBar} turn=${s.turn} ctx=${ctx} />` : null}
+        ${s.state === "working" && s.turn && s.turn.eta_s == null ? html`<p class="note">The estimate needs a comparable finished turn of this session; none is on record yet.</p>` : null}
         <dl class="facts">
           <dt>Project</dt><dd>${s.project || "no project label"}</dd>
           <dt>Working directory</dt><dd>${s.cwd || "not recorded"}</dd>
@@ -396,7 +628,7 @@ export function SessionPage({ board, ctx, route }) {
           <dt>State from</dt><dd>${s.state_source}</dd>
           ${resumable(s) ? html`<dt>Resume</dt><dd class="mono">${s.resume_command}</dd>` : null}
         </dl>
-        <${Notes} session=${s} />
+        <${Notes} session=${s} full=${true} />
         ${s.notes.length ? html`<ul class="notes">${s.notes.map((n) => html`<li>${n}</li>`)}</ul>` : null}
       </div>
       <div class="col">

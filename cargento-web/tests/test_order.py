@@ -1,0 +1,87 @@
+"""The stable order the live board publishes: rows move only on a state change, entry or exit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import attrs
+from cargento.board import Board, BoardSession, Counts
+from cargento_web.order import StableOrder
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def session(key: str, state: str) -> BoardSession:
+    return BoardSession(
+        harness="fake", harness_label="Fake", session_id=key, key=key, display_id=key[:8], identity=("", "fake", key),
+        project=None, cwd=None, title=key, state=state, detail="", waiting=None, subagents=(), tasks=(), tasks_done=0,  # type: ignore[arg-type]
+        model=None, model_display=None, authority=None, output_tokens_per_min=None, output_tokens_total=None,
+        started_at=None, last_active_at=None, turn=None, resume_command=None, resume_cwd=None, read_by_scanning=False,
+        instruction=None, role=None, loop=None, ended=False, missing=(), notes=(), faults=(), rate_limits=(), ai_units=None,
+        state_source="store",
+    )
+
+
+def board(*rows: tuple[str, str]) -> Board:
+    """A board in core's order: the rows as given (core sorts by state, then latest write)."""
+    sessions = tuple(session(k, s) for k, s in rows)
+    counts = Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0)
+    return Board(schema=1, revision=1, generated_at=NOW, as_of=None, window_hours=24.0, all=False, counts=counts,
+                 harnesses=(), sessions=sessions)
+
+
+def keys(b: Board) -> list[str]:
+    return [s.key for s in b.sessions]
+
+
+def test_the_first_board_keeps_cores_order() -> None:
+    order = StableOrder()
+    first = board(("w1", "working"), ("w2", "working"), ("i1", "idle"), ("i2", "idle"))
+    assert keys(order.apply(first)) == ["w1", "w2", "i1", "i2"]
+
+
+def test_a_newer_write_does_not_reorder_rows_of_one_state() -> None:
+    order = StableOrder()
+    order.apply(board(("w1", "working"), ("w2", "working"), ("w3", "working")))
+    # core now puts w3 first (it wrote last), then w1: nothing changed state, so nothing moves
+    assert keys(order.apply(board(("w3", "working"), ("w1", "working"), ("w2", "working")))) == ["w1", "w2", "w3"]
+
+
+def test_a_row_that_changes_state_moves_to_the_end_of_its_new_group() -> None:
+    order = StableOrder()
+    order.apply(board(("w1", "working"), ("w2", "working"), ("i1", "idle")))
+    # i1 starts working: it joins the working rows after those already there
+    assert keys(order.apply(board(("i1", "working"), ("w2", "working"), ("w1", "working")))) == ["w1", "w2", "i1"]
+    # w1 starts waiting on you: it goes above every working row
+    assert keys(order.apply(board(("w1", "needs_input"), ("i1", "working"), ("w2", "working")))) == ["w1", "w2", "i1"]
+    assert order.apply(board(("w1", "needs_input"), ("i1", "working"), ("w2", "working"))).sessions[0].state == "needs_input"
+
+
+def test_rows_waiting_on_you_keep_the_order_they_started_waiting_in() -> None:
+    order = StableOrder()
+    order.apply(board(("a", "needs_input"), ("b", "working")))
+    got = order.apply(board(("b", "needs_input"), ("a", "needs_input")))
+    assert keys(got) == ["a", "b"]
+
+
+def test_the_newest_idle_arrival_heads_recent_and_the_rest_keep_their_order() -> None:
+    order = StableOrder()
+    order.apply(board(("w1", "working"), ("i1", "idle"), ("i2", "idle")))
+    got = order.apply(board(("i2", "idle"), ("w1", "idle"), ("i1", "idle")))
+    assert keys(got) == ["w1", "i1", "i2"]
+
+
+def test_a_row_that_leaves_and_returns_enters_anew() -> None:
+    order = StableOrder()
+    order.apply(board(("w1", "working"), ("w2", "working")))
+    order.apply(board(("w2", "working")))
+    assert keys(order.apply(board(("w1", "working"), ("w2", "working")))) == ["w2", "w1"]
+
+
+def test_an_unchanged_order_returns_the_same_board() -> None:
+    order = StableOrder()
+    b = board(("w1", "working"), ("i1", "idle"))
+    assert order.apply(b) is b
+    moved = board(("w2", "working"), ("w1", "working"))
+    out = order.apply(moved)
+    assert out is not moved and attrs.evolve(out, sessions=moved.sessions) == moved
