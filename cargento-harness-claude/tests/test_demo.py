@@ -20,6 +20,7 @@ from cargento.testing.demo import DemoViewer, board_at, squash
 from cargento.testing.demo_contract import DemoContract
 from cargento_harness_claude import demo, pidfile, plugin
 from cargento_harness_claude.demo import CYCLE_S, KEEP_AGENTS, KEEP_RETIRED, LEAD_S, WAIT_AT_S, ClaudeDemo
+from cargento_harness_claude.stuck import Showroom
 
 START = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 PID = 4242
@@ -48,6 +49,7 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
     plugin = plugin
     key = "claude"
     demo_type = ClaudeDemo
+    offered_type = Showroom
     cycle_s = CYCLE_S
     store_folder = ".claude"
     start = START

@@ -512,7 +512,7 @@ export function AttentionView({ board, ctx }) {
       ${blind.length
         ? html`<p>Not covered: a quiet row is not proof that nothing waits on these, which cannot report a wait here:</p>
           <ul>${blind.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} dim=${true} /> <b>${x.label}</b>: ${x.absent ? `plugin ${x.plugin.status}` : x.wait_coverage}</li>`)}</ul>`
-        : null}
+        : html`<p>Not covered: no harness on this board is blind to waits, but each reports them only within the conditions stated below.</p>`}
       ${faults.length
         ? html`<p>Collector errors (these harnesses were not read):</p>
           <ul>${faults.map((x) => html`<li class="fault"><b>${x.label}</b>: ${x.error}</li>`)}</ul>`
