@@ -63,8 +63,14 @@ def broken_plugin(session: nox.Session) -> None:
     """A plugin that fails to import and one that raises at call time: diagnose reports both,
     the others still load, and the board still serves."""
     _install_dev(session)
-    session.run("pytest", "cargento-core/tests/test_plugins.py", "cargento-core/tests/test_calls.py",
-                "cargento-core/tests/test_cli.py", "-k", "import_error or fault or exits_non_zero or broken")
+    session.run(
+        "pytest",
+        "cargento-core/tests/test_plugins.py",
+        "cargento-core/tests/test_calls.py",
+        "cargento-core/tests/test_cli.py",
+        "-k",
+        "import_error or fault or exits_non_zero or broken",
+    )
 
 
 @nox.session
@@ -72,7 +78,13 @@ def build(session: nox.Session) -> None:
     """Build all thirteen distributions into dist/ and prove that
     `pip install --find-links dist 'cargento[all]'` in a fresh venv gives ten loaded harnesses."""
     session.install("build", "pytest", "pytest-timeout", "orjson")
-    session.run("pytest", "-m", "slow", "cargento-core/tests/test_distributions.py", env={"CARGENTO_KEEP_DIST": str(ROOT / "dist")})
+    session.run(
+        "pytest",
+        "-m",
+        "slow",
+        "cargento-core/tests/test_distributions.py",
+        env={"CARGENTO_KEEP_DIST": str(ROOT / "dist")},
+    )
 
 
 @nox.session
@@ -101,5 +113,3 @@ def hookdocs(session: nox.Session) -> None:
     session.install("-e", "cargento-core")
     out = session.run("python", "-m", "cargento._hookdocs", silent=True)
     (ROOT / "docs" / "plugins" / "hooks.md").write_text(str(out))
-
-

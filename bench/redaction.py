@@ -60,8 +60,12 @@ def board_strings(per_harness: int) -> list[str]:
         home = Path(tmp) / "home"
         now = datetime.now(UTC)
         stores.populate(home, per_harness, now)
-        env = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config"),
-               "CARGENTO_HOME": str(Path(tmp) / "state")}
+        env = {
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "CARGENTO_HOME": str(Path(tmp) / "state"),
+        }
         builder = BoardBuilder(load_registry(env={}), env=env, home=home, processes=StaticProcesses())
         board = builder.build(all_sessions=True)
         return list(strings(orjson.loads(board_json(board))))
@@ -78,11 +82,20 @@ def negatives(rng: random.Random, n: int) -> list[str]:
         elif kind == 2:
             out.append("data:image/png;base64," + base64.b64encode(rng.randbytes(rng.randint(64, 3000))).decode())
         elif kind == 3:
-            out.append("/" + "/".join("".join(rng.choices(string.ascii_lowercase + "._-", k=rng.randint(3, 12))) for _ in range(5)))
+            out.append(
+                "/"
+                + "/".join("".join(rng.choices(string.ascii_lowercase + "._-", k=rng.randint(3, 12))) for _ in range(5))
+            )
         elif kind == 4:
             out.append(rng.choice(["claude-sonnet-4-5-20250929", "gpt-5-codex", "gemini-2.5-pro", "o4-mini"]))
         else:
-            out.append(" ".join(rng.choices(["fix", "the", "tests", "basic", "password", "reset", "token", "count", "api", "docs"], k=12)))
+            out.append(
+                " ".join(
+                    rng.choices(
+                        ["fix", "the", "tests", "basic", "password", "reset", "token", "count", "api", "docs"], k=12
+                    )
+                )
+            )
     return out
 
 
@@ -169,8 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     pos = positives(rng)
     size = sum(len(s) for s in board)
     print(f"board: {len(board)} strings, {size / 1024:.0f} KiB ({args.per_harness} sessions per harness)")
-    print(f"cargento  : {timed(lambda: ours(board)):8.1f} ms over the board;"
-          f" false positives {sum(ours(neg))}/{len(neg)}; recall {sum(ours([p for _, p in pos]))}/{len(pos)}")
+    print(
+        f"cargento  : {timed(lambda: ours(board)):8.1f} ms over the board;"
+        f" false positives {sum(ours(neg))}/{len(neg)}; recall {sum(ours([p for _, p in pos]))}/{len(pos)}"
+    )
     missed = [name for (name, p), hit in zip(pos, ours([p for _, p in pos]), strict=True) if not hit]
     if missed:
         print("  missed:", ", ".join(missed))
@@ -182,8 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     kinds = ["commit hash", "uuid", "png data", "path", "model id", "prose"]
     by_kind = {k: sum(f for i, f in enumerate(flagged) if i % 6 == n) for n, k in enumerate(kinds)}
     found = scan([p for _, p in pos])
-    print(f"detect-secrets: {timed(lambda: scan(board), runs=3):8.1f} ms over the board;"
-          f" false positives {sum(flagged)}/{len(neg)} {by_kind}; recall {sum(found)}/{len(pos)}")
+    print(
+        f"detect-secrets: {timed(lambda: scan(board), runs=3):8.1f} ms over the board;"
+        f" false positives {sum(flagged)}/{len(neg)} {by_kind}; recall {sum(found)}/{len(pos)}"
+    )
     print("  missed:", ", ".join(name for (name, _), hit in zip(pos, found, strict=True) if not hit) or "none")
     print("  (a hit names the value, not its span: redacting needs the value searched for again)")
     return 0

@@ -59,8 +59,27 @@ def pct(samples: list[float], q: float) -> float:
 
 
 def env_for(home: Path, cargento_home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")}
-    env.update({"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config"), "CARGENTO_HOME": str(cargento_home)})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "GEMINI_CLI_HOME",
+            "COPILOT_HOME",
+            "PI_CODING_AGENT_DIR",
+            "PI_CODING_AGENT_SESSION_DIR",
+        )
+    }
+    env.update(
+        {
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "CARGENTO_HOME": str(cargento_home),
+        }
+    )
     return env
 
 
@@ -188,7 +207,9 @@ class Server:
         self.port = free_port()
         self.env = env_for(home, state)
         exe = shutil.which("cargento", path=str(Path(sys.executable).parent)) or "cargento"
-        self.proc = subprocess.Popen([exe, "--port", str(self.port)], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [exe, "--port", str(self.port)], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         self.base = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -198,7 +219,9 @@ class Server:
             except httpx.HTTPError:
                 time.sleep(0.1)
         else:
-            raise RuntimeError("server did not start: " + (self.proc.stderr.read().decode() if self.proc.stderr else ""))
+            raise RuntimeError(
+                "server did not start: " + (self.proc.stderr.read().decode() if self.proc.stderr else "")
+            )
 
     def rss_mb(self) -> float:
         status = Path(f"/proc/{self.proc.pid}/status").read_text()
@@ -281,10 +304,22 @@ def server_figures(per_harness: int, samples: int) -> dict[str, Any]:
         out: dict[str, Any] = {
             "sessions": len(lives),
             "server_rss_mb": server.rss_mb(),
-            "store_write_to_sse_ms": {**summary(write_lat), "p50": pct(write_lat, 0.5), "p99": pct(write_lat, 0.99), "missed": missed} if write_lat else {"missed": missed},
+            "store_write_to_sse_ms": {
+                **summary(write_lat),
+                "p50": pct(write_lat, 0.5),
+                "p99": pct(write_lat, 0.99),
+                "missed": missed,
+            }
+            if write_lat
+            else {"missed": missed},
         }
         if event_lat:
-            out["event_to_sse_ms"] = {**summary(event_lat), "p50": pct(event_lat, 0.5), "p99": pct(event_lat, 0.99), "missed": event_missed}
+            out["event_to_sse_ms"] = {
+                **summary(event_lat),
+                "p50": pct(event_lat, 0.5),
+                "p99": pct(event_lat, 0.99),
+                "missed": event_missed,
+            }
         return out
     finally:
         if server is not None:
@@ -308,7 +343,12 @@ def event_latency(server: Server, stream: Stream, samples: int, session_ids: lis
         for i in range(samples):
             sid = session_ids[i % len(session_ids)]
             event = "UserPromptSubmit" if i % 2 == 0 else "Stop"
-            body = {"hook_event_name": event, "session_id": sid, "cwd": "/w/bench", "transcript_path": "/w/bench/x.jsonl"}
+            body = {
+                "hook_event_name": event,
+                "session_id": sid,
+                "cwd": "/w/bench",
+                "transcript_path": "/w/bench/x.jsonl",
+            }
             rev = stream.latest()
             start = time.perf_counter()
             resp = client.post("/api/events/claude", json=body)
@@ -369,7 +409,9 @@ def main(argv: list[str] | None = None) -> int:
         print("large stores…", flush=True)
         results["large"] = {
             "claude_50k_files": claude_many_files(50_000, 40, runs),
-            "claude_plugin_script": run_text([str(REPO / "cargento-harness-claude/bench/large_store.py"), "--mb", "200", "--files", "20000"]),
+            "claude_plugin_script": run_text(
+                [str(REPO / "cargento-harness-claude/bench/large_store.py"), "--mb", "200", "--files", "20000"]
+            ),
             "codex_300mb": run_text([str(REPO / "cargento-harness-codex/bench/large_rollout.py")]),
         }
     figures = collect(results)

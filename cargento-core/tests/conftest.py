@@ -21,7 +21,9 @@ def fake_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
         (site / f"{module}.py").write_text(textwrap.dedent(source))
         info = site / f"{dist.replace('-', '_')}-1.0.dist-info"
         info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\nRequires-Dist: {requires}\n")
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\nRequires-Dist: {requires}\n"
+        )
         (info / "entry_points.txt").write_text(f"[cargento.harness]\n{ep_name} = {module}\n")
         sys.modules.pop(module, None)
         import importlib
@@ -32,7 +34,7 @@ def fake_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
     return make
 
 
-_GOOD_PLUGIN = '''
+_GOOD_PLUGIN = """
 from cargento import hookimpl, HarnessInfo, Discovery, SessionReading
 
 @hookimpl
@@ -46,7 +48,7 @@ def discover(ctx):
 @hookimpl
 def read_session(ref, ctx):
     return None
-'''
+"""
 
 
 @pytest.fixture

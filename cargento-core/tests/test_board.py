@@ -46,10 +46,14 @@ def test_gate_outranks_everything() -> None:
 
 def test_order_needs_input_working_idle_by_recency() -> None:
     gate = Gate(kind="permission")
-    board = _build([
-        FakeSession("idle-old", age_s=5000), FakeSession("idle-new", age_s=500),
-        FakeSession("work", age_s=10), FakeSession("wait", age_s=9000, gate=gate),
-    ])
+    board = _build(
+        [
+            FakeSession("idle-old", age_s=5000),
+            FakeSession("idle-new", age_s=500),
+            FakeSession("work", age_s=10),
+            FakeSession("wait", age_s=9000, gate=gate),
+        ]
+    )
     assert [s.session_id for s in board.sessions] == ["wait", "work", "idle-new", "idle-old"]  # type: ignore[attr-defined]
 
 
@@ -90,7 +94,13 @@ def test_display_ids_widen_on_collision() -> None:
 
 
 def test_identity_and_project_label() -> None:
-    board = _build([FakeSession("s1", cwd="/home/u/src/acme/api"), FakeSession("s2", cwd="/home/u"), FakeSession("s3", cwd="rel/path")])
+    board = _build(
+        [
+            FakeSession("s1", cwd="/home/u/src/acme/api"),
+            FakeSession("s2", cwd="/home/u"),
+            FakeSession("s3", cwd="rel/path"),
+        ]
+    )
     by = {s.session_id: s for s in board.sessions}  # type: ignore[attr-defined]
     assert by["s1"].project == "acme/api" and by["s1"].identity == ("fake", "acme/api", "s1")
     assert by["s2"].project == "(home)"
@@ -134,8 +144,25 @@ def test_board_document_contract_fields() -> None:
         assert key in h
     assert set(h["plugin"]) >= {"name", "version", "status"}
     s = doc["sessions"][0]
-    for key in ("harness", "session_id", "key", "project", "cwd", "title", "state", "detail", "waiting", "subagents",
-                "tasks", "model", "output_tokens_per_min", "last_active_at", "turn", "resume_command", "read_by_scanning"):
+    for key in (
+        "harness",
+        "session_id",
+        "key",
+        "project",
+        "cwd",
+        "title",
+        "state",
+        "detail",
+        "waiting",
+        "subagents",
+        "tasks",
+        "model",
+        "output_tokens_per_min",
+        "last_active_at",
+        "turn",
+        "resume_command",
+        "read_by_scanning",
+    ):
         assert key in s, key
     assert s["state"] in ("working", "needs_input", "idle")
 
@@ -162,7 +189,9 @@ def test_changes_rescan_only_the_dirty_harness() -> None:
     clock[0] = NOW + timedelta(seconds=120)
     board = builder.build(changes={"a": frozenset({"/fake/a1"})})
     assert calls == ["a"], "the clean harness is not re-discovered"
-    assert {s.session_id: s.state for s in board.sessions} == {"a1": "idle", "b1": "idle"}, "clean rows still age with the clock"
+    assert {s.session_id: s.state for s in board.sessions} == {"a1": "idle", "b1": "idle"}, (
+        "clean rows still age with the clock"
+    )
     calls.clear()
     builder.build()
     assert sorted(calls) == ["a", "b"], "unknown changes rescan everything"
@@ -179,9 +208,16 @@ def test_recency_derived_subagents_stop_running_as_the_clock_moves() -> None:
         def read_session(self, ref, ctx):  # type: ignore[no-untyped-def]
             base = FakeHarness.read_session(self, ref, ctx)
             pill = Subagent(name="explorer", running=True, last_active_at=NOW - timedelta(seconds=30), stale_after_s=90)
-            return SessionReading(**{**{f: getattr(base, f) for f in ("ref", "title", "cwd", "last_active_at", "turn")}, "subagents": (pill,)})
+            return SessionReading(
+                **{
+                    **{f: getattr(base, f) for f in ("ref", "title", "cwd", "last_active_at", "turn")},
+                    "subagents": (pill,),
+                }
+            )
 
-    reg = load_registry(entry_points=False, extra=[("p", WithPill("p", [FakeSession("s", at=NOW - timedelta(seconds=30))]))])
+    reg = load_registry(
+        entry_points=False, extra=[("p", WithPill("p", [FakeSession("s", at=NOW - timedelta(seconds=30))]))]
+    )
     clock = [NOW]
     builder = BoardBuilder(reg, env={}, clock=lambda: clock[0], processes=StaticProcesses())
     (row,) = builder.build().sessions
@@ -216,7 +252,9 @@ def test_a_clean_harness_is_re_evaluated_against_the_clock_at_most_every_second(
             calls.append(1)
             return FakeHarness.read_session(self, ref, ctx)
 
-    reg = load_registry(entry_points=False, extra=[("a", Counting("a", [FakeSession("s", at=NOW - timedelta(seconds=80))]))])
+    reg = load_registry(
+        entry_points=False, extra=[("a", Counting("a", [FakeSession("s", at=NOW - timedelta(seconds=80))]))]
+    )
     clock = [NOW]
     builder = BoardBuilder(reg, env={}, clock=lambda: clock[0], processes=StaticProcesses())
     assert builder.build().sessions[0].state == "working"

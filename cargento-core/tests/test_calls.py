@@ -20,7 +20,9 @@ def _builder(*plugins: tuple[str, object]) -> BoardBuilder:
 
 
 def test_hook_discover_fault_stays_on_its_row() -> None:
-    b = _builder(("good", FakeHarness("good", [FakeSession("g1")])), ("bad", BrokenDiscover("bad", [FakeSession("b1")])))
+    b = _builder(
+        ("good", FakeHarness("good", [FakeSession("g1")])), ("bad", BrokenDiscover("bad", [FakeSession("b1")]))
+    )
     board = b.build()
     rows = {h.key: h for h in board.harnesses}
     assert rows["bad"].error and "discover exploded" in rows["bad"].error
@@ -31,7 +33,9 @@ def test_hook_discover_fault_stays_on_its_row() -> None:
 
 
 def test_hook_read_session_expected_error_has_no_traceback() -> None:
-    b = _builder(("good", FakeHarness("good", [FakeSession("g1")])), ("locked", RaisingRead("locked", [FakeSession("l1")])))
+    b = _builder(
+        ("good", FakeHarness("good", [FakeSession("g1")])), ("locked", RaisingRead("locked", [FakeSession("l1")]))
+    )
     board = b.build()
     assert [s.session_id for s in board.sessions] == ["g1"]
     fault = b.registry.faults["locked"][-1]
@@ -107,13 +111,17 @@ def test_hook_simulate_runs_in_a_demo_home_and_steps(tmp_path: object) -> None:
             raise RuntimeError("no demo today")
 
     reg = load_registry(entry_points=False, extra=[("d", Demoable("d")), ("b", Broken("b"))])
-    demo = Demo(reg, base_env={"HOME": "/real/home", "DEMOABLE_HOME": "/real/store"}, clock=lambda: NOW, interval_s=3600)
+    demo = Demo(
+        reg, base_env={"HOME": "/real/home", "DEMOABLE_HOME": "/real/store"}, clock=lambda: NOW, interval_s=3600
+    )
     demo.start()
     try:
         assert set(demo.simulations) == {"d"} and "no demo today" in demo.faults["b"]
         demo.step()
         assert written and written[-1][0] == demo.home and (demo.home / "tick").read_text() == NOW.isoformat()
-        assert demo.env["HOME"] == str(demo.home) and "DEMOABLE_HOME" not in demo.env, "a declared relocation variable is cleared"
+        assert demo.env["HOME"] == str(demo.home) and "DEMOABLE_HOME" not in demo.env, (
+            "a declared relocation variable is cleared"
+        )
     finally:
         demo.stop()
     assert not demo.home.exists(), "the demo home is removed on exit"
@@ -122,11 +130,18 @@ def test_hook_simulate_runs_in_a_demo_home_and_steps(tmp_path: object) -> None:
 def test_record_fault_shows_on_the_strip_and_in_diagnose_like_a_failed_call() -> None:
     from cargento.diagnose import diagnose, render_text
 
-    b = _builder(("fake", FakeHarness("fake", [FakeSession("f1")])), ("other", FakeHarness("other", [FakeSession("o1")])))
+    b = _builder(
+        ("fake", FakeHarness("fake", [FakeSession("f1")])), ("other", FakeHarness("other", [FakeSession("o1")]))
+    )
     registry = b.registry
     assert registry.last_fault("fake") is None
     recorded = registry.record_fault("fake", "discover", "session x carries harness 'y'")
-    assert (recorded.harness, recorded.hook, recorded.kind, recorded.traceback) == ("fake", "discover", "contract", None)
+    assert (recorded.harness, recorded.hook, recorded.kind, recorded.traceback) == (
+        "fake",
+        "discover",
+        "contract",
+        None,
+    )
     assert recorded.at.tzinfo is not None
     assert registry.last_fault("fake") is recorded and registry.faults["fake"] == [recorded]
     board = b.build()

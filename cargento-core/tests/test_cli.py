@@ -18,7 +18,11 @@ EXE = [sys.executable, "-m", "cargento.cli"]
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING"))}
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING"))
+    }
     full.update(env or {})
     return subprocess.run(EXE + args, capture_output=True, text=True, env=full, timeout=120)
 
@@ -136,8 +140,13 @@ def test_hooks_subcommand_learns_its_targets_from_the_plugins(tmp_path: Path) ->
     assert "2/2 events installed" in _run(["hooks"], env).stdout
     bindir = Path(sys.executable).parent
     for script in ("cargento-notify-hook", "cargento-event-hook", "cargento-statusline-hook"):
-        done = subprocess.run([str(bindir / script)], input=b"{}", capture_output=True, timeout=60,
-                              env={"HOME": str(tmp_path), "CARGENTO_HOME": str(tmp_path / "none"), "PATH": os.environ["PATH"]})
+        done = subprocess.run(
+            [str(bindir / script)],
+            input=b"{}",
+            capture_output=True,
+            timeout=60,
+            env={"HOME": str(tmp_path), "CARGENTO_HOME": str(tmp_path / "none"), "PATH": os.environ["PATH"]},
+        )
         assert done.returncode == 0 and done.stdout == b"", (script, done)
 
 
@@ -166,7 +175,10 @@ def test_serve_without_a_registered_implementation_says_what_to_install(
     monkeypatch.setattr(md, "entry_points", entry_points)
     assert main(["--port", "4999"]) == 2
     assert groups == ["cargento.serve"]
-    assert capsys.readouterr().err == "cargento: the dashboard needs cargento-web, which is not installed (pip install cargento)\n"
+    assert (
+        capsys.readouterr().err
+        == "cargento: the dashboard needs cargento-web, which is not installed (pip install cargento)\n"
+    )
 
 
 def test_serve_hands_the_options_to_the_registered_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -180,6 +192,8 @@ def test_serve_hands_the_options_to_the_registered_implementation(monkeypatch: p
         seen.append(options)
         return 7
 
-    monkeypatch.setattr(md, "entry_points", lambda group: [_EntryPoint("zzz", ImportError("x")), _EntryPoint("web", run)])
+    monkeypatch.setattr(
+        md, "entry_points", lambda group: [_EntryPoint("zzz", ImportError("x")), _EntryPoint("web", run)]
+    )
     assert main(["--port", "4999", "--no-notify"]) == 7
     assert [(o.port, o.no_notify) for o in seen] == [(4999, True)]

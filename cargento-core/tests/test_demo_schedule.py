@@ -99,7 +99,9 @@ def test_a_clock_that_never_skips_a_cycle_runs_everything_once_in_order(cycle_s:
 
 @settings(max_examples=100, deadline=None)
 @given(cycle_s=cycles, steps=st.lists(moments, max_size=30), seed=st.integers())
-def test_the_schedule_is_a_function_of_start_cycle_seed_and_steps(cycle_s: float, steps: list[float], seed: int) -> None:
+def test_the_schedule_is_a_function_of_start_cycle_seed_and_steps(
+    cycle_s: float, steps: list[float], seed: int
+) -> None:
     a, b = Recorder(cycle_s, seed), Recorder(cycle_s, seed)
     for seconds in steps:
         assert a.step(seconds) == b.step(seconds)
@@ -120,8 +122,11 @@ def test_a_jump_finishes_the_cycle_in_hand_at_its_times_and_resumes_in_the_prese
     assert schedule.cycle == 0
     assert schedule.step(START + timedelta(days=3, seconds=45)) == 3  # 60 s of cycle 0, then 0 s and 30 s
     assert schedule.cycle == 2592
-    assert calls[2:] == [(0, START + timedelta(seconds=60)), (2592, START + timedelta(seconds=259_200)),
-                         (2592, START + timedelta(seconds=259_230))]
+    assert calls[2:] == [
+        (0, START + timedelta(seconds=60)),
+        (2592, START + timedelta(seconds=259_200)),
+        (2592, START + timedelta(seconds=259_230)),
+    ]
 
 
 def test_a_clock_set_back_waits_for_its_high_water_mark() -> None:

@@ -18,7 +18,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 HARNESSES = ("claude", "codex", "pi", "gemini", "antigravity", "copilot", "opencode", "cursor", "goose", "droid")
-PACKAGES = ["cargento-core", "cargento-web", *[f"cargento-harness-{h}" for h in HARNESSES], ".", "docs/plugins/example-harness"]
+PACKAGES = [
+    "cargento-core",
+    "cargento-web",
+    *[f"cargento-harness-{h}" for h in HARNESSES],
+    ".",
+    "docs/plugins/example-harness",
+]
 
 
 @pytest.mark.slow
@@ -28,7 +34,9 @@ def test_install_all_from_built_distributions(tmp_path: Path) -> None:
     for pkg in PACKAGES:
         subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO / pkg)],
-            check=True, capture_output=True, timeout=600,
+            check=True,
+            capture_output=True,
+            timeout=600,
         )
     wheels = sorted(p.name for p in dist.glob("*.whl"))
     assert len([w for w in wheels if w.startswith("cargento")]) >= 14, wheels
@@ -42,7 +50,9 @@ def test_install_all_from_built_distributions(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--find-links", str(dist), "cargento[all]"], check=True, timeout=900)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--find-links", str(dist), "cargento[all]"], check=True, timeout=900
+    )
     exe = env_dir / "bin" / "cargento"
     clean = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "home")}
     out = subprocess.run([str(exe), "--diagnose", "--json"], capture_output=True, timeout=120, env=clean)
@@ -53,7 +63,11 @@ def test_install_all_from_built_distributions(tmp_path: Path) -> None:
     for key in HARNESSES:
         assert loaded[key]["dist"] == f"cargento-harness-{key}" and loaded[key]["version"] == "0.1.0"
 
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(dist), "cargento-harness-example"], check=True, timeout=300)
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(dist), "cargento-harness-example"],
+        check=True,
+        timeout=300,
+    )
     sessions = tmp_path / "home" / ".example-agent" / "sessions"
     sessions.mkdir(parents=True)
     (sessions / "third-party-1.jsonl").write_bytes(b'{"type":"prompt","text":"hello","at":"2026-11-30T10:00:00Z"}\n')

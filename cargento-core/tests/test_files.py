@@ -24,7 +24,9 @@ def test_write_atomic_creates_the_folder_and_replaces_the_old_content(tmp_path: 
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
-def test_write_atomic_syncs_before_the_rename_unless_told_not_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_atomic_syncs_before_the_rename_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     order: list[str] = []
     real_fsync, real_replace = os.fsync, os.replace
 
@@ -45,7 +47,9 @@ def test_write_atomic_syncs_before_the_rename_unless_told_not_to(tmp_path: Path,
     assert order == ["replace"]
 
 
-def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "settings.json"
     target.write_text("old")
 

@@ -61,9 +61,17 @@ def test_clip_one_line_at_word_boundary() -> None:
 
 
 def test_redaction() -> None:
-    for secret in ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "ghp_abcdefghijklmnopqrstuvwxyz0123", "AKIAABCDEFGHIJKLMNOP",
-                   "xoxb-1234567890-abcdefghij", "Bearer abcdefghijklmnopqrstuvwx", "password=hunter2hunter2",
-                   "PGPASSWORD=hunter2", "MYSQL_PWD_TOKEN=s3cr3t", "GITHUB_TOKEN: abcd1234"):
+    for secret in (
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123",
+        "AKIAABCDEFGHIJKLMNOP",
+        "xoxb-1234567890-abcdefghij",
+        "Bearer abcdefghijklmnopqrstuvwx",
+        "password=hunter2hunter2",
+        "PGPASSWORD=hunter2",
+        "MYSQL_PWD_TOKEN=s3cr3t",
+        "GITHUB_TOKEN: abcd1234",
+    ):
         text = f"use {secret} now"
         out = redact(text)
         assert "…REDACTED" in out and secret not in out
@@ -89,9 +97,20 @@ def test_relocation_variable_is_authoritative(tmp_path: Path) -> None:
 def test_platform_defaults(tmp_path: Path) -> None:
     default = {"linux": "$XDG_DATA_HOME/app", "darwin": "Library/Application Support/app", "win32": "$APPDATA/app"}
     assert resolve_root(make_context(tmp_path), variable=None, default=default).path == tmp_path / ".local/share/app"
-    assert resolve_root(make_context(tmp_path, platform="darwin"), variable=None, default=default).path == tmp_path / "Library/Application Support/app"
-    assert resolve_root(make_context(tmp_path, platform="win32"), variable=None, default=default).path == tmp_path / "AppData/Roaming/app"
-    suffix = resolve_root(make_context(tmp_path, env={"GEMINI_CLI_HOME": "/g"}), variable="GEMINI_CLI_HOME", default=".gemini", suffix=".gemini")
+    assert (
+        resolve_root(make_context(tmp_path, platform="darwin"), variable=None, default=default).path
+        == tmp_path / "Library/Application Support/app"
+    )
+    assert (
+        resolve_root(make_context(tmp_path, platform="win32"), variable=None, default=default).path
+        == tmp_path / "AppData/Roaming/app"
+    )
+    suffix = resolve_root(
+        make_context(tmp_path, env={"GEMINI_CLI_HOME": "/g"}),
+        variable="GEMINI_CLI_HOME",
+        default=".gemini",
+        suffix=".gemini",
+    )
     assert suffix.path == Path("/g/.gemini")
 
 
@@ -126,7 +145,6 @@ def test_rates_window() -> None:
     events = [(NOW - timedelta(seconds=30), 100), (NOW - timedelta(seconds=700), 999), (None, 5)]
     assert tokens_in_window(events, NOW) == 100
     assert per_minute(600) == 60.0 and per_minute(None) is None
-
 
 
 def test_pid_alive_tells_running_exited_and_zombie_processes_apart() -> None:

@@ -18,7 +18,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "cargento-core" / "src" / "cargento"
 WEB = REPO / "cargento-web" / "src" / "cargento_web"
-HARNESS_IDS = frozenset({"claude", "codex", "pi", "gemini", "antigravity", "copilot", "opencode", "cursor", "goose", "droid"})
+HARNESS_IDS = frozenset(
+    {"claude", "codex", "pi", "gemini", "antigravity", "copilot", "opencode", "cursor", "goose", "droid"}
+)
 #: Calls whose first string argument names a module or package.
 _NAMING_CALLS = frozenset({"import_module", "__import__", "find_spec", "files", "import_plugin"})
 _JS_STRING = re.compile(r"""(["'`])((?:\\.|(?!\1).)*)\1""")
@@ -54,7 +56,12 @@ def _docstrings(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 ids.add(id(body[0].value))
         # A bare string statement is a comment-like docstring for the attribute above it.
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
@@ -66,7 +73,12 @@ def harness_literals(tree: ast.AST) -> Iterator[tuple[int, str]]:
     """Every non-docstring ``str`` constant that is exactly a first-party harness id."""
     docs = _docstrings(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs and node.value in HARNESS_IDS:
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docs
+            and node.value in HARNESS_IDS
+        ):
             yield node.lineno, node.value
 
 
@@ -118,7 +130,11 @@ def test_no_harness_id_is_written_in_core_or_web_python() -> None:
 def test_no_harness_id_is_written_in_the_pages_scripts() -> None:
     scripts = sorted(p for p in (WEB / "static").glob("*.js"))
     assert scripts, "the page's scripts are where they were"
-    found = [f"{p.relative_to(REPO)}:{line} {value!r}" for p in scripts for line, value in js_harness_literals(p.read_text(encoding="utf-8"))]
+    found = [
+        f"{p.relative_to(REPO)}:{line} {value!r}"
+        for p in scripts
+        for line, value in js_harness_literals(p.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 

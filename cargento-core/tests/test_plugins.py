@@ -34,7 +34,13 @@ def test_import_error_is_recorded_and_others_load(fake_dist: Callable[..., Path]
 
 
 def test_incompatible_core_is_not_imported(fake_dist: Callable[..., Path]) -> None:
-    fake_dist("cargento-harness-xold", "xold", "xold_plugin", "raise SystemExit('must not be imported')\n", requires="cargento-core>=9,<10")
+    fake_dist(
+        "cargento-harness-xold",
+        "xold",
+        "xold_plugin",
+        "raise SystemExit('must not be imported')\n",
+        requires="cargento-core>=9,<10",
+    )
     reg = load_registry(only=["xold"])
     assert reg.records["xold"].status == "incompatible"
     assert ">=9" in (reg.records["xold"].error or "")

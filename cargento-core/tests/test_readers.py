@@ -33,7 +33,9 @@ from cargento.testing.strategies import damaged
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-records = st.lists(st.dictionaries(st.text(max_size=5), st.integers(-(2**62), 2**62) | st.text(max_size=20), max_size=3), max_size=30)
+records = st.lists(
+    st.dictionaries(st.text(max_size=5), st.integers(-(2**62), 2**62) | st.text(max_size=20), max_size=3), max_size=30
+)
 
 
 def _write(path: Path, recs: list[dict[str, object]]) -> bytes:
@@ -44,7 +46,9 @@ def _write(path: Path, recs: list[dict[str, object]]) -> bytes:
 
 @settings(max_examples=80, deadline=None)
 @given(recs=records, chunk=st.integers(1, 97))
-def test_walk_back_yields_every_line_newest_first(tmp_path_factory: pytest.TempPathFactory, recs: list[dict[str, object]], chunk: int) -> None:
+def test_walk_back_yields_every_line_newest_first(
+    tmp_path_factory: pytest.TempPathFactory, recs: list[dict[str, object]], chunk: int
+) -> None:
     path = tmp_path_factory.mktemp("wb") / "f.jsonl"
     _write(path, recs)
     got = [orjson.loads(line) for line in walk_back(path, chunk=chunk)]
@@ -53,7 +57,9 @@ def test_walk_back_yields_every_line_newest_first(tmp_path_factory: pytest.TempP
 
 @settings(max_examples=80, deadline=None)
 @given(data=st.binary(max_size=3000), chunk=st.integers(1, 64), line_cap=st.integers(1, 200))
-def test_walk_back_never_raises_and_respects_line_bound(tmp_path_factory: pytest.TempPathFactory, data: bytes, chunk: int, line_cap: int) -> None:
+def test_walk_back_never_raises_and_respects_line_bound(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, chunk: int, line_cap: int
+) -> None:
     path = tmp_path_factory.mktemp("wb") / "g.jsonl"
     path.write_bytes(data)
     for line in walk_back(path, chunk=chunk, max_line_bytes=line_cap):
@@ -123,7 +129,7 @@ def test_follower_partial_line_does_not_advance_offset(tmp_path: Path) -> None:
     assert f.poll() == [{"a": 1}]
     assert f.offset == 8
     with open(path, "ab") as fh:
-        fh.write(b'2}\n')
+        fh.write(b"2}\n")
     assert f.poll() == [{"b": 2}]
 
 
@@ -477,7 +483,9 @@ def test_sqlite_damaged_databases_raise_only_harness_errors(
     assert snapshot_tree(folder) == before
 
 
-def test_sqlite_damaged_wal_header_holds_no_frames(tmp_path: Path, no_snapshot: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sqlite_damaged_wal_header_holds_no_frames(
+    tmp_path: Path, no_snapshot: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SQLite ignores a -wal whose header is damaged. Read in place with a read-only -shm and no
     writer, such a -wal makes SQLite retry for about ten seconds, so it is read as what it is:
     no frames, the main file alone."""
@@ -569,7 +577,7 @@ def test_follow_summary_reads_only_appended_records_and_restarts_after_a_reset(t
     assert follow_summary(cache, "k", path, list, _fold) is first
     assert first == [{"n": 1}, {"n": 2}, {"n": 3}]  # the half-written line waits
     with open(path, "ab") as fh:
-        fh.write(b'4}\n')
+        fh.write(b"4}\n")
     assert follow_summary(cache, "k", path, list, _fold) == [{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]
     _write(path, [{"m": 1}])  # truncated and rewritten
     again = follow_summary(cache, "k", path, list, _fold)

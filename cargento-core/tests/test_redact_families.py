@@ -33,7 +33,9 @@ def joined(*parts: st.SearchStrategy[str] | str) -> st.SearchStrategy[str]:
 SECRETS: dict[str, st.SearchStrategy[tuple[str, str]]] = {
     "anthropic": chars(URLSAFE, 40, 90).map(lambda v: ("sk-ant-api03-" + v, v)),
     "openai project": chars(URLSAFE, 40, 90).map(lambda v: ("sk-proj-" + v, v)),
-    "stripe live": st.tuples(st.sampled_from(["sk", "rk"]), chars(ALNUM, 24, 99)).map(lambda t: (f"{t[0]}_live_{t[1]}", t[1])),
+    "stripe live": st.tuples(st.sampled_from(["sk", "rk"]), chars(ALNUM, 24, 99)).map(
+        lambda t: (f"{t[0]}_live_{t[1]}", t[1])
+    ),
     "stripe test": chars(ALNUM, 24, 40).map(lambda v: ("sk_test_" + v, v)),
     "hugging face": chars(ALNUM, 34).map(lambda v: ("hf_" + v, v)),
     "github": st.tuples(st.sampled_from("pousr"), chars(ALNUM, 36)).map(lambda t: (f"gh{t[0]}_{t[1]}", t[1])),
@@ -46,32 +48,42 @@ SECRETS: dict[str, st.SearchStrategy[tuple[str, str]]] = {
     "mailgun": chars(ALNUM, 32).map(lambda v: ("key-" + v, v)),
     "aws": chars(string.ascii_uppercase + string.digits, 16).map(lambda v: ("AKIA" + v, v)),
     "google": chars(URLSAFE, 35).map(lambda v: ("AIza" + v, v)),
-    "azure account key": chars(B64, 86).map(lambda v: (f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={v}==;", v)),
+    "azure account key": chars(B64, 86).map(
+        lambda v: (f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={v}==;", v)
+    ),
     "jwt": st.tuples(chars(URLSAFE, 20, 40), chars(URLSAFE, 20, 60), chars(URLSAFE, 20, 43)).map(
         lambda t: (f"eyJ{t[0]}.eyJ{t[1]}.{t[2]}", t[2])
     ),
     "url password": st.tuples(
-        st.sampled_from(["postgres", "mysql", "https", "redis", "amqp"]), chars(string.ascii_lowercase, 3, 10), chars(ALNUM + "!$*", 6, 30)
+        st.sampled_from(["postgres", "mysql", "https", "redis", "amqp"]),
+        chars(string.ascii_lowercase, 3, 10),
+        chars(ALNUM + "!$*", 6, 30),
     ).map(lambda t: (f"{t[0]}://{t[1]}:{t[2]}@db.internal:5432/app", f":{t[2]}@")),
     "basic auth": chars(ALNUM, 6, 20).map(
-        lambda v: ("Authorization: Basic " + base64.b64encode(f"user:{v}".encode()).decode(), base64.b64encode(f"user:{v}".encode()).decode())
+        lambda v: (
+            "Authorization: Basic " + base64.b64encode(f"user:{v}".encode()).decode(),
+            base64.b64encode(f"user:{v}".encode()).decode(),
+        )
     ),
-    "password option": st.tuples(st.sampled_from(["--password ", "--password=", "--db-password ", "--api-key="]), chars(ALNUM + "!#%", 6, 30)).map(
-        lambda t: ("deploy " + t[0] + t[1] + " --verbose", t[1])
-    ),
+    "password option": st.tuples(
+        st.sampled_from(["--password ", "--password=", "--db-password ", "--api-key="]), chars(ALNUM + "!#%", 6, 30)
+    ).map(lambda t: ("deploy " + t[0] + t[1] + " --verbose", t[1])),
     "pem": chars(B64, 64, 300).map(
         lambda v: (f"-----BEGIN RSA PRIVATE KEY-----\n{v}\n-----END RSA PRIVATE KEY-----", v)
     ),
     "pgp": chars(B64, 64, 300).map(
         lambda v: (f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{v}\n-----END PGP PRIVATE KEY BLOCK-----", v)
     ),
-    "assignment": st.tuples(st.sampled_from(["API_KEY", "client_secret", "DB_PASSWORD", "access_token"]), chars(ALNUM, 12, 40)).map(
-        lambda t: (f"{t[0]}={t[1]}", t[1])
-    ),
+    "assignment": st.tuples(
+        st.sampled_from(["API_KEY", "client_secret", "DB_PASSWORD", "access_token"]), chars(ALNUM, 12, 40)
+    ).map(lambda t: (f"{t[0]}={t[1]}", t[1])),
 }
 
 # Prose around a secret: words and punctuation, never glued to the secret itself.
-PROSE = st.lists(st.sampled_from(["the", "deploy", "then", "run", "with", "key", "token", "value", "now", "ok", ",", "."]), max_size=8).map(" ".join)
+PROSE = st.lists(
+    st.sampled_from(["the", "deploy", "then", "run", "with", "key", "token", "value", "now", "ok", ",", "."]),
+    max_size=8,
+).map(" ".join)
 
 
 @pytest.mark.parametrize("family", sorted(SECRETS))
@@ -97,12 +109,45 @@ NON_SECRETS: dict[str, st.SearchStrategy[str]] = {
         lambda parts: "/" + "/".join(parts)
     ),
     "model id": st.sampled_from(
-        ["claude-sonnet-4-5-20250929", "gpt-5-codex", "gemini-2.5-pro", "claude-opus-4-1", "o4-mini", "grok-code-fast-1"]
+        [
+            "claude-sonnet-4-5-20250929",
+            "gpt-5-codex",
+            "gemini-2.5-pro",
+            "claude-opus-4-1",
+            "o4-mini",
+            "grok-code-fast-1",
+        ]
     ),
-    "prose": st.lists(st.sampled_from(
-        ["please", "fix", "the", "failing", "tests", "in", "tokenizer.py", "and", "rotate", "logs", "basic", "functionality",
-         "password", "reset", "flow", "should", "work", "secret", "santa", "api", "keys", "are", "documented"]
-    ), max_size=20).map(" ".join),
+    "prose": st.lists(
+        st.sampled_from(
+            [
+                "please",
+                "fix",
+                "the",
+                "failing",
+                "tests",
+                "in",
+                "tokenizer.py",
+                "and",
+                "rotate",
+                "logs",
+                "basic",
+                "functionality",
+                "password",
+                "reset",
+                "flow",
+                "should",
+                "work",
+                "secret",
+                "santa",
+                "api",
+                "keys",
+                "are",
+                "documented",
+            ]
+        ),
+        max_size=20,
+    ).map(" ".join),
     "counts": st.integers(0, 10**7).map(lambda n: f"max_tokens={n} output_tokens: {n}"),
 }
 
@@ -127,16 +172,28 @@ def test_what_a_board_is_full_of_is_left_alone(kind: str, data: st.DataObject) -
         ("tool --password=hunter2", "--password=…REDACTED"),
         ("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", "SG.…REDACTED"),
         ("MAILGUN key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-…REDACTED"),
-        ("AccountName=a;AccountKey=lJzRc1YdHaAA2KCNJJ1tkYwF/+mKK6Ygw0NGe170Xu592euJv2wYUtBlV8z+qnlcNQSnIYVTkLWntUO1F8j8rQ==;", "AccountKey=…REDACTED"),
+        (
+            "AccountName=a;AccountKey=lJzRc1YdHaAA2KCNJJ1tkYwF/+mKK6Ygw0NGe170Xu592euJv2wYUtBlV8z+qnlcNQSnIYVTkLWntUO1F8j8rQ==;",
+            "AccountKey=…REDACTED",
+        ),
         ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----", "…REDACTED"),
-        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----", "…REDACTED"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+            "…REDACTED",
+        ),
         ("xoxp-123456789012-123456789012-abcdefabcdefabcdefabcdef", "xoxp-…REDACTED"),
         ("ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "ghp_…REDACTED"),
         ("glpat-abcdefghijklmnopqrst", "glpat-…REDACTED"),
         ("npm_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "npm_…REDACTED"),
         ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTYAAh", "pypi-…REDACTED"),
-        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "eyJ…REDACTED"),
-        ("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "hooks.slack.com/services/…REDACTED"),
+        (
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "eyJ…REDACTED",
+        ),
+        (
+            "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+            "hooks.slack.com/services/…REDACTED",
+        ),
         ("whsec_abcdefghijklmnopqrstuvwxyz012345", "whsec_…REDACTED"),
     ],
 )

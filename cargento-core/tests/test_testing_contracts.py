@@ -53,8 +53,13 @@ class FolderHarness:
         if not files and self.fallback and origin != "default":
             files = sorted((ctx.home / ".folder").glob("*.session"))
         refs = tuple(
-            SessionRef(harness="folder", session_id=p.stem, path=str(p), location=str(root),
-                       modified_at=datetime.fromtimestamp(p.stat().st_mtime, ctx.now.tzinfo))
+            SessionRef(
+                harness="folder",
+                session_id=p.stem,
+                path=str(p),
+                location=str(root),
+                modified_at=datetime.fromtimestamp(p.stat().st_mtime, ctx.now.tzinfo),
+            )
             for p in files
         )
         location = StoreLocation(path=str(root), origin=origin, status="present" if root.is_dir() else "missing")
@@ -107,7 +112,10 @@ class FolderDemo:
                 self._write(now)
             return
         tick = int(TICK_S)
-        done, due = int((self.last - self.start).total_seconds()) // tick, int((now - self.start).total_seconds()) // tick
+        done, due = (
+            int((self.last - self.start).total_seconds()) // tick,
+            int((now - self.start).total_seconds()) // tick,
+        )
         per_cycle = int(CYCLE_S) // tick
         if due - done > 2 * per_cycle and not self.replays:
             done = due - 2 * per_cycle
@@ -199,6 +207,8 @@ class Unguarded(FolderDemo):
         (Unguarded, "test_demo_refuses_a_store_outside_its_home", "DID NOT RAISE"),
     ],
 )
-def test_a_misbehaving_demo_fails_its_check(tmp_path: Path, demo: type[FolderDemo], check: str, message: str | None) -> None:
+def test_a_misbehaving_demo_fails_its_check(
+    tmp_path: Path, demo: type[FolderDemo], check: str, message: str | None
+) -> None:
     with pytest.raises((AssertionError, pytest.fail.Exception), match=message):
         getattr(_contract(demo), check)(tmp_path)

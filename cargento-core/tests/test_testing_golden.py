@@ -24,9 +24,14 @@ def golden_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     store.mkdir(parents=True)
     (store / "s1.jsonl").write_text('{"type":"prompt"}\n')
     (scenario / "truth.json").write_text(json.dumps({"snapshot_at": SNAPSHOT_AT, "session_ids": ["s1"]}))
-    (scenario / "_snapshot.json").write_text(json.dumps({
-        "snapshot_at": SNAPSHOT_AT, "files": [{"path": ".toy/sessions/s1.jsonl", "mtime": 1796025600.25}],
-    }))
+    (scenario / "_snapshot.json").write_text(
+        json.dumps(
+            {
+                "snapshot_at": SNAPSHOT_AT,
+                "files": [{"path": ".toy/sessions/s1.jsonl", "mtime": 1796025600.25}],
+            }
+        )
+    )
     for path in (store / "s1.jsonl", store, store.parent):
         os.chmod(path, 0o555 if path.is_dir() else 0o444)
     monkeypatch.setenv("CARGENTO_GOLDEN", str(root))

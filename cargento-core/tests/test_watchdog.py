@@ -41,10 +41,14 @@ def hanging() -> Iterator[HangingHarness]:
     plugin.release.set()
 
 
-def test_a_hanging_reader_is_abandoned_and_the_rest_of_the_board_is_served(tmp_path: Path, hanging: HangingHarness) -> None:
+def test_a_hanging_reader_is_abandoned_and_the_rest_of_the_board_is_served(
+    tmp_path: Path, hanging: HangingHarness
+) -> None:
     fine = FakeHarness("fine", [FakeSession("f1", age_s=5), FakeSession("f2", age_s=5)])
     registry = load_registry(entry_points=False, extra=[("fine", fine), ("hangs", hanging)])
-    builder = BoardBuilder(registry, env={}, home=tmp_path, clock=lambda: NOW, processes=StaticProcesses(), read_budget_s=0.3)
+    builder = BoardBuilder(
+        registry, env={}, home=tmp_path, clock=lambda: NOW, processes=StaticProcesses(), read_budget_s=0.3
+    )
 
     first = builder.build()
     assert hanging.entered.is_set()
@@ -60,7 +64,9 @@ def test_a_hanging_reader_is_abandoned_and_the_rest_of_the_board_is_served(tmp_p
 
     report = diagnose(registry, builder, now=NOW)
     assert not report.stores_ok
-    assert any("abandoned" in f or "has not returned" in f for h in report.harnesses if h.key == "hangs" for f in h.faults)
+    assert any(
+        "abandoned" in f or "has not returned" in f for h in report.harnesses if h.key == "hangs" for f in h.faults
+    )
 
     hanging.release.set()
     board = first

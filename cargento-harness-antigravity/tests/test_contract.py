@@ -24,12 +24,20 @@ def build_store(home: Path) -> None:
     root.prompt("show open issues", at=t + timedelta(seconds=5))
     root.tool("Ran gh issue list", "gh issue list", at=t + timedelta(seconds=20))
     root.respond(at=t + timedelta(seconds=30), output_tokens=120)
-    child = store.conversation("7e2a0000-0000-4000-8000-000000000002", at=NOW - timedelta(seconds=60),
-                               parent=root, role="Research Auditor", kind="research")
+    child = store.conversation(
+        "7e2a0000-0000-4000-8000-000000000002",
+        at=NOW - timedelta(seconds=60),
+        parent=root,
+        role="Research Auditor",
+        kind="research",
+    )
     child.respond(at=NOW - timedelta(seconds=20), output_tokens=300)
-    grandchild = store.conversation("9f3b0000-0000-4000-8000-000000000003", at=NOW - timedelta(seconds=40),
-                                    parent=child, kind="explore")
-    grandchild.step(15, step_metadata(NOW - timedelta(seconds=15), output_tokens=50)[:-3], at=NOW - timedelta(seconds=15))
+    grandchild = store.conversation(
+        "9f3b0000-0000-4000-8000-000000000003", at=NOW - timedelta(seconds=40), parent=child, kind="explore"
+    )
+    grandchild.step(
+        15, step_metadata(NOW - timedelta(seconds=15), output_tokens=50)[:-3], at=NOW - timedelta(seconds=15)
+    )
     old = store.conversation("1a2b0000-0000-4000-8000-000000000004", at=NOW - timedelta(hours=3), workspace="/w/old")
     old.prompt("summarise the changelog", at=NOW - timedelta(hours=3))
     old.respond(at=NOW - timedelta(hours=3) + timedelta(seconds=9), output_tokens=40)

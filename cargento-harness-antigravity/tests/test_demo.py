@@ -85,14 +85,27 @@ class TestAntigravityDemo(DemoContract[AntigravityDemo]):
         assert squash(states) == ["idle", "working", "idle"]
         working = [row for row in seen if row.state == "working"]
         assert all(row.output_tokens_per_min for row in working)
-        assert any(row.detail in {"pnpm test", "pnpm lint", "git diff --stat", "src/lib/schedule.ts",
-                                  "grep -rn useSchedule src", "src/components"} for row in working)
+        assert any(
+            row.detail
+            in {
+                "pnpm test",
+                "pnpm lint",
+                "git diff --stat",
+                "src/lib/schedule.ts",
+                "grep -rn useSchedule src",
+                "src/components",
+            }
+            for row in working
+        )
         # a subagent conversation comes in running and is still listed once it stopped
         assert any(sub.running and sub.name == "Research Auditor" for row in working for sub in row.subagents)
         assert [sub.running for sub in seen[-1].subagents] == [False]
         # no turn end is recorded: idle only once every write is 90 s old
-        at, first_idle = next((s, row) for s, row in zip(seconds, seen, strict=True)
-                              if s > seconds[states.index("working")] and row.state == "idle")
+        at, first_idle = next(
+            (s, row)
+            for s, row in zip(seconds, seen, strict=True)
+            if s > seconds[states.index("working")] and row.state == "idle"
+        )
         assert first_idle.last_active_at is not None
         assert (START + timedelta(seconds=at) - first_idle.last_active_at).total_seconds() > 90
         assert first_idle.title == "Show overlapping shifts in red on the week view"
@@ -126,8 +139,6 @@ class TestAntigravityDemo(DemoContract[AntigravityDemo]):
         # a closed conversation was checkpointed: no WAL left beside it
         kept = [conv for conv, _ in viewer.demo.runs[0].kept]
         assert len(kept) == KEEP_CONVERSATIONS and not any(wal_has_frames(c.path) for c in kept)
-
-
 
 
 def test_a_live_conversation_reads_while_its_writer_holds_it_open(tmp_path: Path) -> None:

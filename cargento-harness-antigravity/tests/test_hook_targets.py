@@ -30,6 +30,10 @@ def test_the_status_line_is_refused_over_another_tools(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["statusLine"]["command"] == "agystatusline"
     path.write_text("{}")
     assert run(["install", "antigravity", "--script", "--port", "4600"], tmp_path) == 0
-    assert json.loads(path.read_text())["statusLine"] == {"type": "command", "command": "cargento-statusline-hook 4600", "enabled": True}
+    assert json.loads(path.read_text())["statusLine"] == {
+        "type": "command",
+        "command": "cargento-statusline-hook 4600",
+        "enabled": True,
+    }
     assert run(["remove", "antigravity"], tmp_path) == 0
     assert "statusLine" not in json.loads(path.read_text())

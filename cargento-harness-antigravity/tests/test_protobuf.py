@@ -34,8 +34,10 @@ def test_random_bytes_never_raise(data: bytes) -> None:
     model_name(data[-64:])
 
 
-@given(st.lists(st.tuples(st.integers(1, 40), st.integers(0, 2**63)), max_size=10),
-       st.lists(st.tuples(st.integers(1, 40), st.binary(max_size=40)), max_size=10))
+@given(
+    st.lists(st.tuples(st.integers(1, 40), st.integers(0, 2**63)), max_size=10),
+    st.lists(st.tuples(st.integers(1, 40), st.binary(max_size=40)), max_size=10),
+)
 def test_encoded_fields_decode_back(ints: list[tuple[int, int]], blobs: list[tuple[int, bytes]]) -> None:
     data = b"".join(field_varint(n, v) for n, v in ints) + b"".join(field_bytes(n, b) for n, b in blobs)
     decoded = decode(data)

@@ -33,8 +33,9 @@ def read_all(ctx: HarnessContext) -> dict[str, SessionReading]:
 
 def board(home: Path, now: datetime = NOW, env: dict[str, str] | None = None) -> tuple[Board, object]:
     registry = load_registry(entry_points=False, extra=[("antigravity", plugin)])
-    builder = BoardBuilder(registry, env={"HOME": str(home), **(env or {})}, home=home, clock=lambda: now,
-                           processes=StaticProcesses())
+    builder = BoardBuilder(
+        registry, env={"HOME": str(home), **(env or {})}, home=home, clock=lambda: now, processes=StaticProcesses()
+    )
     return builder.build(all_sessions=True), registry
 
 
@@ -45,8 +46,9 @@ def family(tmp_path: Path) -> tuple[AntigravityStore, object, object, object]:
     root.prompt("show open issues\nsecond line", at=T0 + timedelta(seconds=5))
     root.tool("Ran gh issue list", "gh issue list", at=T0 + timedelta(seconds=20))
     root.respond(at=T0 + timedelta(seconds=30), output_tokens=120)
-    child = store.conversation(CHILD, at=NOW - timedelta(seconds=60), parent=root, role="Research Auditor",
-                               kind="research")
+    child = store.conversation(
+        CHILD, at=NOW - timedelta(seconds=60), parent=root, role="Research Auditor", kind="research"
+    )
     child.respond(at=NOW - timedelta(seconds=50), output_tokens=300)
     grand = store.conversation(GRAND, at=NOW - timedelta(seconds=40), parent=child, kind="explore")
     grand.respond(at=NOW - timedelta(seconds=30), output_tokens=60)

@@ -35,8 +35,6 @@ def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
-
-
 def write_transcript(path: Path, size_mb: int) -> int:
     """A transcript of about *size_mb* MB: prompts, tool calls and results, large attachments."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,13 +47,61 @@ def write_transcript(path: Path, size_mb: int) -> int:
         while written < target:
             at = start + timedelta(milliseconds=step * 50)
             step += 1
-            base = {"sessionId": SID, "cwd": "/w/big", "version": "2.1.332", "timestamp": _iso(at), "uuid": str(uuid.uuid4())}
+            base = {
+                "sessionId": SID,
+                "cwd": "/w/big",
+                "version": "2.1.332",
+                "timestamp": _iso(at),
+                "uuid": str(uuid.uuid4()),
+            }
             batch = [
-                {**base, "type": "user", "message": {"role": "user", "content": f"request {step}"}, "promptSource": "typed", "turnOrigin": "human"},
+                {
+                    **base,
+                    "type": "user",
+                    "message": {"role": "user", "content": f"request {step}"},
+                    "promptSource": "typed",
+                    "turnOrigin": "human",
+                },
                 {**base, "type": "attachment", "attachment": {"type": "prompt_snapshot", "systemPrompt": [blob]}},
-                {**base, "type": "assistant", "message": {"id": f"msg_{step}", "model": "claude-opus-5-5", "content": [{"type": "tool_use", "id": f"t{step}", "name": "Bash", "input": {"command": "pytest -q"}}], "stop_reason": "tool_use", "usage": {"output_tokens": 40}}},
-                {**base, "type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{step}", "content": "ok " * 500, "is_error": False}]}},
-                {**base, "type": "assistant", "message": {"id": f"msg_{step}b", "model": "claude-opus-5-5", "content": [{"type": "text", "text": "done " * 50}], "stop_reason": "end_turn", "usage": {"output_tokens": 60}}},
+                {
+                    **base,
+                    "type": "assistant",
+                    "message": {
+                        "id": f"msg_{step}",
+                        "model": "claude-opus-5-5",
+                        "content": [
+                            {"type": "tool_use", "id": f"t{step}", "name": "Bash", "input": {"command": "pytest -q"}}
+                        ],
+                        "stop_reason": "tool_use",
+                        "usage": {"output_tokens": 40},
+                    },
+                },
+                {
+                    **base,
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": f"t{step}",
+                                "content": "ok " * 500,
+                                "is_error": False,
+                            }
+                        ],
+                    },
+                },
+                {
+                    **base,
+                    "type": "assistant",
+                    "message": {
+                        "id": f"msg_{step}b",
+                        "model": "claude-opus-5-5",
+                        "content": [{"type": "text", "text": "done " * 50}],
+                        "stop_reason": "end_turn",
+                        "usage": {"output_tokens": 60},
+                    },
+                },
                 {**base, "type": "system", "subtype": "turn_duration", "durationMs": 1000},
             ]
             for record in batch:
@@ -81,8 +127,28 @@ def write_tree(root: Path, files: int, *, recent_every: int = 2) -> None:
             sid = str(uuid.uuid4())
             at = NOW - timedelta(hours=2 if made % recent_every == 0 else 72, seconds=made)
             lines = [
-                {"type": "user", "sessionId": sid, "cwd": f"/w/project-{p:03d}", "timestamp": _iso(at), "message": {"role": "user", "content": f"task {made}"}, "promptSource": "typed", "turnOrigin": "human"},
-                {"type": "assistant", "sessionId": sid, "cwd": f"/w/project-{p:03d}", "timestamp": _iso(at + timedelta(seconds=3)), "message": {"id": f"m{made}", "model": "claude-opus-5-5", "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "usage": {"output_tokens": 7}}},
+                {
+                    "type": "user",
+                    "sessionId": sid,
+                    "cwd": f"/w/project-{p:03d}",
+                    "timestamp": _iso(at),
+                    "message": {"role": "user", "content": f"task {made}"},
+                    "promptSource": "typed",
+                    "turnOrigin": "human",
+                },
+                {
+                    "type": "assistant",
+                    "sessionId": sid,
+                    "cwd": f"/w/project-{p:03d}",
+                    "timestamp": _iso(at + timedelta(seconds=3)),
+                    "message": {
+                        "id": f"m{made}",
+                        "model": "claude-opus-5-5",
+                        "content": [{"type": "text", "text": "ok"}],
+                        "stop_reason": "end_turn",
+                        "usage": {"output_tokens": 7},
+                    },
+                },
             ]
             path = folder / f"{sid}.jsonl"
             path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in lines))
@@ -100,7 +166,9 @@ def measure(home: str, *, full: bool) -> None:
     if full:
         transcript.MAX_COLD_SCAN_BYTES = 1 << 40
     registry = load_registry(entry_points=False, extra=[("claude", plugin)])
-    builder = BoardBuilder(registry, env={"HOME": home}, home=Path(home), clock=lambda: NOW, processes=StaticProcesses())
+    builder = BoardBuilder(
+        registry, env={"HOME": home}, home=Path(home), clock=lambda: NOW, processes=StaticProcesses()
+    )
     out = {}
     for phase in ("cold", "warm"):
         started = time.perf_counter()

@@ -26,15 +26,24 @@ T0 = NOW.timestamp()
 class Read:
     """One session read through every hook, as core would."""
 
-    def __init__(self, reading: SessionReading, gate: Gate | None, model: ModelInfo | None, usage: Usage | None) -> None:
+    def __init__(
+        self, reading: SessionReading, gate: Gate | None, model: ModelInfo | None, usage: Usage | None
+    ) -> None:
         self.reading = reading
         self.gate = gate
         self.model = model
         self.usage = usage
 
 
-def read_all(home: Path, *, now: datetime | float = NOW, env: dict[str, str] | None = None,
-             processes: ProcessTable | None = None, window_s: float | None = None, ctx: Any = None) -> dict[str, Read]:
+def read_all(
+    home: Path,
+    *,
+    now: datetime | float = NOW,
+    env: dict[str, str] | None = None,
+    processes: ProcessTable | None = None,
+    window_s: float | None = None,
+    ctx: Any = None,
+) -> dict[str, Read]:
     ctx = ctx or make_context(home, env=env, now=now, window_s=window_s, processes=processes or StaticProcesses())
     found = plugin.discover(ctx=ctx)
     out = {}
@@ -51,13 +60,16 @@ def read_all(home: Path, *, now: datetime | float = NOW, env: dict[str, str] | N
     return out
 
 
-def board(home: Path, *, now: datetime | float = NOW, processes: ProcessTable | None = None,
-          env: dict[str, str] | None = None) -> Board:
+def board(
+    home: Path, *, now: datetime | float = NOW, processes: ProcessTable | None = None, env: dict[str, str] | None = None
+) -> Board:
     moment = now if isinstance(now, datetime) else datetime.fromtimestamp(now, UTC)
     full = {"HOME": str(home)}
     full.update(env or {})
     registry = load_registry(entry_points=False, extra=[("claude", plugin)])
-    builder = BoardBuilder(registry, env=full, home=home, clock=lambda: moment, processes=processes or StaticProcesses())
+    builder = BoardBuilder(
+        registry, env=full, home=home, clock=lambda: moment, processes=processes or StaticProcesses()
+    )
     return builder.build(all_sessions=True)
 
 

@@ -70,7 +70,9 @@ def test_eta_from_completed_turns_and_withheld_without_a_sample(store: ClaudeSto
     s2.prompt("current", T0 - 100)
     s2.tokens(5, T0 - 10)
     rows = {r.session_id: r for r in board(store.home).sessions}
-    assert rows["22222222-2222-4222-8222-222222222222"].turn.eta_s == 140.0, "median of the longer turns (240 s) less the 100 s so far"
+    assert rows["22222222-2222-4222-8222-222222222222"].turn.eta_s == 140.0, (
+        "median of the longer turns (240 s) less the 100 s so far"
+    )
 
 
 def test_a_quiet_gap_over_five_minutes_re_anchors_elapsed(store: ClaudeStore, board: Any) -> None:
@@ -139,6 +141,8 @@ def test_instruction_and_loop_on_the_row(store: ClaudeStore, board: Any) -> None
 
 def test_project_label_falls_back_to_the_folder_name(store: ClaudeStore, board: Any) -> None:
     s = store.session(SID, cwd="/w/proj")
-    s.path.write_bytes(b'{"type":"user","message":{"role":"user","content":"hi"},"timestamp":"2026-11-30T11:59:50.000Z"}\n')
+    s.path.write_bytes(
+        b'{"type":"user","message":{"role":"user","content":"hi"},"timestamp":"2026-11-30T11:59:50.000Z"}\n'
+    )
     row = _row(board, store)
     assert row.cwd is None and row.project == "w-proj"

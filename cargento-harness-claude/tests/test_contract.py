@@ -30,7 +30,9 @@ class TestClaudeContract(HarnessContract):
 
     def make_home(self, home: Path) -> Mapping[str, str]:
         store = ClaudeStore(home)
-        lead = store.session("11111111-1111-4111-8111-111111111111", cwd="/w/proj", agent_setting="spacedock:first-officer")
+        lead = store.session(
+            "11111111-1111-4111-8111-111111111111", cwd="/w/proj", agent_setting="spacedock:first-officer"
+        )
         lead.bookkeeping(T - 300)
         lead.prompt("Fix the flaky test", T - 300)
         call = lead.tool("Bash", T - 290, input={"command": "pytest"}, tokens=40)
@@ -47,7 +49,9 @@ class TestClaudeContract(HarnessContract):
         store.task(lead.session_id, "1", "Write tests", status="in_progress", active_form="Writing tests", at=T - 200)
         store.task(lead.session_id, "2", "Ship it", at=T - 190)
         store.team(lead, [("reviewer", T - 400), ("parked", T - 400)], at=T - 400)
-        mate = store.session("22222222-2222-4222-8222-222222222222", cwd="/w/proj", agent_name="reviewer", team_name="session-11111111")
+        mate = store.session(
+            "22222222-2222-4222-8222-222222222222", cwd="/w/proj", agent_name="reviewer", team_name="session-11111111"
+        )
         mate.prompt("review the diff", T - 350)
         mate.end_turn(T - 340, text="looks fine", tokens=12)
         store.pid_file(lead, 4242, status="waiting", waiting_for="input needed", at=T - 30, started_at=T - 400)

@@ -65,6 +65,7 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
 
     def live_id(self, viewer: Viewer) -> str:
         return viewer.demo.live.session_id
+
     relocation = ("CLAUDE_CONFIG_DIR", ".claude")
 
     def make_demo(self, home: Path, ctx: HarnessContext, **options: Any) -> ClaudeDemo:
@@ -75,12 +76,16 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
 
     def shape(self, viewer: Viewer) -> object:
         home = viewer.home
-        slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in str(home))  # the project folders name the home
+        slug = "".join(
+            c if c.isascii() and c.isalnum() else "-" for c in str(home)
+        )  # the project folders name the home
         out = []
         for path in sorted((home / ".claude" / "projects").rglob("*.jsonl")):
             for line in path.read_text().splitlines():
                 record = json.loads(line)
-                out.append((str(path.relative_to(home)).replace(slug, "~"), f"{record.get('type')}@{record.get('timestamp')}"))
+                out.append(
+                    (str(path.relative_to(home)).replace(slug, "~"), f"{record.get('type')}@{record.get('timestamp')}")
+                )
         return out
 
     def written(self, viewer: Viewer) -> int:
@@ -97,22 +102,35 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
         status = json.loads((sim.store.root / "sessions" / f"{PID}.json").read_text())
         assert status["status"] == "busy"
 
-    def test_the_start_picture_has_finished_sessions_in_three_projects_and_an_idle_live_one(self, tmp_path: Path) -> None:
+    def test_the_start_picture_has_finished_sessions_in_three_projects_and_an_idle_live_one(
+        self, tmp_path: Path
+    ) -> None:
         viewer = self.viewer(tmp_path / "home")
         board = viewer.at(0)
         rows = {r.title: r for r in board.sessions}
-        assert set(rows) == {LIVE_TITLE, "Postgres driver bump", "Settings page on the form kit", "Duplicate --verbose output"}
+        assert set(rows) == {
+            LIVE_TITLE,
+            "Postgres driver bump",
+            "Settings page on the form kit",
+            "Duplicate --verbose output",
+        }
         assert {r.project for r in board.sessions} == {"acme/api", "acme/web", "tools/cli"}
         assert all(r.state == "idle" for r in board.sessions)
         settings = rows["Settings page on the form kit"]
         assert [t.status for t in settings.tasks] == ["completed"] * 3
-        assert settings.model == "claude-opus-5-5" and settings.output_tokens_total and settings.output_tokens_total > 2000
-        assert [(a.name, a.running) for a in rows["Duplicate --verbose output"].subagents] == [("Trace the logging setup", False)]
+        assert (
+            settings.model == "claude-opus-5-5" and settings.output_tokens_total and settings.output_tokens_total > 2000
+        )
+        assert [(a.name, a.running) for a in rows["Duplicate --verbose output"].subagents] == [
+            ("Trace the logging setup", False)
+        ]
         for row in board.sessions:
             assert row.cwd is not None and Path(row.cwd).is_dir()
             assert row.last_active_at is not None and row.last_active_at <= START
 
-    def test_a_cycle_goes_idle_working_waiting_working_idle_with_tasks_tokens_and_a_subagent(self, tmp_path: Path) -> None:
+    def test_a_cycle_goes_idle_working_waiting_working_idle_with_tasks_tokens_and_a_subagent(
+        self, tmp_path: Path
+    ) -> None:
         rows = _run(self.viewer(tmp_path / "home"), int(CYCLE_S) + int(LEAD_S))
         assert squash([r.state for _, r in rows]) == ["idle", "working", "needs_input", "working", "idle"]
         working = [r for _, r in rows if r.state == "working"]
@@ -174,13 +192,17 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
         viewer.step(LEAD_S + 1)
         assert sim.live.session_id != first, "a transcript past the bound is retired at the next turn"
         [found] = pidfile.scan(sim.store.root / "sessions")
-        assert found.session_id == sim.live.session_id, "the exited process's pid file is gone; the new one names the new session"
+        assert found.session_id == sim.live.session_id, (
+            "the exited process's pid file is gone; the new one names the new session"
+        )
         for cycle in range(1, 8):
             viewer.step(LEAD_S + cycle * CYCLE_S + 100)
         transcripts = list((sim.store.root / "projects").glob("*/*.jsonl"))
         assert len(transcripts) == 3 + KEEP_RETIRED + 1
         agents = list((sim.store.root / "projects").glob("*/*/subagents/agent-*.jsonl"))
-        assert len(agents) <= 1 + KEEP_AGENTS * (KEEP_RETIRED + 1), "the finished session's agent, and each kept session's newest"
+        assert len(agents) <= 1 + KEEP_AGENTS * (KEEP_RETIRED + 1), (
+            "the finished session's agent, and each kept session's newest"
+        )
         task_files = [p for p in (sim.store.root / "tasks").rglob("*.json")]
         assert len(task_files) <= 3 + 3 * (KEEP_RETIRED + 1)
         board = board_at(viewer.builder, viewer.moment(LEAD_S + 7 * CYCLE_S + 100))

@@ -11,7 +11,9 @@ from cargento_harness_claude.stuck import Showroom, StuckSession
 TITLE = "Invoice suite against the new ledger"
 
 
-def test_the_stuck_session_runs_past_15_minutes_in_a_failed_tool_loop_throughout_the_first_minute(tmp_path: Path) -> None:
+def test_the_stuck_session_runs_past_15_minutes_in_a_failed_tool_loop_throughout_the_first_minute(
+    tmp_path: Path,
+) -> None:
     viewer = DemoViewer(tmp_path / "home", plugin, "claude")
     assert isinstance(viewer.demo, Showroom)
     assert any(isinstance(p, StuckSession) for p in viewer.demo.parts)

@@ -35,7 +35,9 @@ def test_modern_teammate_folds_into_its_lead(store: ClaudeStore, board: Any) -> 
     lead = store.session(SID, cwd="/w/proj")
     lead.prompt("start a reviewer", T0 - 100)
     lead.end_turn(T0 - 95)
-    mate = store.session("22222222-2222-4222-8222-222222222222", cwd="/w/proj", agent_name="reviewer", team_name=f"session-{SID[:8]}")
+    mate = store.session(
+        "22222222-2222-4222-8222-222222222222", cwd="/w/proj", agent_name="reviewer", team_name=f"session-{SID[:8]}"
+    )
     mate.prompt("review", T0 - 90)
     mate.tokens(120, T0 - 20)
     [row] = board(store.home).sessions
@@ -64,7 +66,13 @@ def test_teammate_whose_lead_is_missing_stays_a_row_with_a_note(store: ClaudeSto
 
 def test_task_folder_without_transcript_is_a_task_only_session(store: ClaudeStore, read_all: Any) -> None:
     store.task(SID, "1", "Orphaned work", status="in_progress", active_form="Working", at=T0 - 30)
-    store.task("session-" + "44444444-4444-4444-8444-444444444444", "1", "Older layout", at=T0 - 30, folder="session-44444444-4444-4444-8444-444444444444")
+    store.task(
+        "session-" + "44444444-4444-4444-8444-444444444444",
+        "1",
+        "Older layout",
+        at=T0 - 30,
+        folder="session-44444444-4444-4444-8444-444444444444",
+    )
     reads = read_all(store.home)
     assert sorted(reads) == [SID, "44444444-4444-4444-8444-444444444444"]
     assert [t.subject for t in reads[SID].reading.tasks] == ["Orphaned work"]

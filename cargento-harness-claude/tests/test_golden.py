@@ -24,7 +24,9 @@ def _pid_file(home: Path) -> dict[str, Any]:
     return data
 
 
-def _live(home: Path, *, shift_s: float = 0.0, cmdline: str | None = "claude --permission-mode default") -> StaticProcesses:
+def _live(
+    home: Path, *, shift_s: float = 0.0, cmdline: str | None = "claude --permission-mode default"
+) -> StaticProcesses:
     data = _pid_file(home)
     started = data["startedAt"] / 1000.0 + shift_s
     return StaticProcesses({data["pid"]: ProcessInfo(pid=data["pid"], started_at=started, cmdline=cmdline)})
@@ -115,8 +117,16 @@ def test_permission_wait_with_its_live_process(golden: Any, board: Any) -> None:
         pytest.param(lambda home: StaticProcesses(), id="pid gone"),
         pytest.param(lambda home: _live(home, shift_s=3600.0), id="pid reused by a later process"),
         pytest.param(lambda home: _live(home, shift_s=-86400.0), id="start time far before"),
-        pytest.param(lambda home: StaticProcesses({_pid_file(home)["pid"]: ProcessInfo(pid=_pid_file(home)["pid"], cmdline="/usr/bin/python3 server.py")}), id="other command, no start time"),
-        pytest.param(lambda home: StaticProcesses({_pid_file(home)["pid"]: ProcessInfo(pid=_pid_file(home)["pid"])}), id="existence only"),
+        pytest.param(
+            lambda home: StaticProcesses(
+                {_pid_file(home)["pid"]: ProcessInfo(pid=_pid_file(home)["pid"], cmdline="/usr/bin/python3 server.py")}
+            ),
+            id="other command, no start time",
+        ),
+        pytest.param(
+            lambda home: StaticProcesses({_pid_file(home)["pid"]: ProcessInfo(pid=_pid_file(home)["pid"])}),
+            id="existence only",
+        ),
     ],
 )
 def test_stale_pid_file_claims_nothing(golden: Any, processes: Any, board: Any) -> None:

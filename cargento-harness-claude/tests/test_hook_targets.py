@@ -41,7 +41,13 @@ def test_the_bundle_uses_the_console_script_and_only_session_end_is_sync() -> No
 def test_install_merges_without_touching_other_entries_and_keeps_a_backup(tmp_path: Path) -> None:
     path = tmp_path / ".claude" / "settings.json"
     path.parent.mkdir()
-    original = {"model": "opus", "hooks": {"Notification": [{"matcher": "", "hooks": [OTHER]}], "PreToolUse": [{"matcher": "Bash", "hooks": [OTHER]}]}}
+    original = {
+        "model": "opus",
+        "hooks": {
+            "Notification": [{"matcher": "", "hooks": [OTHER]}],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [OTHER]}],
+        },
+    }
     path.write_text(json.dumps(original))
     assert run(["install", "claude"], tmp_path) == 0
     doc = settings(path)
@@ -84,5 +90,7 @@ def test_claude_config_dir_relocates_the_settings_file(tmp_path: Path, capsys: p
     capsys.readouterr()
     assert run([], tmp_path, CLAUDE_CONFIG_DIR=str(elsewhere)) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("claude-events") and f"{len(EVENTS)}/{len(EVENTS)} events installed" in line for line in lines)
+    assert any(
+        line.startswith("claude-events") and f"{len(EVENTS)}/{len(EVENTS)} events installed" in line for line in lines
+    )
     assert "not installed" in next(line for line in lines if line.startswith("claude "))

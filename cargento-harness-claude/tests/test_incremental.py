@@ -140,7 +140,9 @@ class World:
             joined = int(self.at(offset + 100) * 1000)
             path = self.root / "teams" / name / "config.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"name": name, **data, "members": [{"name": f"mate{op[5] % 2}", "joinedAt": joined}]}))
+            path.write_text(
+                json.dumps({"name": name, **data, "members": [{"name": f"mate{op[5] % 2}", "joinedAt": joined}]})
+            )
             stamp = self.at(offset)
             os.utime(path, (stamp, stamp))
         elif kind == "drop-team":
@@ -153,7 +155,14 @@ class World:
                 self.store.remove_pid_file(pid)
             else:
                 s = self.session(sid, cwd, None)
-                self.store.pid_file(s, pid, status=["busy", "waiting"][op[4] % 2], at=self.at(offset), started_at=STARTED, waiting_for="permission prompt")
+                self.store.pid_file(
+                    s,
+                    pid,
+                    status=["busy", "waiting"][op[4] % 2],
+                    at=self.at(offset),
+                    started_at=STARTED,
+                    waiting_for="permission prompt",
+                )
         elif kind == "process":
             pid = 100 + op[5] % 3
             if pid in self.processes.table:
@@ -166,7 +175,11 @@ class World:
             else:
                 self.remove(self.store.project_dir(cwd))
         elif kind == "junk":
-            where = [self.store.project_dir(cwd) / "agent-x.jsonl", self.root / "settings.json", self.store.project_dir(cwd) / "notes.txt"][op[5] % 3]
+            where = [
+                self.store.project_dir(cwd) / "agent-x.jsonl",
+                self.root / "settings.json",
+                self.store.project_dir(cwd) / "notes.txt",
+            ][op[5] % 3]
             where.parent.mkdir(parents=True, exist_ok=True)
             where.write_text("{}\n")
         elif kind == "clock":
@@ -175,16 +188,38 @@ class World:
 
 OPS = st.tuples(
     st.sampled_from(
-        ["write", "write", "write", "meta", "half", "replace", "delete", "agent", "drop-folder", "task", "drop-task",
-         "team", "drop-team", "pid", "process", "project", "junk", "clock", "clock"]
+        [
+            "write",
+            "write",
+            "write",
+            "meta",
+            "half",
+            "replace",
+            "delete",
+            "agent",
+            "drop-folder",
+            "task",
+            "drop-task",
+            "team",
+            "drop-team",
+            "pid",
+            "process",
+            "project",
+            "junk",
+            "clock",
+            "clock",
+        ]
     ),
     *[st.integers(0, 11)] * 5,
 )
 
 
-def _both(world: World, cache: HarnessCache, paths: frozenset[str] | None, window_s: float | None) -> tuple[Any, Any, HarnessContext]:
+def _both(
+    world: World, cache: HarnessCache, paths: frozenset[str] | None, window_s: float | None
+) -> tuple[Any, Any, HarnessContext]:
     incremental = attrs.evolve(
-        make_context(world.home, now=world.now, window_s=window_s, processes=world.processes, cache=cache), changed_paths=paths
+        make_context(world.home, now=world.now, window_s=window_s, processes=world.processes, cache=cache),
+        changed_paths=paths,
     )
     fresh = make_context(world.home, now=world.now, window_s=window_s, processes=world.processes)
     got, got_index = discovery.discover(incremental)
@@ -196,9 +231,15 @@ def _both(world: World, cache: HarnessCache, paths: frozenset[str] | None, windo
     return got, want, incremental
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=st.lists(st.lists(OPS, min_size=1, max_size=4), min_size=1, max_size=12), window=st.sampled_from([DAY, None]))
-def test_incremental_discovery_equals_a_full_pass(tmp_path_factory: pytest.TempPathFactory, steps: list[list[tuple[Any, ...]]], window: float | None) -> None:
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    steps=st.lists(st.lists(OPS, min_size=1, max_size=4), min_size=1, max_size=12), window=st.sampled_from([DAY, None])
+)
+def test_incremental_discovery_equals_a_full_pass(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[list[tuple[Any, ...]]], window: float | None
+) -> None:
     world = World(tmp_path_factory.mktemp("inc"))
     cache = HarnessCache()
     _both(world, cache, None, window)
@@ -209,7 +250,9 @@ def test_incremental_discovery_equals_a_full_pass(tmp_path_factory: pytest.TempP
         _both(world, cache, changed(before, snapshot(world.root)), window)
 
 
-def test_one_append_reads_one_transcript_head_and_lists_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_append_reads_one_transcript_head_and_lists_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = ClaudeStore(tmp_path)
     sessions = []
     for i in range(30):
@@ -267,7 +310,9 @@ def test_recent_sessions_refresh_their_clock_bucket_without_changes(store: Claud
     assert third.fingerprint == fourth.fingerprint, "a quiet session's fingerprint stands still"
 
 
-def test_a_change_outside_the_store_folders_needs_no_pass_and_the_top_folder_a_full_one(store: ClaudeStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_change_outside_the_store_folders_needs_no_pass_and_the_top_folder_a_full_one(
+    store: ClaudeStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     s = store.session(SIDS[0])
     s.prompt("go", T0 - 10)
     cache = HarnessCache()
@@ -288,7 +333,9 @@ def test_a_change_outside_the_store_folders_needs_no_pass_and_the_top_folder_a_f
     assert scans == [1] and found.sessions == ()
 
 
-def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go(store: ClaudeStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go(
+    store: ClaudeStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     s = store.session(SIDS[0], cwd="/w/a")
     s.prompt("go", T0 - 10)
     cache = HarnessCache()

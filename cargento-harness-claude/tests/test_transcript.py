@@ -69,7 +69,13 @@ def test_a_half_written_last_line_is_read_once_complete(store: ClaudeStore) -> N
     s = store.session()
     s.prompt("go", T0)
     cache = HarnessCache()
-    line = orjson.dumps({"type": "assistant", "timestamp": "2026-11-30T12:00:03.000Z", "message": {"id": "m1", "model": "claude-x", "content": [], "usage": {"output_tokens": 9}}})
+    line = orjson.dumps(
+        {
+            "type": "assistant",
+            "timestamp": "2026-11-30T12:00:03.000Z",
+            "message": {"id": "m1", "model": "claude-x", "content": [], "usage": {"output_tokens": 9}},
+        }
+    )
     s.append_raw(line[:20])
     assert follow(cache, str(s.path)).output_total == 0
     s.append_raw(line[20:] + b"\n")
@@ -188,9 +194,30 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5),
     max_leaves=20,
 )
-KEYS = st.sampled_from(["type", "message", "timestamp", "content", "usage", "id", "model", "stop_reason", "subtype",
-                        "isMeta", "toolUseResult", "cwd", "agentName", "teamName", "attachment", "customTitle", "aiTitle"])
-RECORD = st.dictionaries(KEYS, JSON | st.sampled_from(["user", "assistant", "system", "ai-title", "turn_duration", "end_turn"]), max_size=8)
+KEYS = st.sampled_from(
+    [
+        "type",
+        "message",
+        "timestamp",
+        "content",
+        "usage",
+        "id",
+        "model",
+        "stop_reason",
+        "subtype",
+        "isMeta",
+        "toolUseResult",
+        "cwd",
+        "agentName",
+        "teamName",
+        "attachment",
+        "customTitle",
+        "aiTitle",
+    ]
+)
+RECORD = st.dictionaries(
+    KEYS, JSON | st.sampled_from(["user", "assistant", "system", "ai-title", "turn_duration", "end_turn"]), max_size=8
+)
 
 
 @settings(max_examples=300, deadline=None)

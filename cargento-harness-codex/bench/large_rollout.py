@@ -120,8 +120,9 @@ def main() -> None:
         _path, at = write(home, args.size_mb, args.gap_mb)
         written_s = time.perf_counter() - started
         now = (at + timedelta(seconds=30)).isoformat()
-        out = subprocess.run([sys.executable, __file__, "--child", str(home), now], check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", str(home), now], check=True, capture_output=True, text=True
+        )
         result = json.loads(out.stdout)
         result["write_s"] = round(written_s, 1)
         for key, value in result.items():

@@ -23,9 +23,17 @@ def build_home(home: Path, now: datetime = NOW) -> dict[str, str]:
     lead.injected("<environment_context>\n  <cwd>/w/proj</cwd>\n</environment_context>", t0)
     lead.prompt("Refactor the fetcher", t0 + timedelta(seconds=1))
     lead.agent("I'll read the fetcher first.", t0 + timedelta(seconds=2))
-    lead.plan([("Read fetcher", "completed"), ("Add retry", "in_progress"), ("Test", "pending")], t0 + timedelta(seconds=3))
-    lead.tokens(40, t0 + timedelta(seconds=3), limits={"primary": {"used_percent": 12.5, "window_minutes": 300, "resets_at": 1796030000}})
-    child = lead.spawn("01a22b67-0000-7000-8000-000000000002", nickname="Gibbs", at=t0 + timedelta(seconds=4), cwd="/w/proj")
+    lead.plan(
+        [("Read fetcher", "completed"), ("Add retry", "in_progress"), ("Test", "pending")], t0 + timedelta(seconds=3)
+    )
+    lead.tokens(
+        40,
+        t0 + timedelta(seconds=3),
+        limits={"primary": {"used_percent": 12.5, "window_minutes": 300, "resets_at": 1796030000}},
+    )
+    child = lead.spawn(
+        "01a22b67-0000-7000-8000-000000000002", nickname="Gibbs", at=t0 + timedelta(seconds=4), cwd="/w/proj"
+    )
     child.turn_start(t0 + timedelta(seconds=4))
     child.turn_context("gpt-5-codex-mini", t0 + timedelta(seconds=4))
     child.prompt("Check the tests", t0 + timedelta(seconds=4))
@@ -35,7 +43,9 @@ def build_home(home: Path, now: datetime = NOW) -> dict[str, str]:
     grandchild.tokens(5, now - timedelta(seconds=10))
     call = lead.tool("exec_command", now - timedelta(seconds=30), arguments={"cmd": "pytest"})
     lead.tool_output(call, now - timedelta(seconds=25))
-    old = store.session("01a22b60-0000-7000-8000-000000000009", cwd="/w/other", at=now - timedelta(hours=2), legacy=True)
+    old = store.session(
+        "01a22b60-0000-7000-8000-000000000009", cwd="/w/other", at=now - timedelta(hours=2), legacy=True
+    )
     old.turn_start(now - timedelta(hours=2))
     old.prompt("Explain the build", now - timedelta(hours=2))
     old.agent("Reading the Makefile.", now - timedelta(hours=2))

@@ -60,8 +60,11 @@ class TestCodexDemo(DemoContract[CodexDemo]):
         viewer = self.viewer(tmp_path / "home")
         viewer.at(CYCLE_S - 1)
         payloads = [r["payload"] for r in _records(viewer) if r.get("type") == "response_item"]
-        calls = {p["call_id"] for p in payloads if isinstance(p, dict) and p.get("type") == "function_call"
-                 and p.get("name") == "exec_command"}
+        calls = {
+            p["call_id"]
+            for p in payloads
+            if isinstance(p, dict) and p.get("type") == "function_call" and p.get("name") == "exec_command"
+        }
         outputs = {p["call_id"] for p in payloads if isinstance(p, dict) and p.get("type") == "function_call_output"}
         assert calls and calls <= outputs
 

@@ -32,7 +32,16 @@ def test_the_bundled_codex_hooks_json_is_what_the_generator_writes() -> None:
 
 def test_the_bundle_registers_the_eight_events_plus_interrupt_and_session_end() -> None:
     hooks = bundled_hooks()["hooks"]
-    spec = {"SessionStart", "UserPromptSubmit", "PermissionRequest", "PostToolUse", "Stop", "PostCompact", "SubagentStart", "SubagentStop"}
+    spec = {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+        "PostCompact",
+        "SubagentStart",
+        "SubagentStop",
+    }
     assert set(hooks) == set(EVENTS) and spec <= set(hooks) and set(hooks) - spec == {"Interrupt", "SessionEnd"}
 
 
@@ -54,7 +63,9 @@ def test_remove_keeps_other_handlers_in_a_shared_group(tmp_path: Path) -> None:
     assert settings(path) == {"hooks": {"Stop": [{"hooks": [OTHER]}]}}
 
 
-def test_show_reports_what_is_installed_and_what_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_reports_what_is_installed_and_what_is_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / ".codex" / "hooks.json"
     path.parent.mkdir()
     path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [OTHER]}]}}))
@@ -68,6 +79,12 @@ def test_show_reports_what_is_installed_and_what_is_left_alone(tmp_path: Path, c
 def test_the_installed_command_runs_the_forwarder(tmp_path: Path) -> None:
     run(["install", "codex"], tmp_path)
     command = settings(tmp_path / ".codex" / "hooks.json")["hooks"]["Stop"][0]["hooks"][0]["command"]
-    done = subprocess.run(command, shell=True, input=b"{}", capture_output=True, timeout=60,
-                          env={"PATH": "/usr/bin:/bin", "CARGENTO_HOME": str(tmp_path / "none")})
+    done = subprocess.run(
+        command,
+        shell=True,
+        input=b"{}",
+        capture_output=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "CARGENTO_HOME": str(tmp_path / "none")},
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")

@@ -28,7 +28,7 @@ T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 def test_exec_plan_lenient_javascript() -> None:
     source = (
         "// update the plan first\nconst r = await tools.update_plan({\n"
-        "  explanation: \"Implement and verify\",\n"
+        '  explanation: "Implement and verify",\n'
         "  plan: [\n    {step: 'Inspect current behavior', status: \"completed\"},\n"
         "    {'step': `Implement parser`, status: 'in_progress',},\n    /* last */ {step: \"Run tests\", status: 'done'},\n  ],\n"
         "});\ntext(JSON.stringify(r));"
@@ -53,7 +53,12 @@ def test_exec_plan_takes_the_last_literal_call_and_skips_dynamic_ones() -> None:
 
 
 def test_function_plan_arguments() -> None:
-    args = json.dumps({"explanation": "x", "plan": [{"step": "Write", "status": "in_progress"}, {"step": "", "status": "pending"}, "junk"]})
+    args = json.dumps(
+        {
+            "explanation": "x",
+            "plan": [{"step": "Write", "status": "in_progress"}, {"step": "", "status": "pending"}, "junk"],
+        }
+    )
     assert plan_from_arguments(args) == (PlanStep("Write", "in_progress"),)
     assert plan_from_arguments("{not json") is None
     assert plan_from_arguments(json.dumps({"plan": "nope"})) is None
@@ -65,7 +70,14 @@ def test_js_literal_never_raises(text: str) -> None:
     plan_from_exec_source("tools.update_plan(" + text)
 
 
-@given(st.lists(st.tuples(st.text(min_size=1, max_size=30).filter(str.strip), st.sampled_from(["pending", "in_progress", "completed"])), max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.text(min_size=1, max_size=30).filter(str.strip), st.sampled_from(["pending", "in_progress", "completed"])
+        ),
+        max_size=8,
+    )
+)
 def test_js_literal_round_trip(steps: list[tuple[str, str]]) -> None:
     body = ", ".join("{step: " + json.dumps(s) + ", status: '" + st_ + "'}" for s, st_ in steps)
     parsed = plan_from_exec_source("await tools.update_plan({plan: [" + body + "]});")
@@ -78,8 +90,14 @@ def test_js_literal_round_trip(steps: list[tuple[str, str]]) -> None:
 def test_huge_line_one_is_read_from_its_prefix(tmp_path: Path) -> None:
     store = CodexStore(tmp_path)
     parent = store.session("01a22b67-0000-7000-8000-0000000000c1", cwd="/w/p", at=T0)
-    child = store.session("01a22b67-0000-7000-8000-0000000000c2", cwd="/w/p", at=T0, parent=parent,
-                          nickname="Gibbs", instructions_bytes=HEAD_BYTES + 4096)
+    child = store.session(
+        "01a22b67-0000-7000-8000-0000000000c2",
+        cwd="/w/p",
+        at=T0,
+        parent=parent,
+        nickname="Gibbs",
+        instructions_bytes=HEAD_BYTES + 4096,
+    )
     assert child.path.stat().st_size > HEAD_BYTES
     meta, conclusive = read_meta(child.path)
     assert conclusive and meta is not None
@@ -104,8 +122,12 @@ def test_meta_from_garbage_never_raises(data: bytes) -> None:
 
 
 def test_rate_limit_windows() -> None:
-    raw = {"limit_name": None, "primary": {"used_percent": 42.0, "window_minutes": 300, "resets_at": 1796030000},
-           "secondary": {"used_percent": 7, "window_minutes": 10080, "resets_in_seconds": 3600}, "credits": None}
+    raw = {
+        "limit_name": None,
+        "primary": {"used_percent": 42.0, "window_minutes": 300, "resets_at": 1796030000},
+        "secondary": {"used_percent": 7, "window_minutes": 10080, "resets_in_seconds": 3600},
+        "credits": None,
+    }
     assert rate_limits(raw, T0) == (
         RateLimit(name="5h", used_percent=42.0, window_minutes=300, resets_at=datetime.fromtimestamp(1796030000, UTC)),
         RateLimit(name="weekly", used_percent=7.0, window_minutes=10080, resets_at=T0 + timedelta(hours=1)),
@@ -151,7 +173,11 @@ def test_child_ignores_replayed_parent_usage(tmp_path: Path) -> None:
     # Replayed parent history: its task_started-less token_count and a record of the parent thread.
     child.event("token_count", T0, info={"total_token_usage": {"output_tokens": 300}})
     child.turn_start(T0 + timedelta(seconds=2))
-    child.record("token_usage_record", {"thread_id": parent.session_id, "thread_token_usage": {"output_tokens": 300}}, T0 + timedelta(seconds=2))
+    child.record(
+        "token_usage_record",
+        {"thread_id": parent.session_id, "thread_token_usage": {"output_tokens": 300}},
+        T0 + timedelta(seconds=2),
+    )
     child.tokens(12, T0 + timedelta(seconds=3))
     ctx = make_context(tmp_path, now=T0 + timedelta(seconds=10), window_s=None)
     refs = {r.session_id: r for r in plugin.discover(ctx=ctx).sessions}
@@ -167,13 +193,50 @@ def test_child_ignores_replayed_parent_usage(tmp_path: Path) -> None:
 
 @given(st.data())
 def test_damaged_lines_never_raise(data: st.DataObject) -> None:
-    line = json.dumps({"timestamp": "2026-11-30T09:00:00.000Z", "ordinal": 3, "type": "response_item",
-                       "payload": {"type": "function_call", "name": "update_plan",
-                                   "arguments": json.dumps({"plan": [{"step": "a", "status": "pending"}]})}}).encode()
+    line = json.dumps(
+        {
+            "timestamp": "2026-11-30T09:00:00.000Z",
+            "ordinal": 3,
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "update_plan",
+                "arguments": json.dumps({"plan": [{"step": "a", "status": "pending"}]}),
+            },
+        }
+    ).encode()
     raw = data.draw(damaged(line))
     fact_from_line(raw)
-    record = data.draw(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                                    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.sampled_from(["type", "payload", "timestamp", "info", "item", "role", "content", "plan", "name", "arguments", "input", "rate_limits", "primary"]), kids, max_size=4), max_leaves=12))
+    record = data.draw(
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+            lambda kids: (
+                st.lists(kids, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(
+                        [
+                            "type",
+                            "payload",
+                            "timestamp",
+                            "info",
+                            "item",
+                            "role",
+                            "content",
+                            "plan",
+                            "name",
+                            "arguments",
+                            "input",
+                            "rate_limits",
+                            "primary",
+                        ]
+                    ),
+                    kids,
+                    max_size=4,
+                )
+            ),
+            max_leaves=12,
+        )
+    )
     if isinstance(record, dict):
         fact_from_record(record)
 
@@ -186,7 +249,9 @@ def test_resume_keeps_the_newest_file_per_id(tmp_path: Path) -> None:
     sid = "01a22b67-0000-7000-8000-0000000000f1"
     first = store.session(sid, cwd="/w/p", at=T0)
     first.prompt("Old file", T0)
-    second = store.session(sid, cwd="/w/p", at=T0 + timedelta(days=1), filename_id="01a22b67-0000-7000-8000-0000000000f9")
+    second = store.session(
+        sid, cwd="/w/p", at=T0 + timedelta(days=1), filename_id="01a22b67-0000-7000-8000-0000000000f9"
+    )
     second.prompt("Resumed file", T0 + timedelta(days=1))
     ctx = make_context(tmp_path, now=T0 + timedelta(days=1, seconds=5), window_s=None)
     refs = plugin.discover(ctx=ctx).sessions
@@ -241,8 +306,9 @@ def test_nested_subagents_fold_into_the_root_row(tmp_path: Path) -> None:
     grandchild.tokens(30, T0 + timedelta(seconds=50))
     now = T0 + timedelta(seconds=60)
     registry = load_registry(entry_points=False, extra=[("codex", plugin)])
-    board = BoardBuilder(registry, env={"HOME": str(tmp_path)}, home=tmp_path, clock=lambda: now,
-                         processes=StaticProcesses()).build(all_sessions=True)
+    board = BoardBuilder(
+        registry, env={"HOME": str(tmp_path)}, home=tmp_path, clock=lambda: now, processes=StaticProcesses()
+    ).build(all_sessions=True)
     assert [s.session_id for s in board.sessions] == [lead.session_id]
     pills = {a.name: a for a in board.sessions[0].subagents}
     assert set(pills) == {"Ada", "Babbage"}

@@ -20,8 +20,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-OPS = ["turn_start", "model", "prompt", "continue", "agent", "tool", "output", "plan", "exec_plan", "tokens",
-       "end", "abort", "compact", "reasoning", "injected", "garbage"]
+OPS = [
+    "turn_start",
+    "model",
+    "prompt",
+    "continue",
+    "agent",
+    "tool",
+    "output",
+    "plan",
+    "exec_plan",
+    "tokens",
+    "end",
+    "abort",
+    "compact",
+    "reasoning",
+    "injected",
+    "garbage",
+]
 
 
 def apply(session: CodexSession, op: str, at: datetime, n: int) -> None:
@@ -87,8 +103,9 @@ def test_cold_walk_equals_walk_then_follow(ops: list[tuple[str, int, int]], cut:
     try:
         store = CodexStore(work)
         parent = store.session("01a22b67-0000-7000-8000-00000000000a", cwd="/w/p", at=T0)
-        session = store.session("01a22b67-0000-7000-8000-00000000000b", cwd="/w/p", at=T0,
-                                parent=parent if child else None, nickname="Kid")
+        session = store.session(
+            "01a22b67-0000-7000-8000-00000000000b", cwd="/w/p", at=T0, parent=parent if child else None, nickname="Kid"
+        )
         if child:
             # A replayed parent history before the child's own first turn never counts.
             session.event("token_count", T0, info={"total_token_usage": {"output_tokens": 5000}})
@@ -207,8 +224,9 @@ def test_prompt_walk_stops_at_compaction_but_plan_walk_does_not(tmp_path: Path) 
     summary = Rollout.cold(str(session.path), meta, T0 + timedelta(seconds=7)).summary
     assert summary.prompt is None and summary.substantive is None
     assert summary.plan is not None and summary.plan[0].step == "Kept across compaction"
-    assert mapping.instruction(summary) == Instruction(text="Continuing after the summary.", source="agent",
-                                                       at=T0 + timedelta(seconds=6))
+    assert mapping.instruction(summary) == Instruction(
+        text="Continuing after the summary.", source="agent", at=T0 + timedelta(seconds=6)
+    )
     assert mapping.title(summary) is None
 
 
@@ -225,7 +243,8 @@ def test_continuation_points_at_the_earlier_request(tmp_path: Path) -> None:
     assert meta is not None
     summary = Rollout.cold(str(session.path), meta, T0 + timedelta(seconds=62)).summary
     assert mapping.instruction(summary) == Instruction(
-        text="Rename the config loader\nand update callers", source="earlier prompt", at=T0)
+        text="Rename the config loader\nand update callers", source="earlier prompt", at=T0
+    )
     assert mapping.title(summary) == "Rename the config loader"
     assert summary.statement is not None and summary.statement.text == "Updating the callers now."
 

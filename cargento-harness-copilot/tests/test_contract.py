@@ -25,11 +25,18 @@ def build_store(home: Path) -> None:
     agent = live.subagent_start("explorer", at=t + timedelta(seconds=6), agent_type="explore", model="gpt-5-mini")
     live.tool("grep", at=t + timedelta(seconds=7), agent_id=agent)
     live.tokens(30, at=t + timedelta(seconds=8), agent_id=agent)
-    live.todos([("parse", "Parse the store", "in_progress"), ("test", "Write tests", "pending"),
-                ("docs", "Document it", "done")], at=t + timedelta(seconds=9))
+    live.todos(
+        [
+            ("parse", "Parse the store", "in_progress"),
+            ("test", "Write tests", "pending"),
+            ("docs", "Document it", "done"),
+        ],
+        at=t + timedelta(seconds=9),
+    )
     store.ledger_row(live.session_id, at=t + timedelta(seconds=5), output_tokens=120, nano_aiu=2_500_000_000)
-    store.ledger_row(live.session_id, at=t + timedelta(seconds=8), output_tokens=30, nano_aiu=500_000_000,
-                     agent_id=agent)
+    store.ledger_row(
+        live.session_id, at=t + timedelta(seconds=8), output_tokens=30, nano_aiu=500_000_000, agent_id=agent
+    )
     waiting = store.session("22222222-0000-4000-8000-000000000002", cwd="/w/site", at=t)
     waiting.prompt("deploy the site", at=t + timedelta(seconds=2))
     call = waiting.tool("bash", at=t + timedelta(seconds=4), arguments={"command": "make deploy"})
@@ -52,7 +59,9 @@ class TestCopilotContract(HarnessContract):
     relocation_variables = ("COPILOT_HOME",)
 
     def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
-        session = CopilotStore(home, root=target).session(cwd="/w/b" if target else "/w/a", at=NOW - timedelta(seconds=30))
+        session = CopilotStore(home, root=target).session(
+            cwd="/w/b" if target else "/w/a", at=NOW - timedelta(seconds=30)
+        )
         session.prompt("moved" if target else "in the default place", at=NOW - timedelta(seconds=29))
         return session.session_id
 

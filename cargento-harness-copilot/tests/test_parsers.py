@@ -15,22 +15,56 @@ from hypothesis import strategies as st
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TYPES = [
-    "session.start", "user.message", "assistant.turn_start", "assistant.turn_end", "session.task_complete",
-    "session.shutdown", "session.model_change", "session.title_changed", "tool.execution_start",
-    "tool.execution_complete", "session.usage_record", "assistant.usage", "assistant.message",
-    "subagent.started", "subagent.completed", "subagent.failed", "permission.requested", "permission.completed",
-    "abort", "session.resume", "other",
+    "session.start",
+    "user.message",
+    "assistant.turn_start",
+    "assistant.turn_end",
+    "session.task_complete",
+    "session.shutdown",
+    "session.model_change",
+    "session.title_changed",
+    "tool.execution_start",
+    "tool.execution_complete",
+    "session.usage_record",
+    "assistant.usage",
+    "assistant.message",
+    "subagent.started",
+    "subagent.completed",
+    "subagent.failed",
+    "permission.requested",
+    "permission.completed",
+    "abort",
+    "session.resume",
+    "other",
 ]
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
     max_leaves=12,
 )
-keys = st.sampled_from([
-    "content", "context", "cwd", "startTime", "selectedModel", "newModel", "title", "toolName", "toolCallId",
-    "usage", "outputTokens", "model", "agentId", "agentName", "agentDisplayName", "requestId",
-    "permissionRequest", "kind", "mcpServerName",
-])
+keys = st.sampled_from(
+    [
+        "content",
+        "context",
+        "cwd",
+        "startTime",
+        "selectedModel",
+        "newModel",
+        "title",
+        "toolName",
+        "toolCallId",
+        "usage",
+        "outputTokens",
+        "model",
+        "agentId",
+        "agentName",
+        "agentDisplayName",
+        "requestId",
+        "permissionRequest",
+        "kind",
+        "mcpServerName",
+    ]
+)
 data = st.dictionaries(keys, json_values, max_size=6)
 records = st.fixed_dictionaries(
     {"type": st.sampled_from(TYPES) | json_values, "data": data | json_values},

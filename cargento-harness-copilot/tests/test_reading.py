@@ -293,11 +293,16 @@ def test_subagent_activity_is_session_activity(tmp_path: Path) -> None:
 def test_todos_in_store_order_with_statuses(tmp_path: Path) -> None:
     _, s = started(tmp_path)
     s.prompt("plan", at=ago(50))
-    s.todos([("b", "Second", "pending"), ("a", "First", "in_progress"), ("c", "Third", "done"),
-             ("d", "Fourth", "blocked")], at=ago(40))
+    s.todos(
+        [("b", "Second", "pending"), ("a", "First", "in_progress"), ("c", "Third", "done"), ("d", "Fourth", "blocked")],
+        at=ago(40),
+    )
     reading = read_one(ctx_for(tmp_path))
     assert [(t.id, t.subject, t.status) for t in reading.tasks] == [
-        ("b", "Second", "pending"), ("a", "First", "in_progress"), ("c", "Third", "completed"), ("d", "Fourth", "pending"),
+        ("b", "Second", "pending"),
+        ("a", "First", "in_progress"),
+        ("c", "Third", "completed"),
+        ("d", "Fourth", "pending"),
     ]
     assert reading.tasks[0].created_at == ago(40)
     assert board(tmp_path).sessions[0].detail == "First"
@@ -410,7 +415,9 @@ def test_ai_units_unknown_when_a_row_is_absent_or_unreadable(tmp_path: Path) -> 
     assert plugin.usage(reading=read_one(ctx), ctx=ctx) is None
 
 
-def test_ai_units_withheld_when_the_bounded_read_never_crosses_the_window_edge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ai_units_withheld_when_the_bounded_read_never_crosses_the_window_edge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from cargento_harness_copilot import ledger
 
     store, s = started(tmp_path)

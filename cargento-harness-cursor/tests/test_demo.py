@@ -83,8 +83,12 @@ class TestCursorDemo(DemoContract[CursorDemo]):
         assert set(rows) == {LIVE_TITLE, "Flaky date picker test", "Terraform AWS provider v6"}
         assert {r.project for r in board.sessions} == {"acme/web", "infra/deploy"}
         assert all(r.state == "idle" and r.model == "vega" for r in board.sessions)
-        assert [(a.name, a.running, a.model) for a in rows["Terraform AWS provider v6"].subagents] == [("explore", False, "vega-mini")]
-        assert all(r.output_tokens_per_min is None for r in board.sessions), "Cursor records no tokens: unmeasured, not zero"
+        assert [(a.name, a.running, a.model) for a in rows["Terraform AWS provider v6"].subagents] == [
+            ("explore", False, "vega-mini")
+        ]
+        assert all(r.output_tokens_per_min is None for r in board.sessions), (
+            "Cursor records no tokens: unmeasured, not zero"
+        )
 
     def test_a_cycle_goes_idle_working_waiting_working_idle_with_a_subagent(self, tmp_path: Path) -> None:
         viewer = self.viewer(tmp_path / "home")

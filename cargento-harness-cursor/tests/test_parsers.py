@@ -19,7 +19,10 @@ from hypothesis import strategies as st
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=12,
@@ -62,11 +65,19 @@ def test_child_ids_are_the_newest_of_the_field_one_list(ids: list[bytes], junk: 
     assert blobs.child_ids(root, complete=True) == [i.hex() for i in reversed(ids[-12:])]
 
 
-@given(st.dictionaries(st.text(min_size=1, max_size=8), st.just({"toolCallId": "x"}), max_size=3),
-       st.integers(1_600_000_000_000, 2_000_000_000_000), st.binary(max_size=20))
+@given(
+    st.dictionaries(st.text(min_size=1, max_size=8), st.just({"toolCallId": "x"}), max_size=3),
+    st.integers(1_600_000_000_000, 2_000_000_000_000),
+    st.binary(max_size=20),
+)
 def test_gate_match_on_framed_bytes(contracts: dict[str, object], stamp: int, noise: bytes) -> None:
-    body = json.dumps({"providerOptions": {"cursor": {"pendingToolCallStartedAtMs": stamp,
-                                                       "pendingToolExecutionContracts": contracts}}}).encode()
+    body = json.dumps(
+        {
+            "providerOptions": {
+                "cursor": {"pendingToolCallStartedAtMs": stamp, "pendingToolExecutionContracts": contracts}
+            }
+        }
+    ).encode()
     got = blobs.pending_gate(noise + frame(2, body) + noise)
     assert got.open == bool(contracts)
     if contracts:
@@ -80,8 +91,13 @@ def test_workspace_validation_never_raises(value: str) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(meta_value=st.one_of(st.binary(max_size=200), st.text(max_size=200), payloads.map(lambda p: json.dumps(p).encode().hex())),
-       blob=st.binary(max_size=600), meta_json=st.binary(max_size=200))
+@given(
+    meta_value=st.one_of(
+        st.binary(max_size=200), st.text(max_size=200), payloads.map(lambda p: json.dumps(p).encode().hex())
+    ),
+    blob=st.binary(max_size=600),
+    meta_json=st.binary(max_size=200),
+)
 def test_store_with_any_meta_and_blob_content_raises_nothing_unexpected(
     tmp_path_factory: object, meta_value: object, blob: bytes, meta_json: bytes
 ) -> None:

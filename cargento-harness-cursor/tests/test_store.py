@@ -44,8 +44,9 @@ def readings(ctx: HarnessContext) -> dict[str, SessionReading]:
 
 def board(home: Path, now: datetime = NOW, *, all_sessions: bool = True) -> Board:
     registry = load_registry(entry_points=False, extra=[("cursor", plugin)])
-    builder = BoardBuilder(registry, env={"HOME": str(home)}, home=home, clock=lambda: now,
-                           processes=StaticProcesses(), platform="linux")
+    builder = BoardBuilder(
+        registry, env={"HOME": str(home)}, home=home, clock=lambda: now, processes=StaticProcesses(), platform="linux"
+    )
     return builder.build(all_sessions=all_sessions)
 
 
@@ -300,12 +301,13 @@ def locked(db: Path) -> Iterator[None]:
         "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
         "c.execute('PRAGMA journal_mode=DELETE')\n"
         "c.execute('BEGIN EXCLUSIVE')\n"
-        "c.execute(\"UPDATE meta SET key = key\")\n"
+        'c.execute("UPDATE meta SET key = key")\n'
         "print('ready', flush=True)\n"
         "sys.stdin.readline()\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         yield
@@ -344,8 +346,9 @@ def test_wal_frames_are_read_and_neither_wal_nor_shm_is_written(home: Path) -> N
         "print('ready', flush=True)\n"
         "sys.stdin.readline()\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script, str(chat.path), value], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(chat.path), value], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         assert Path(str(chat.path) + "-wal").stat().st_size > 32

@@ -23,12 +23,14 @@ def build_store(home: Path) -> None:
     live.tool("Edit", at=t + timedelta(seconds=30), input={"file": "login.ts"})
     live.settings(at=t)
     old = NOW - timedelta(hours=2)
-    legacy = DroidSession.create(home, "7b1d0c1a-0000-4000-8000-000000000002", cwd="/w/lib", at=old,
-                                 layout="projects", project="lib")
+    legacy = DroidSession.create(
+        home, "7b1d0c1a-0000-4000-8000-000000000002", cwd="/w/lib", at=old, layout="projects", project="lib"
+    )
     legacy.prompt("bump the version", at=old)
     legacy.reply("Done.", at=old + timedelta(seconds=9))
-    flat = DroidSession.create(home, "5c3e0c1a-0000-4000-8000-000000000003", cwd=None, at=old, layout="flat",
-                               header=False)
+    flat = DroidSession.create(
+        home, "5c3e0c1a-0000-4000-8000-000000000003", cwd=None, at=old, layout="flat", header=False
+    )
     flat.prompt("what is in here?", at=old)
     junk = home / ".factory" / "sessions" / "-w-proj" / "junk.jsonl"
     junk.write_bytes(b"\xff{not json\n")

@@ -26,9 +26,12 @@ def _row(viewer: Viewer, board: Board, worker: int = 0) -> BoardSession:
 def _tree(home: Path) -> dict[str, tuple[int, str]]:
     """Every file below *home*: its mtime and its content with the home path taken out."""
     return {
-        str(p.relative_to(home)).replace(slugify(str(home)), "~"):
-            (p.stat().st_mtime_ns, p.read_bytes().replace(str(home).encode(), b"~").decode())
-        for p in sorted(home.rglob("*")) if p.is_file()
+        str(p.relative_to(home)).replace(slugify(str(home)), "~"): (
+            p.stat().st_mtime_ns,
+            p.read_bytes().replace(str(home).encode(), b"~").decode(),
+        )
+        for p in sorted(home.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -90,8 +93,11 @@ class TestDroidDemo(DemoContract[DroidDemo]):
         assert {row.detail for row in working} >= {"thinking"}
         assert any(row.detail in {"Read", "Grep", "Glob", "LS", "Edit", "Execute"} for row in working)
         # Droid records no turn end: the row reads working until its records are 90 s old
-        at, first_idle = next((s, row) for s, row in zip(seconds, seen, strict=True)
-                              if s > seconds[states.index("working")] and row.state == "idle")
+        at, first_idle = next(
+            (s, row)
+            for s, row in zip(seconds, seen, strict=True)
+            if s > seconds[states.index("working")] and row.state == "idle"
+        )
         assert first_idle.last_active_at is not None
         assert (START + timedelta(seconds=at) - first_idle.last_active_at).total_seconds() > 90
         assert all(row.read_by_scanning for row in seen)

@@ -14,7 +14,9 @@ ENV = {"CARGENTO_LOAD_PLUGINS": "droid"}
 
 def test_a_permission_denied_session_file_is_named_with_its_cause() -> None:
     with shared_home() as home:
-        sessions = [DroidSession.create(home, sid, cwd=f"/w/{sid}", at=NOW - timedelta(minutes=3)) for sid in ("a", "b")]
+        sessions = [
+            DroidSession.create(home, sid, cwd=f"/w/{sid}", at=NOW - timedelta(minutes=3)) for sid in ("a", "b")
+        ]
         for s in sessions:
             s.prompt("hi", at=NOW - timedelta(minutes=2))
         open_up(home)

@@ -31,8 +31,9 @@ def read_all(ctx: HarnessContext) -> dict[str, SessionReading]:
 
 def board(home: Path, now: datetime = NOW):  # type: ignore[no-untyped-def]
     registry = load_registry(entry_points=False, extra=[("droid", plugin)])
-    return BoardBuilder(registry, env={"HOME": str(home)}, home=home, clock=lambda: now,
-                        processes=StaticProcesses()).build(all_sessions=True)
+    return BoardBuilder(
+        registry, env={"HOME": str(home)}, home=home, clock=lambda: now, processes=StaticProcesses()
+    ).build(all_sessions=True)
 
 
 def test_both_roots_and_the_flat_layout_are_searched(tmp_path: Path) -> None:

@@ -16,8 +16,11 @@ json_values = st.recursive(
 )
 keys = st.sampled_from(["type", "id", "message", "timestamp", "sessionTitle", "title", "cwd", "role", "content"])
 records = st.dictionaries(keys, json_values, max_size=6) | st.fixed_dictionaries(
-    {"type": st.just("message"), "timestamp": json_values,
-     "message": st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "x"]), "content": json_values})}
+    {
+        "type": st.just("message"),
+        "timestamp": json_values,
+        "message": st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "x"]), "content": json_values}),
+    }
 )
 
 

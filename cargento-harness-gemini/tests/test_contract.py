@@ -33,7 +33,9 @@ def build_store(home: Path) -> None:
     old.reply("Hi.", at=old_at + timedelta(seconds=3))
     chats = store.root / "tmp" / "old" / "chats"
     (chats / "session-2026-03-01T10-00-legacy00.json").write_text('{"sessionId": "legacy", "messages": []}')
-    (chats / "session-2026-03-01T10-00-nosessid.jsonl").write_text('{"projectHash": "x"}\n{"id": "m", "type": "user"}\n')
+    (chats / "session-2026-03-01T10-00-nosessid.jsonl").write_text(
+        '{"projectHash": "x"}\n{"id": "m", "type": "user"}\n'
+    )
 
 
 class TestGeminiContract(HarnessContract):
@@ -44,7 +46,9 @@ class TestGeminiContract(HarnessContract):
 
     def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
         sid = "moved-0000" if target else "default-0000"
-        chat = GeminiStore(home, gemini_cli_home=target).session(sid, cwd="/w/b" if target else "/w/a", at=NOW - timedelta(seconds=30))
+        chat = GeminiStore(home, gemini_cli_home=target).session(
+            sid, cwd="/w/b" if target else "/w/a", at=NOW - timedelta(seconds=30)
+        )
         chat.prompt("b" if target else "a", at=NOW - timedelta(seconds=30))
         return sid
 

@@ -25,9 +25,12 @@ def _tree(home: Path) -> dict[str, tuple[int | None, str]]:
     """Every file below *home*: its content with the home path taken out, and a chat's mtime
     (the project table is stamped by the wall clock, chats by the demo's)."""
     return {
-        str(p.relative_to(home)): (p.stat().st_mtime_ns if p.suffix == ".jsonl" else None,
-                                   p.read_bytes().replace(str(home).encode(), b"~").decode())
-        for p in sorted(home.rglob("*")) if p.is_file()
+        str(p.relative_to(home)): (
+            p.stat().st_mtime_ns if p.suffix == ".jsonl" else None,
+            p.read_bytes().replace(str(home).encode(), b"~").decode(),
+        )
+        for p in sorted(home.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -93,7 +96,7 @@ class TestGeminiDemo(DemoContract[GeminiDemo]):
         # the todo list advances: the previous turn's list, then a new one done one by one
         done = [row.tasks_done for row in working]
         assert 0 in done
-        fresh = done[done.index(0):]
+        fresh = done[done.index(0) :]
         assert fresh == sorted(fresh) and set(fresh) >= {0, 1, 2}
         assert [t.status for t in working[-1].tasks] == ["completed"] * 3
         assert any([t.status for t in row.tasks] == ["completed", "in_progress", "pending"] for row in working)

@@ -41,7 +41,9 @@ def test_golden_finished_turns_read_idle_at_once(golden: Golden, scenario: str) 
     board, truth = board_of(golden, scenario)
     (row,) = board.sessions
     assert truth["expected_state"] == "idle"
-    assert row.last_active_at is not None and (board.generated_at - row.last_active_at).total_seconds() < 90  # fresh, yet the turn ended
+    assert (
+        row.last_active_at is not None and (board.generated_at - row.last_active_at).total_seconds() < 90
+    )  # fresh, yet the turn ended
     assert row.state == "idle"
 
 

@@ -18,7 +18,9 @@ def _two(home: Path) -> list[GeminiChat]:
     store = GeminiStore(home)
     chats = []
     for n, name in enumerate(("alpha", "beta")):
-        chats.append(store.session(f"0000000{n}-0000-4000-8000-000000000000", cwd=f"/w/{name}", at=NOW - timedelta(minutes=3)))
+        chats.append(
+            store.session(f"0000000{n}-0000-4000-8000-000000000000", cwd=f"/w/{name}", at=NOW - timedelta(minutes=3))
+        )
     return chats
 
 

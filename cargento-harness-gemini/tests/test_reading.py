@@ -31,8 +31,9 @@ def read_all(ctx: HarnessContext) -> dict[str, SessionReading]:
 
 def board(home: Path, now: datetime = NOW, env: dict[str, str] | None = None, all_sessions: bool = True) -> Board:
     registry = load_registry(entry_points=False, extra=[("gemini", plugin)])
-    builder = BoardBuilder(registry, env={"HOME": str(home), **(env or {})}, home=home, clock=lambda: now,
-                           processes=StaticProcesses())
+    builder = BoardBuilder(
+        registry, env={"HOME": str(home), **(env or {})}, home=home, clock=lambda: now, processes=StaticProcesses()
+    )
     result = builder.build(all_sessions=all_sessions)
     assert not registry.faults, registry.faults
     return result
@@ -123,8 +124,16 @@ def test_tool_replies_and_the_cli_preamble_are_not_prompts(tmp_path: Path) -> No
 
 def test_display_content_is_what_the_human_typed(tmp_path: Path) -> None:
     chat = GeminiStore(tmp_path).session(SID, cwd="/w/a", at=T0)
-    chat.message({"id": "u1", "timestamp": "2026-11-30T11:50:00Z", "type": "user",
-                  "content": [{"text": "expanded @file contents ..."}], "displayContent": "explain @a.py"}, T0)
+    chat.message(
+        {
+            "id": "u1",
+            "timestamp": "2026-11-30T11:50:00Z",
+            "type": "user",
+            "content": [{"text": "expanded @file contents ..."}],
+            "displayContent": "explain @a.py",
+        },
+        T0,
+    )
     assert read_all(ctx_of(tmp_path))[SID].instruction.text == "explain @a.py"  # type: ignore[union-attr]
 
 
@@ -137,8 +146,11 @@ def test_tasks_come_from_the_newest_write_todos_and_the_title_from_update_topic(
     chat.todos([("A", "completed"), ("B", "in_progress"), ("C", "cancelled")], at=T0 + timedelta(seconds=4))
     reading = read_all(ctx_of(tmp_path))[SID]
     assert reading.title == "Parser plan"
-    assert [(t.subject, t.status) for t in reading.tasks] == [("A", "completed"), ("B", "in_progress"),
-                                                                ("C", "completed")]
+    assert [(t.subject, t.status) for t in reading.tasks] == [
+        ("A", "completed"),
+        ("B", "in_progress"),
+        ("C", "completed"),
+    ]
     assert all(t.created_at is None for t in reading.tasks)  # todos carry no timestamps
 
 

@@ -15,19 +15,51 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=20,
 )
-keys = st.sampled_from(["sessionId", "id", "type", "timestamp", "content", "toolCalls", "tokens", "model",
-                        "$set", "$rewindTo", "directories", "kind", "displayContent"])
-tool_calls = st.lists(st.fixed_dictionaries(
-    {"name": st.sampled_from(["write_todos", "update_topic", "invoke_agent", "complete_task", "x"]),
-     "args": json_values, "status": json_values, "agentId": json_values, "timestamp": json_values}), max_size=3)
-messages = st.fixed_dictionaries(
-    {"id": st.sampled_from(["a", "b", "c"]), "type": st.sampled_from(["user", "gemini", "info"]),
-     "content": json_values, "tokens": json_values, "toolCalls": tool_calls | json_values,
-     "timestamp": json_values}
+keys = st.sampled_from(
+    [
+        "sessionId",
+        "id",
+        "type",
+        "timestamp",
+        "content",
+        "toolCalls",
+        "tokens",
+        "model",
+        "$set",
+        "$rewindTo",
+        "directories",
+        "kind",
+        "displayContent",
+    ]
 )
-lines = st.dictionaries(keys, json_values, max_size=5) | messages | st.fixed_dictionaries(
-    {"$set": st.fixed_dictionaries({"messages": st.lists(messages | json_values, max_size=3)})}
-) | st.fixed_dictionaries({"$rewindTo": st.sampled_from(["a", "b", "c"]) | json_values})
+tool_calls = st.lists(
+    st.fixed_dictionaries(
+        {
+            "name": st.sampled_from(["write_todos", "update_topic", "invoke_agent", "complete_task", "x"]),
+            "args": json_values,
+            "status": json_values,
+            "agentId": json_values,
+            "timestamp": json_values,
+        }
+    ),
+    max_size=3,
+)
+messages = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from(["a", "b", "c"]),
+        "type": st.sampled_from(["user", "gemini", "info"]),
+        "content": json_values,
+        "tokens": json_values,
+        "toolCalls": tool_calls | json_values,
+        "timestamp": json_values,
+    }
+)
+lines = (
+    st.dictionaries(keys, json_values, max_size=5)
+    | messages
+    | st.fixed_dictionaries({"$set": st.fixed_dictionaries({"messages": st.lists(messages | json_values, max_size=3)})})
+    | st.fixed_dictionaries({"$rewindTo": st.sampled_from(["a", "b", "c"]) | json_values})
+)
 
 
 @given(st.lists(lines, max_size=14))

@@ -21,7 +21,8 @@ class TestGooseContract(HarnessContract):
 
     def make_relocated_store(self, home: Path, variable: str, target: Path | None) -> str:
         session = GooseStore(home, data_home=target).session(
-            working_dir="/w/moved" if target else "/w/usual", created_at=NOW - timedelta(minutes=1),
+            working_dir="/w/moved" if target else "/w/usual",
+            created_at=NOW - timedelta(minutes=1),
             session_id="20261130_2" if target else "20261130_1",
         )
         session.prompt("hello", at=NOW - timedelta(seconds=50))

@@ -52,6 +52,7 @@ class TestGooseDemo(DemoContract[GooseDemo]):
 
     def live_id(self, viewer: Viewer) -> str:
         return viewer.demo.live.id
+
     relocation = ("XDG_DATA_HOME", ".local")
 
     def snapshot(self, viewer: Viewer) -> object:
@@ -61,8 +62,12 @@ class TestGooseDemo(DemoContract[GooseDemo]):
     def shape(self, viewer: Viewer) -> object:
         with closing(sqlite3.connect(f"file:{viewer.demo.store.path}?mode=ro", uri=True)) as conn:
             return (
-                conn.execute("SELECT session_id, role, content_json, created_timestamp FROM messages ORDER BY id").fetchall()
-                + conn.execute("SELECT session_id, output_tokens, created_timestamp FROM usage_ledger ORDER BY id").fetchall()
+                conn.execute(
+                    "SELECT session_id, role, content_json, created_timestamp FROM messages ORDER BY id"
+                ).fetchall()
+                + conn.execute(
+                    "SELECT session_id, output_tokens, created_timestamp FROM usage_ledger ORDER BY id"
+                ).fetchall()
             )
 
     def written(self, viewer: Viewer) -> int:
@@ -81,7 +86,9 @@ class TestGooseDemo(DemoContract[GooseDemo]):
         assert set(rows) == {LIVE_TITLE, "Release notes for 0.9", "Explain the auth middleware"}
         assert {r.project for r in board.sessions} == {"tools/cli", "acme/api"}
         assert all(r.state == "idle" and r.waiting is None for r in board.sessions)
-        assert [(a.name, a.running) for a in rows["Explain the auth middleware"].subagents] == [("route table survey", False)]
+        assert [(a.name, a.running) for a in rows["Explain the auth middleware"].subagents] == [
+            ("route table survey", False)
+        ]
         assert rows["Release notes for 0.9"].output_tokens_total == sum(180 + 20 * n for n in range(1, 6))
 
     def test_a_cycle_goes_idle_working_idle_with_tokens_and_a_subagent(self, tmp_path: Path) -> None:

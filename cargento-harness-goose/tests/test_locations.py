@@ -31,7 +31,9 @@ def test_macos_uses_the_xdg_layout_too(tmp_path: Path) -> None:
 
 
 def test_windows_appdata_then_localappdata(tmp_path: Path) -> None:
-    got = paths(tmp_path, "win32", {"APPDATA": "C:/Users/u/AppData/Roaming", "LOCALAPPDATA": "C:/Users/u/AppData/Local"})
+    got = paths(
+        tmp_path, "win32", {"APPDATA": "C:/Users/u/AppData/Roaming", "LOCALAPPDATA": "C:/Users/u/AppData/Local"}
+    )
     assert got == [
         Path("C:/Users/u/AppData/Roaming/Block/goose/data/sessions/sessions.db"),
         Path("C:/Users/u/AppData/Local/Block/goose/data/sessions/sessions.db"),

@@ -24,8 +24,13 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=12,
 )
-sql_values = (st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=30) | st.binary(max_size=30)
-              | st.booleans())
+sql_values = (
+    st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30)
+    | st.binary(max_size=30)
+    | st.booleans()
+)
 nullable = st.none() | sql_values
 parts = st.lists(
     st.fixed_dictionaries(
@@ -36,9 +41,26 @@ parts = st.lists(
 )
 
 
-@given(st.dictionaries(st.sampled_from(["id", "name", "description", "session_type", "working_dir", "created_at",
-                                        "updated_at", "archived_at", "parent_session_id",
-                                        "accumulated_output_tokens", "newest_message"]), scalars))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "id",
+                "name",
+                "description",
+                "session_type",
+                "working_dir",
+                "created_at",
+                "updated_at",
+                "archived_at",
+                "parent_session_id",
+                "accumulated_output_tokens",
+                "newest_message",
+            ]
+        ),
+        scalars,
+    )
+)
 def test_parse_row_never_raises(raw: dict[str, object]) -> None:
     row = parse_row(raw)
     if row is not None:
@@ -50,8 +72,12 @@ def test_normalise_type_is_alphanumeric(value: str) -> None:
     assert normalise_type(value).isalnum() or normalise_type(value) == "user"
 
 
-@given(st.one_of(parts.map(lambda p: json.dumps(p).encode()), st.binary(max_size=300)),
-       st.sampled_from(["user", "assistant", "tool", 7, None]), scalars, scalars)
+@given(
+    st.one_of(parts.map(lambda p: json.dumps(p).encode()), st.binary(max_size=300)),
+    st.sampled_from(["user", "assistant", "tool", 7, None]),
+    scalars,
+    scalars,
+)
 def test_parse_message_never_raises(content: bytes, role: object, stamp: object, metadata: object) -> None:
     raw = {"role": role, "content_json": content, "created_timestamp": stamp, "metadata_json": metadata}
     message = parse_message(raw)
@@ -74,21 +100,39 @@ def test_tool_label_never_raises(name: str) -> None:
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
-@given(content=st.one_of(st.binary(max_size=300), parts.map(json.dumps)), metadata=nullable,
-       stamp=sql_values, updated=nullable, kind=sql_values, ledger_stamp=sql_values, tokens=nullable)
+@given(
+    content=st.one_of(st.binary(max_size=300), parts.map(json.dumps)),
+    metadata=nullable,
+    stamp=sql_values,
+    updated=nullable,
+    kind=sql_values,
+    ledger_stamp=sql_values,
+    tokens=nullable,
+)
 def test_database_with_any_json_columns_raises_nothing_unexpected(
-    tmp_path_factory: object, content: object, metadata: object, stamp: object, updated: object, kind: object,
-    ledger_stamp: object, tokens: object,
+    tmp_path_factory: object,
+    content: object,
+    metadata: object,
+    stamp: object,
+    updated: object,
+    kind: object,
+    ledger_stamp: object,
+    tokens: object,
 ) -> None:
     home = Path(tmp_path_factory.mktemp("h"))  # type: ignore[attr-defined]
     store = GooseStore(home)
     s = store.session(working_dir="/w/p", created_at=NOW, name="x")
     with closing(sqlite3.connect(store.path)) as conn, conn:
-        conn.execute("INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json) "
-                     "VALUES (?, 'user', ?, ?, ?)", (s.id, content, stamp, metadata))
+        conn.execute(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json) "
+            "VALUES (?, 'user', ?, ?, ?)",
+            (s.id, content, stamp, metadata),
+        )
         conn.execute("UPDATE sessions SET updated_at = ?, session_type = ?", (updated, kind))
-        conn.execute("INSERT INTO usage_ledger (session_id, output_tokens, created_timestamp) VALUES (?, ?, ?)",
-                     (s.id, tokens, ledger_stamp))
+        conn.execute(
+            "INSERT INTO usage_ledger (session_id, output_tokens, created_timestamp) VALUES (?, ?, ?)",
+            (s.id, tokens, ledger_stamp),
+        )
     ctx = make_context(home, now=NOW)
     for ref in plugin.discover(ctx=ctx).sessions:
         try:

@@ -43,8 +43,9 @@ def readings(ctx: HarnessContext) -> dict[str, SessionReading]:
 
 def board(home: Path, now: datetime = NOW) -> Board:
     registry = load_registry(entry_points=False, extra=[("goose", plugin)])
-    builder = BoardBuilder(registry, env={"HOME": str(home)}, home=home, clock=lambda: now,
-                           processes=StaticProcesses(), platform="linux")
+    builder = BoardBuilder(
+        registry, env={"HOME": str(home)}, home=home, clock=lambda: now, processes=StaticProcesses(), platform="linux"
+    )
     return builder.build(all_sessions=True)
 
 
@@ -192,8 +193,10 @@ def test_ledger_in_milliseconds_is_read(tmp_path: Path) -> None:
     store = GooseStore(tmp_path)
     s = store.session(working_dir="/w/p", created_at=ago(100), name="t")
     with closing(sqlite3.connect(store.path)) as conn, conn:
-        conn.execute("INSERT INTO usage_ledger (session_id, output_tokens, created_timestamp) VALUES (?, ?, ?)",
-                     (s.id, 70, int(ago(30).timestamp() * 1000)))
+        conn.execute(
+            "INSERT INTO usage_ledger (session_id, output_tokens, created_timestamp) VALUES (?, ?, ?)",
+            (s.id, 70, int(ago(30).timestamp() * 1000)),
+        )
     ctx = ctx_for(tmp_path)
     usage = plugin.usage(reading=readings(ctx)[s.id], ctx=ctx)
     assert usage is not None and usage.output_tokens_window == 70
@@ -235,8 +238,13 @@ def test_missing_parent_column_falls_back_and_child_stays_a_row(tmp_path: Path) 
 
 
 def test_oldest_schema_without_name_or_type_reads_description_as_title(tmp_path: Path) -> None:
-    store = GooseStore(tmp_path, omit={"sessions": {"name", "session_type", "accumulated_output_tokens"},
-                                       "messages": {"metadata_json", "message_id"}})
+    store = GooseStore(
+        tmp_path,
+        omit={
+            "sessions": {"name", "session_type", "accumulated_output_tokens"},
+            "messages": {"metadata_json", "message_id"},
+        },
+    )
     s = store.session(working_dir="/w/p", created_at=ago(30), description="legacy title")
     s.prompt("hello", at=ago(30))
     reading = readings(ctx_for(tmp_path))[s.id]
@@ -325,8 +333,9 @@ sys.stdin.readline()
 
 @contextmanager
 def writer_process(db: Path, *statements: str) -> Iterator[None]:
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db), *statements],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db), *statements], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         yield
@@ -339,7 +348,9 @@ def writer_process(db: Path, *statements: str) -> Iterator[None]:
 
 def test_open_write_transaction_in_wal_mode_does_not_block_and_is_not_seen(tmp_path: Path) -> None:
     store, lead = recipe_idle(tmp_path, NOW)
-    with writer_process(store.path, "BEGIN IMMEDIATE", f"UPDATE sessions SET name = 'uncommitted' WHERE id = '{lead.id}'"):
+    with writer_process(
+        store.path, "BEGIN IMMEDIATE", f"UPDATE sessions SET name = 'uncommitted' WHERE id = '{lead.id}'"
+    ):
         before = snapshot_tree(tmp_path)
         got = readings(ctx_for(tmp_path))
         assert got[lead.id].title == "old task"

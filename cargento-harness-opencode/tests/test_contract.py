@@ -26,8 +26,10 @@ def build_store(home: Path) -> None:
     child.prompt("explore the code", at=t + timedelta(seconds=3))
     child.reply(at=t + timedelta(seconds=4))
     child.text("looking", at=t + timedelta(seconds=50))
-    live.todos([("Parse", "in_progress", "high"), ("Test", "pending", "medium"), ("Old", "cancelled", "low")],
-               at=t + timedelta(seconds=5))
+    live.todos(
+        [("Parse", "in_progress", "high"), ("Test", "pending", "medium"), ("Old", "cancelled", "low")],
+        at=t + timedelta(seconds=5),
+    )
     waiting = store.session(cwd="/w/site", at=t, title="Deploy")
     waiting.prompt("deploy the site", at=t + timedelta(seconds=2))
     waiting.reply(at=t + timedelta(seconds=3))

@@ -27,7 +27,9 @@ def _rows(viewer: Viewer, sql: str) -> list[tuple[Any, ...]]:
 
 def _parts(viewer: Viewer) -> list[tuple[Any, ...]]:
     """Every message and part row, oldest first: what the simulation has written."""
-    return _rows(viewer, "SELECT id, time_created FROM message UNION ALL SELECT id, time_created FROM part ORDER BY 2, 1")
+    return _rows(
+        viewer, "SELECT id, time_created FROM message UNION ALL SELECT id, time_created FROM part ORDER BY 2, 1"
+    )
 
 
 class TestOpenCodeDemo(DemoContract[OpenCodeSimulation]):

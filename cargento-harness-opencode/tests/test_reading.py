@@ -104,7 +104,9 @@ def test_prompt_is_the_typed_text_never_an_attachment_or_synthetic_part(tmp_path
 def test_session_message_table_is_never_read(tmp_path: Path) -> None:
     store, s = started(tmp_path)
     s.prompt("the real prompt", at=ago(50))
-    store.write("INSERT INTO session_message VALUES ('x', ?, 'user', 1, 0, 0, '{\"text\": \"decoy\"}')", (s.session_id,))
+    store.write(
+        "INSERT INTO session_message VALUES ('x', ?, 'user', 1, 0, 0, '{\"text\": \"decoy\"}')", (s.session_id,)
+    )
     assert readings(ctx_for(tmp_path))[s.session_id].instruction.text == "the real prompt"  # type: ignore[union-attr]
 
 
@@ -256,11 +258,21 @@ def test_malformed_model_json_falls_back(tmp_path: Path) -> None:
 def test_todos_in_position_order_and_cancelled_dropped(tmp_path: Path) -> None:
     _, s = started(tmp_path)
     s.prompt("plan", at=ago(50))
-    s.todos([("Parse", "completed", "high"), ("Test", "in_progress", "medium"), ("Skip", "cancelled", "low"),
-             ("Docs", "pending", "low")], at=ago(40))
+    s.todos(
+        [
+            ("Parse", "completed", "high"),
+            ("Test", "in_progress", "medium"),
+            ("Skip", "cancelled", "low"),
+            ("Docs", "pending", "low"),
+        ],
+        at=ago(40),
+    )
     row = board(tmp_path).sessions[0]
     assert [(t.subject, t.status) for t in row.tasks] == [
-        ("Parse", "completed"), ("Test", "in_progress"), ("Docs", "pending")]
+        ("Parse", "completed"),
+        ("Test", "in_progress"),
+        ("Docs", "pending"),
+    ]
     assert row.tasks_done == 1
 
 
@@ -361,8 +373,10 @@ def test_missing_optional_columns_still_read(tmp_path: Path) -> None:
         )
         ms = int(ago(30).timestamp() * 1000)
         conn.execute("INSERT INTO session VALUES ('ses_1', '/w/old', 'Old build', ?)", (ms,))
-        conn.execute("INSERT INTO message VALUES ('msg_1', 'ses_1', ?, ?, ?)",
-                     (ms, ms, json.dumps({"role": "assistant", "modelID": "m1", "time": {"created": ms}})))
+        conn.execute(
+            "INSERT INTO message VALUES ('msg_1', 'ses_1', ?, ?, ?)",
+            (ms, ms, json.dumps({"role": "assistant", "modelID": "m1", "time": {"created": ms}})),
+        )
         conn.commit()
     row = board(tmp_path).sessions[0]
     assert (row.title, row.cwd, row.model, row.state) == ("Old build", "/w/old", "m1", "working")

@@ -57,7 +57,9 @@ def test_message_parser_takes_anything(raw: str, created: object, updated: objec
 
 
 @given(json_values, json_values, json_values, json_values, json_values)
-def test_tool_part_parser_takes_anything(kind: object, tool: object, status: object, meta: object, start: object) -> None:
+def test_tool_part_parser_takes_anything(
+    kind: object, tool: object, status: object, meta: object, start: object
+) -> None:
     part = records.tool_part(kind, tool, status, meta, start)
     assert part is None or isinstance(part.tool, str)
 

@@ -28,7 +28,8 @@ def board(home: Path, now: datetime, env: dict[str, str] | None = None):  # type
     registry = load_registry(entry_points=False, extra=[("pi", plugin)])
     full = {"HOME": str(home), **(env or {})}
     return BoardBuilder(registry, env=full, home=home, clock=lambda: now, processes=StaticProcesses()).build(
-        all_sessions=True)
+        all_sessions=True
+    )
 
 
 def one_row(home: Path, now: datetime, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
@@ -49,10 +50,18 @@ def started(home: Path, sid: str = "01a22b67-0000-7000-8000-000000000201") -> Pi
 
 def test_store_precedence(tmp_path: Path) -> None:
     config = tmp_path / "cfg"
-    PiStore(tmp_path, root=config / "sessions").session("01a22b67-0000-7000-8000-000000000301", cwd="/w/a", at=T0, eager=True)
-    PiStore(tmp_path, root=config / "custom", flat=True).session("01a22b67-0000-7000-8000-000000000302", cwd="/w/b", at=T0, eager=True)
-    PiStore(tmp_path, root=tmp_path / "direct", flat=True).session("01a22b67-0000-7000-8000-000000000303", cwd="/w/c", at=T0, eager=True)
-    PiStore(tmp_path, root=tmp_path / "tilde", flat=True).session("01a22b67-0000-7000-8000-000000000304", cwd="/w/d", at=T0, eager=True)
+    PiStore(tmp_path, root=config / "sessions").session(
+        "01a22b67-0000-7000-8000-000000000301", cwd="/w/a", at=T0, eager=True
+    )
+    PiStore(tmp_path, root=config / "custom", flat=True).session(
+        "01a22b67-0000-7000-8000-000000000302", cwd="/w/b", at=T0, eager=True
+    )
+    PiStore(tmp_path, root=tmp_path / "direct", flat=True).session(
+        "01a22b67-0000-7000-8000-000000000303", cwd="/w/c", at=T0, eager=True
+    )
+    PiStore(tmp_path, root=tmp_path / "tilde", flat=True).session(
+        "01a22b67-0000-7000-8000-000000000304", cwd="/w/d", at=T0, eager=True
+    )
 
     def ids(env: dict[str, str]) -> tuple[list[str], str]:
         found = plugin.discover(ctx=make_context(tmp_path, env=env, now=T0, window_s=None))
@@ -64,7 +73,9 @@ def test_store_precedence(tmp_path: Path) -> None:
     (config / "settings.json").write_text(json.dumps({"sessionDir": "~/tilde"}))
     assert ids({"PI_CODING_AGENT_DIR": str(config)}) == (["304"], "setting sessionDir")
     assert ids({"PI_CODING_AGENT_DIR": str(config), "PI_CODING_AGENT_SESSION_DIR": str(tmp_path / "direct")}) == (
-        ["303"], "env PI_CODING_AGENT_SESSION_DIR")
+        ["303"],
+        "env PI_CODING_AGENT_SESSION_DIR",
+    )
     (config / "settings.json").write_text("{broken")
     assert ids({"PI_CODING_AGENT_DIR": str(config)}) == (["301"], "env PI_CODING_AGENT_DIR")
     assert ids({})[0] == []
@@ -86,8 +97,9 @@ def test_only_v3_session_headers_are_sessions(tmp_path: Path) -> None:
 def test_a_fork_is_not_a_subagent(tmp_path: Path) -> None:
     s = started(tmp_path)
     s.reply("Done.", T0 + timedelta(seconds=2))
-    fork = PiStore(tmp_path).session("01a22b67-0000-7000-8000-000000000202", cwd="/w/app", at=T0,
-                                     parent_session=str(s.path))
+    fork = PiStore(tmp_path).session(
+        "01a22b67-0000-7000-8000-000000000202", cwd="/w/app", at=T0, parent_session=str(s.path)
+    )
     fork.prompt("Now the other way", T0 + timedelta(seconds=3))
     fork.reply("Done too.", T0 + timedelta(seconds=4))
     rows = board(tmp_path, T0 + timedelta(seconds=5)).sessions
@@ -165,8 +177,12 @@ def test_sibling_branch_is_excluded(tmp_path: Path) -> None:
 def test_broken_ancestry_falls_back_to_newest_leaf_reaching_root(tmp_path: Path) -> None:
     s = started(tmp_path)
     s.reply("First answer.", T0 + timedelta(seconds=5), output=11)
-    s.entry("message", T0 + timedelta(seconds=9), parent="deadbeef",
-            message={"role": "user", "content": "orphan prompt", "timestamp": 0})
+    s.entry(
+        "message",
+        T0 + timedelta(seconds=9),
+        parent="deadbeef",
+        message={"role": "user", "content": "orphan prompt", "timestamp": 0},
+    )
     row = one_row(tmp_path, T0 + timedelta(seconds=10))
     assert row.instruction is not None and row.instruction.text == "Fix the flaky test"
     assert row.state == "idle"
@@ -176,9 +192,11 @@ def test_broken_ancestry_falls_back_to_newest_leaf_reaching_root(tmp_path: Path)
 def test_cycle_does_not_hang(tmp_path: Path) -> None:
     s = started(tmp_path)
     s.reply("ok", T0 + timedelta(seconds=1))
-    s.raw(b'{"type":"message","id":"aaaa0001","parentId":"aaaa0002","timestamp":"2026-11-30T09:00:02Z","message":{"role":"user","content":"a"}}\n'
-          b'{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-11-30T09:00:03Z","message":{"role":"user","content":"b"}}\n',
-          T0 + timedelta(seconds=3))
+    s.raw(
+        b'{"type":"message","id":"aaaa0001","parentId":"aaaa0002","timestamp":"2026-11-30T09:00:02Z","message":{"role":"user","content":"a"}}\n'
+        b'{"type":"message","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-11-30T09:00:03Z","message":{"role":"user","content":"b"}}\n',
+        T0 + timedelta(seconds=3),
+    )
     row = one_row(tmp_path, T0 + timedelta(seconds=4))
     assert row.instruction is not None and row.instruction.text == "Fix the flaky test"
 
@@ -274,8 +292,18 @@ def test_partial_last_line_does_not_advance_the_offset(tmp_path: Path) -> None:
     s.reply("First.", T0 + timedelta(seconds=1))
     header = header_from_record(json.loads(s.path.read_text().splitlines()[0]))
     assert header is not None
-    line = json.dumps({"type": "message", "id": "feed0001", "parentId": s.leaf, "timestamp": "2026-11-30T09:00:05Z",
-                       "message": {"role": "user", "content": "Second request"}}).encode() + b"\n"
+    line = (
+        json.dumps(
+            {
+                "type": "message",
+                "id": "feed0001",
+                "parentId": s.leaf,
+                "timestamp": "2026-11-30T09:00:05Z",
+                "message": {"role": "user", "content": "Second request"},
+            }
+        ).encode()
+        + b"\n"
+    )
     s.raw(line[:30], T0 + timedelta(seconds=5))
     cache = HarnessCache()
     tree = load(cache, str(s.path), header)
@@ -303,10 +331,38 @@ def test_refresh_after_rewrite_rebuilds(tmp_path: Path) -> None:
 
 _values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
-    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
-        st.sampled_from(["type", "id", "parentId", "timestamp", "message", "role", "content", "usage", "output",
-                         "stopReason", "provider", "model", "modelId", "name", "toolCallId", "isError", "text",
-                         "arguments", "command", "version", "cwd"]), kids, max_size=5),
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "id",
+                    "parentId",
+                    "timestamp",
+                    "message",
+                    "role",
+                    "content",
+                    "usage",
+                    "output",
+                    "stopReason",
+                    "provider",
+                    "model",
+                    "modelId",
+                    "name",
+                    "toolCallId",
+                    "isError",
+                    "text",
+                    "arguments",
+                    "command",
+                    "version",
+                    "cwd",
+                ]
+            ),
+            kids,
+            max_size=5,
+        )
+    ),
     max_leaves=15,
 )
 
@@ -322,7 +378,9 @@ def test_entry_and_header_parsers_never_raise(value: object) -> None:
 def test_active_path_is_a_root_chain(links: list[tuple[int, int | None]]) -> None:
     tree = SessionTree.open("/nonexistent", header_from_record({"type": "session", "version": 3, "id": "x"}))  # type: ignore[arg-type]
     for child, parent in links:
-        entry = entry_from_record({"type": "label", "id": f"e{child}", "parentId": None if parent is None else f"e{parent}"})
+        entry = entry_from_record(
+            {"type": "label", "id": f"e{child}", "parentId": None if parent is None else f"e{parent}"}
+        )
         assert entry is not None
         tree.add(entry)
     path = tree.active_path()

@@ -23,10 +23,16 @@ from starlette.applications import Starlette
 pytest_plugins = ["cargento.testing.fixtures"]
 
 
-def make_builder(plugins: list[tuple[str, object]], home: Path, *, env: dict[str, str] | None = None, **kw: Any) -> BoardBuilder:
+def make_builder(
+    plugins: list[tuple[str, object]], home: Path, *, env: dict[str, str] | None = None, **kw: Any
+) -> BoardBuilder:
     """A board builder over exactly *plugins* (no entry points) and a fake *home*."""
     registry: Registry = load_registry(entry_points=False, extra=plugins)
-    base = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CONFIG_HOME": str(home / ".config")}
+    base = {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
     base.update(env or {})
     return BoardBuilder(registry, env=base, home=home, processes=StaticProcesses(), **kw)
 
@@ -34,12 +40,16 @@ def make_builder(plugins: list[tuple[str, object]], home: Path, *, env: dict[str
 class Client:
     """Synchronous calls into an ASGI app through httpx's ASGI transport (no network)."""
 
-    def __init__(self, app: Starlette, *, host: str = "127.0.0.1:4553", client: tuple[str, int] = ("127.0.0.1", 50000)) -> None:
+    def __init__(
+        self, app: Starlette, *, host: str = "127.0.0.1:4553", client: tuple[str, int] = ("127.0.0.1", 50000)
+    ) -> None:
         self.app = app
         self.host = host
         self.client = client
 
-    def request(self, method: str, path: str, *, headers: dict[str, str] | None = None, content: bytes | None = None) -> httpx.Response:
+    def request(
+        self, method: str, path: str, *, headers: dict[str, str] | None = None, content: bytes | None = None
+    ) -> httpx.Response:
         async def go() -> httpx.Response:
             transport = httpx.ASGITransport(app=self.app, client=self.client)
             async with httpx.AsyncClient(transport=transport, base_url=f"http://{self.host}") as c:
@@ -66,7 +76,9 @@ class LiveServer:
         self.app = app
         self.port: int = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2))
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+        )
         app.state.request_shutdown = lambda: setattr(self.server, "should_exit", True)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()

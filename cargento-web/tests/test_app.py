@@ -63,7 +63,9 @@ def test_cargento_all_makes_all_the_default(make_client: Any, builder_for: Any, 
     assert client.get("/api/data?all=0").json()["sessions"] == []
 
 
-def test_a_faulting_harness_is_shown_and_the_rest_still_served(make_client: Any, builder_for: Any, tmp_path: Path) -> None:
+def test_a_faulting_harness_is_shown_and_the_rest_still_served(
+    make_client: Any, builder_for: Any, tmp_path: Path
+) -> None:
     plugins = [
         ("good", FakeHarness("good", [FakeSession("g1")])),
         ("boom", BrokenDiscover("boom")),
@@ -109,8 +111,13 @@ def test_health_scans_nothing(make_client: Any, builder_for: Any, tmp_path: Path
     client = make_client(app)
     doc = client.get("/api/health").json()
     assert doc == {
-        "app": "cargento", "pid": 4242, "port": 4553, "host": "127.0.0.1", "started_at": "2026-11-30T09:00:00Z",
-        "version": "0.1.0", "url": "http://127.0.0.1:4553/",
+        "app": "cargento",
+        "pid": 4242,
+        "port": 4553,
+        "host": "127.0.0.1",
+        "started_at": "2026-11-30T09:00:00Z",
+        "version": "0.1.0",
+        "url": "http://127.0.0.1:4553/",
     }
     assert app.state.live.builds == 0 and builder.last_discovery == {}
     client.get("/api/data")
@@ -145,7 +152,9 @@ def test_page_is_self_contained_and_pinned(make_client: Any, builder_for: Any, t
         ("/static/vendor/LICENSE.htm", ""),
     ],
 )
-def test_static_files_are_served_from_the_package(make_client: Any, builder_for: Any, tmp_path: Path, path: str, kind: str) -> None:
+def test_static_files_are_served_from_the_package(
+    make_client: Any, builder_for: Any, tmp_path: Path, path: str, kind: str
+) -> None:
     response = make_client(_app(builder_for, tmp_path, [])).get(path)
     assert response.status_code == 200
     assert kind in response.headers["content-type"]
@@ -170,7 +179,14 @@ class _Hub:
         self.guard: Any = None
 
     def overlays(self, now: datetime) -> dict[tuple[str, str], Overlay]:
-        return {("fake", "quiet"): Overlay(state="needs_input", at=now, source="event", gate=Gate(kind="permission", text="Allow bash?", source="event"))}
+        return {
+            ("fake", "quiet"): Overlay(
+                state="needs_input",
+                at=now,
+                source="event",
+                gate=Gate(kind="permission", text="Allow bash?", source="event"),
+            )
+        }
 
     def on_board(self, board: Any) -> None:
         self.boards.append(board)

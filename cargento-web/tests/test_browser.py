@@ -42,8 +42,15 @@ from cargento.testing.homes import copy_golden
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: Screenshots of each view of the scripted board, written to a temporary folder so running the
 #: tests leaves the working tree as it was. The committed ones in docs/screenshots come from the
 #: demo (CARGENTO_SCREENSHOTS=1 pytest cargento-web/tests/test_browser_demo_calm.py).
@@ -63,8 +70,15 @@ Script = Callable[[SessionRef, datetime], SessionReading]
 class Scripted:
     """An in-memory harness whose sessions are functions of ``ctx.now``; mutable from a test."""
 
-    def __init__(self, info: HarnessInfo, scripts: dict[str, Script], *, gates: dict[str, Gate] | None = None,
-                 models: dict[str, ModelInfo] | None = None, tokens: dict[str, int | None] | None = None) -> None:
+    def __init__(
+        self,
+        info: HarnessInfo,
+        scripts: dict[str, Script],
+        *,
+        gates: dict[str, Gate] | None = None,
+        models: dict[str, ModelInfo] | None = None,
+        tokens: dict[str, int | None] | None = None,
+    ) -> None:
         self.info = info
         self.scripts = scripts
         self.gates = gates or {}
@@ -78,8 +92,10 @@ class Scripted:
 
     @hookimpl
     def discover(self, ctx: HarnessContext) -> Discovery:
-        refs = tuple(SessionRef(harness=self.info.key, session_id=sid, path=f"/scripted/{sid}", modified_at=ctx.now)
-                     for sid in self.scripts)
+        refs = tuple(
+            SessionRef(harness=self.info.key, session_id=sid, path=f"/scripted/{sid}", modified_at=ctx.now)
+            for sid in self.scripts
+        )
         return Discovery(locations=(StoreLocation(path=f"/scripted/{self.info.key}", status="present"),), sessions=refs)
 
     @hookimpl
@@ -108,12 +124,23 @@ def _ago(now: datetime, s: float) -> datetime:
 def pi_harness() -> Scripted:
     def busy(ref: SessionRef, now: datetime) -> SessionReading:
         return SessionReading(
-            ref=ref, title="Port the tokenizer", cwd="/home/dev/code/tokenizer", started_at=_ago(now, 1500),
-            last_active_at=_ago(now, 3), last_tool="bash",
+            ref=ref,
+            title="Port the tokenizer",
+            cwd="/home/dev/code/tokenizer",
+            started_at=_ago(now, 1500),
+            last_active_at=_ago(now, 3),
+            last_tool="bash",
             turn=TurnEvidence(state="open", started_at=_ago(now, 16 * 60), completed_s=(1000.0, 1100.0, 1200.0)),
             tasks=(
-                Task(subject="Read the spec", status="completed", created_at=_ago(now, 1400), updated_at=_ago(now, 1200)),
-                Task(subject="Write the lexer", status="in_progress", active_form="Writing the lexer", created_at=_ago(now, 1100)),
+                Task(
+                    subject="Read the spec", status="completed", created_at=_ago(now, 1400), updated_at=_ago(now, 1200)
+                ),
+                Task(
+                    subject="Write the lexer",
+                    status="in_progress",
+                    active_form="Writing the lexer",
+                    created_at=_ago(now, 1100),
+                ),
                 Task(subject="Benchmark", status="pending", created_at=_ago(now, 1000)),
             ),
             subagents=(Subagent(name="scout", running=True, role="Explore"), Subagent(name="reviewer", running=False)),
@@ -122,8 +149,12 @@ def pi_harness() -> Scripted:
         )
 
     return Scripted(
-        HarnessInfo(key="pi", label="Pi", reports_waits=True,
-                    wait_coverage="Extension UI prompts in persisted sessions, through its adapter on 0.85.1."),
+        HarnessInfo(
+            key="pi",
+            label="Pi",
+            reports_waits=True,
+            wait_coverage="Extension UI prompts in persisted sessions, through its adapter on 0.85.1.",
+        ),
         {"pi-busy-0001": busy},
         models={"pi-busy-0001": ModelInfo(id="gpt-5.6-sol", authority="via Codex · gpt-5.6-sol")},
         tokens={"pi-busy-0001": 4200},
@@ -133,20 +164,37 @@ def pi_harness() -> Scripted:
 def codex_harness() -> Scripted:
     def quick(ref: SessionRef, now: datetime) -> SessionReading:
         return SessionReading(
-            ref=ref, title="Fix flaky test", cwd="/home/dev/code/api", started_at=_ago(now, 400), last_active_at=_ago(now, 2),
+            ref=ref,
+            title="Fix flaky test",
+            cwd="/home/dev/code/api",
+            started_at=_ago(now, 400),
+            last_active_at=_ago(now, 2),
             turn=TurnEvidence(state="open", started_at=_ago(now, 60), completed_s=(100.0, 120.0, 140.0)),
-            thinking=True, resume_command="codex resume codex-quick-0002",
+            thinking=True,
+            resume_command="codex resume codex-quick-0002",
             loop=LoopReading(kind="run", failures=4, successes=0, note="4 consecutive failed tool calls"),
         )
 
     def done(ref: SessionRef, now: datetime) -> SessionReading:
-        return SessionReading(ref=ref, title="Release notes", cwd="/home/dev/code/api", started_at=_ago(now, 9000),
-                              last_active_at=_ago(now, 7200), turn=TurnEvidence(state="ended", ended_at=_ago(now, 7200)),
-                              resume_command="codex resume codex-done-0003")
+        return SessionReading(
+            ref=ref,
+            title="Release notes",
+            cwd="/home/dev/code/api",
+            started_at=_ago(now, 9000),
+            last_active_at=_ago(now, 7200),
+            turn=TurnEvidence(state="ended", ended_at=_ago(now, 7200)),
+            resume_command="codex resume codex-done-0003",
+        )
 
     return Scripted(
-        HarnessInfo(key="codex", label="Codex", turn_end_observable=True, reports_waits=True, resumable=True,
-                    wait_coverage="Its bundled PermissionRequest hook, once events are installed."),
+        HarnessInfo(
+            key="codex",
+            label="Codex",
+            turn_end_observable=True,
+            reports_waits=True,
+            resumable=True,
+            wait_coverage="Its bundled PermissionRequest hook, once events are installed.",
+        ),
         {"codex-quick-0002": quick, "codex-done-0003": done},
         models={"codex-quick-0002": ModelInfo(id="gpt-5.6"), "codex-done-0003": ModelInfo(id="gpt-5.6")},
         tokens={"codex-quick-0002": 900, "codex-done-0003": None},
@@ -154,6 +202,7 @@ def codex_harness() -> Scripted:
 
 
 # -- homes --------------------------------------------------------------------------------------
+
 
 def claude_home(tmp_path: Path) -> tuple[Path, Path]:
     home, _truth = copy_golden(CLAUDE_A, tmp_path)
@@ -167,10 +216,17 @@ def append_prompt(transcript: Path, text: str) -> None:
     first = json.loads(transcript.read_text().splitlines()[0])
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     record = {
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": first.get("cwd"),
-        "sessionId": first.get("sessionId") or transcript.stem, "version": "2.1.332", "gitBranch": "HEAD",
-        "type": "user", "message": {"role": "user", "content": text},
-        "uuid": f"00000000-0000-4000-8000-{int(time.time() * 1000) % 10**12:012d}", "timestamp": now,
+        "parentUuid": None,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": first.get("cwd"),
+        "sessionId": first.get("sessionId") or transcript.stem,
+        "version": "2.1.332",
+        "gitBranch": "HEAD",
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "uuid": f"00000000-0000-4000-8000-{int(time.time() * 1000) % 10**12:012d}",
+        "timestamp": now,
     }
     with open(transcript, "ab") as fh:
         fh.write(json.dumps(record).encode() + b"\n")
@@ -231,8 +287,13 @@ def board_server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., 
         cop.tool_done(call, at=t0 + 4)
         cop.end_turn(at=t0 + 5)
         pi, codex = pi_harness(), codex_harness()
-        plugins = [("claude", claude), ("copilot", copilot), ("pi", pi), ("codex", codex),
-                   ("goose", BrokenDiscover("goose", label="Goose"))]
+        plugins = [
+            ("claude", claude),
+            ("copilot", copilot),
+            ("pi", pi),
+            ("codex", codex),
+            ("goose", BrokenDiscover("goose", label="Goose")),
+        ]
         values = {"all_sessions": True}
         values.update(settings)
         server = serve(builder_for(plugins, home), **values)
@@ -256,6 +317,7 @@ def row(page: Any, key_prefix: str) -> Any:
 
 
 # -- the tests ------------------------------------------------------------------------------------
+
 
 def test_the_board_renders_each_harness(board_server: Any, page_for: Any) -> None:
     server = board_server()
@@ -369,9 +431,7 @@ def test_a_needs_input_store_turns_the_row_red(board_server: Any, page_for: Any)
     assert page.url.endswith("#n=attention")
     page.locator(".attention li.needs[data-key^='copilot:'] a.title").click()
     page.wait_for_selector(".session-page .question.big")
-    order = page.evaluate(
-        "[...document.querySelectorAll('.session-page > *')].map(e => e.className.split(' ')[0])"
-    )
+    order = page.evaluate("[...document.querySelectorAll('.session-page > *')].map(e => e.className.split(' ')[0])")
     assert order.index("question") < order.index("controls") < order.index("columns")  # the wait first
     assert "Waiting on you" in page.locator(".question.big").inner_text()
 
@@ -485,8 +545,13 @@ def test_browser_notifications(board_server: Any, page_for: Any) -> None:
 
     def gone_quiet(ref: SessionRef, now: datetime) -> SessionReading:
         r = quick(ref, now)
-        return SessionReading(ref=ref, title=r.title, cwd=r.cwd, last_active_at=_ago(now, 200),
-                              turn=TurnEvidence(state="ended", ended_at=_ago(now, 200)))
+        return SessionReading(
+            ref=ref,
+            title=r.title,
+            cwd=r.cwd,
+            last_active_at=_ago(now, 200),
+            turn=TurnEvidence(state="ended", ended_at=_ago(now, 200)),
+        )
 
     server.codex.scripts["codex-quick-0002"] = gone_quiet
     assert wait_until(page, "window.__shown.length >= 2")
@@ -496,7 +561,9 @@ def test_browser_notifications(board_server: Any, page_for: Any) -> None:
 
 
 @pytest.mark.parametrize(("width", "height", "name"), [(1280, 800, "sessions-1280"), (390, 844, "sessions-narrow")])
-def test_readable_at_desktop_and_narrow_sizes(board_server: Any, page_for: Any, width: int, height: int, name: str) -> None:
+def test_readable_at_desktop_and_narrow_sizes(
+    board_server: Any, page_for: Any, width: int, height: int, name: str
+) -> None:
     server = board_server()
     page = page_for(server.url + "/", width=width, height=height)
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -520,7 +587,9 @@ def test_every_cue_has_text_for_a_screen_reader(board_server: Any, page_for: Any
     for bar in pi.locator("[role=progressbar]").all():
         assert bar.get_attribute("aria-valuetext").startswith("current turn ")
     assert "in progress:" in pi.locator(".task.in_progress").inner_text()
-    assert page.locator(".strip li[data-harness='claude'] .sr-only").inner_text().startswith(": local session data found")
+    assert (
+        page.locator(".strip li[data-harness='claude'] .sr-only").inner_text().startswith(": local session data found")
+    )
     assert page.locator(".strip").get_attribute("aria-label") == "Discovered harnesses"
     for svg in page.locator("svg.mark").all()[:5]:
         assert svg.get_attribute("aria-hidden") == "true"
@@ -580,8 +649,9 @@ def test_save_the_readme_screenshot_exists() -> None:
     assert "../docs/screenshots/sessions.png" in readme
 
 
-
-def test_the_session_page_prints_what_became_of_a_raise(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
+def test_the_session_page_prints_what_became_of_a_raise(
+    serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
+) -> None:
     from cargento.models import Gate
     from cargento.testing.fakes import FakeHarness, FakeSession
     from cargento_web.runtime.hub import EventHub
@@ -603,7 +673,9 @@ def test_the_session_page_prints_what_became_of_a_raise(serve: Any, builder_for:
         while not reported and time.monotonic() < deadline:  # the granted tab reports its lane on load
             page.wait_for_timeout(50)
         assert len(reported) == 1
-        assert "No notification has been raised about this session." in page.locator(".record .notifications").inner_text()
+        assert (
+            "No notification has been raised about this session." in page.locator(".record .notifications").inner_text()
+        )
         fake.sessions["c1"].gate = Gate(kind="shell", source="events.jsonl")  # the store records a wait
         page.wait_for_selector(".record .delivery[data-outcome='handed-over']", timeout=8000)
         delivery = page.locator(".record .delivery").first

@@ -62,9 +62,21 @@ def axe_source() -> str:
         else:
             AXE_CACHE.mkdir(parents=True, exist_ok=True)
             done = subprocess.run(
-                [npm, "install", "--prefix", str(AXE_CACHE), "--no-save", "--no-audit", "--no-fund", "--no-package-lock",
-                 f"axe-core@{AXE_VERSION}"],
-                capture_output=True, text=True, timeout=300, check=False,
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(AXE_CACHE),
+                    "--no-save",
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-package-lock",
+                    f"axe-core@{AXE_VERSION}",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
             )
             if done.returncode != 0 or not script.exists():
                 problem = f"npm could not install axe-core: {(done.stderr or done.stdout)[-500:]}"
@@ -106,8 +118,14 @@ def axe_page(browser: Any) -> Iterator[Callable[..., Any]]:
         context.close()
 
 
-VIEWS = ("#n=sessions", "#n=projects", "#n=project:code%2Fapi", "#n=attention",
-         "#n=session:code%2Fapi:codex:codex-quick-0002", "#n=session::claude:no-such-session")
+VIEWS = (
+    "#n=sessions",
+    "#n=projects",
+    "#n=project:code%2Fapi",
+    "#n=attention",
+    "#n=session:code%2Fapi:codex:codex-quick-0002",
+    "#n=session::claude:no-such-session",
+)
 
 
 def check_every_view(open_page: Callable[..., Any], base: str, views: tuple[str, ...], source: str) -> None:
@@ -124,6 +142,7 @@ def check_every_view(open_page: Callable[..., Any], base: str, views: tuple[str,
 
 # -- the scripted board -------------------------------------------------------------------------
 
+
 def test_axe_finds_nothing_serious_on_any_view(board_server: Any, axe_page: Any, axe_source: str) -> None:
     server = board_server()
     check_every_view(axe_page, server.url, VIEWS, axe_source)
@@ -135,7 +154,11 @@ def test_the_page_has_one_h1_and_a_route_change_focuses_the_new_views_heading(bo
     server = board_server()
     page = page_for(server.url + "/")
     assert page.locator("h1").count() == 1 and page.locator("h1").inner_text() == "Cargento"
-    for key, view, heading in (("a", "attention", "Attention"), ("p", "projects", "Projects"), ("s", "sessions", "Sessions")):
+    for key, view, heading in (
+        ("a", "attention", "Attention"),
+        ("p", "projects", "Projects"),
+        ("s", "sessions", "Sessions"),
+    ):
         page.keyboard.press(key)
         page.wait_for_selector(f"main[data-view='{view}']")
         assert wait_until(page, "document.activeElement && document.activeElement.classList.contains('view-h')")
@@ -194,10 +217,16 @@ def test_a_stalled_page_dims_its_rows_stops_its_timers_and_says_as_of_when(board
     assert "stalled" in page.locator("#announce").inner_text()
 
 
-def test_a_session_that_needs_you_shows_its_details_and_how_long_the_wait_has_stood(board_server: Any, page_for: Any) -> None:
+def test_a_session_that_needs_you_shows_its_details_and_how_long_the_wait_has_stood(
+    board_server: Any, page_for: Any
+) -> None:
     server = board_server()
-    server.pi.gates["pi-busy-0001"] = Gate(kind="question", text="Proceed with the rewrite?",
-                                           since=datetime.now(UTC) - timedelta(seconds=130), source="pi extension")
+    server.pi.gates["pi-busy-0001"] = Gate(
+        kind="question",
+        text="Proceed with the rewrite?",
+        since=datetime.now(UTC) - timedelta(seconds=130),
+        source="pi extension",
+    )
     page = page_for(server.url + "/")
     pi = row(page, "pi:pi-busy")
     page.wait_for_selector("main li.row[data-key^='pi:pi-busy'][data-state='needs_input']")
@@ -212,31 +241,45 @@ def test_two_pills_of_one_name_are_told_apart(board_server: Any, page_for: Any) 
     busy = server.pi.scripts["pi-busy-0001"]
 
     def twins(ref: SessionRef, now: datetime) -> SessionReading:
-        return attrs.evolve(busy(ref, now), subagents=(
-            Subagent(name="explore", running=True, session_id="a1b2c3d4e5"),
-            Subagent(name="explore", running=False, session_id="f6e5d4c3b2"),
-            Subagent(name="review", running=False),
-            Subagent(name="scan", running=True, session_id="ses_61920aa"),  # ids sharing a long prefix
-            Subagent(name="scan", running=True, session_id="ses_61920bb"),
-            Subagent(name="lint", running=True),  # no ids to tell these apart: their places do
-            Subagent(name="lint", running=False),
-        ))
+        return attrs.evolve(
+            busy(ref, now),
+            subagents=(
+                Subagent(name="explore", running=True, session_id="a1b2c3d4e5"),
+                Subagent(name="explore", running=False, session_id="f6e5d4c3b2"),
+                Subagent(name="review", running=False),
+                Subagent(name="scan", running=True, session_id="ses_61920aa"),  # ids sharing a long prefix
+                Subagent(name="scan", running=True, session_id="ses_61920bb"),
+                Subagent(name="lint", running=True),  # no ids to tell these apart: their places do
+                Subagent(name="lint", running=False),
+            ),
+        )
 
     server.pi.scripts["pi-busy-0001"] = twins
     page = page_for(server.url + "/")
     pi = row(page, "pi:pi-busy")
     pi.locator("button.more-btn").click()
     labels = [p.inner_text().split(",")[0].strip("●○ \n") for p in pi.locator(".pill").all()]
-    assert labels == ["explore · a1b2c3", "explore · f6e5d4", "review", "scan · ses_61920a", "scan · ses_61920b",
-                      "lint #1", "lint #2"]
+    assert labels == [
+        "explore · a1b2c3",
+        "explore · f6e5d4",
+        "review",
+        "scan · ses_61920a",
+        "scan · ses_61920b",
+        "lint #1",
+        "lint #2",
+    ]
 
 
-def test_the_empty_board_says_where_cargento_looked(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
+def test_the_empty_board_says_where_cargento_looked(
+    serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
+) -> None:
     class Looked(FakeHarness):
         @hookimpl
         def discover(self, ctx: Any) -> Any:
             found = super().discover(ctx)
-            return attrs.evolve(found, locations=(StoreLocation(path=str(tmp_path / ".fake" / "sessions"), status="missing"),))
+            return attrs.evolve(
+                found, locations=(StoreLocation(path=str(tmp_path / ".fake" / "sessions"), status="missing"),)
+            )
 
     server = serve(builder_for([("fake", Looked("fake", [], label="Fake Harness"))], tmp_path))
     page = page_for(server.url + "/")
@@ -249,14 +292,23 @@ def test_the_empty_board_says_where_cargento_looked(serve: Any, builder_for: Any
 
 # -- notification precision ---------------------------------------------------------------------
 
-def test_gone_quiet_fires_once_per_turn_only_after_30_s_of_work_and_can_be_turned_off(board_server: Any, page_for: Any) -> None:
+
+def test_gone_quiet_fires_once_per_turn_only_after_30_s_of_work_and_can_be_turned_off(
+    board_server: Any, page_for: Any
+) -> None:
     server = board_server()
     t0 = datetime.now(UTC)
     phase: dict[str, Any] = {"turn": TurnEvidence(state="open", started_at=t0 - timedelta(seconds=60)), "active": t0}
 
     def scripted(ref: SessionRef, now: datetime) -> SessionReading:
-        return SessionReading(ref=ref, title="Fix flaky test", cwd="/home/dev/code/api", started_at=t0 - timedelta(seconds=400),
-                              last_active_at=phase["active"], turn=phase["turn"])
+        return SessionReading(
+            ref=ref,
+            title="Fix flaky test",
+            cwd="/home/dev/code/api",
+            started_at=t0 - timedelta(seconds=400),
+            last_active_at=phase["active"],
+            turn=phase["turn"],
+        )
 
     server.codex.scripts["codex-quick-0002"] = scripted
     page = page_for(server.url + "/", notifications=True)
@@ -276,7 +328,11 @@ def test_gone_quiet_fires_once_per_turn_only_after_30_s_of_work_and_can_be_turne
     assert quiet() == ["Codex: Fix flaky test has gone quiet"]
     # the same turn reads working again and quiet again (a store re-read): no second one
     go("working", TurnEvidence(state="open", started_at=t0 - timedelta(seconds=60)), datetime.now(UTC))
-    go("idle", TurnEvidence(state="ended", started_at=t0 - timedelta(seconds=60), ended_at=datetime.now(UTC)), datetime.now(UTC))
+    go(
+        "idle",
+        TurnEvidence(state="ended", started_at=t0 - timedelta(seconds=60), ended_at=datetime.now(UTC)),
+        datetime.now(UTC),
+    )
     assert len(quiet()) == 1
     # a new turn that worked a few seconds goes quiet: not worth a notification
     t1 = datetime.now(UTC)
@@ -288,7 +344,11 @@ def test_gone_quiet_fires_once_per_turn_only_after_30_s_of_work_and_can_be_turne
     assert page.evaluate("localStorage.getItem('cargento:notify-only-waits')") == "1"
     t2 = datetime.now(UTC)
     go("working", TurnEvidence(state="open", started_at=t2 - timedelta(seconds=120)), t2)
-    go("idle", TurnEvidence(state="ended", started_at=t2 - timedelta(seconds=120), ended_at=datetime.now(UTC)), datetime.now(UTC))
+    go(
+        "idle",
+        TurnEvidence(state="ended", started_at=t2 - timedelta(seconds=120), ended_at=datetime.now(UTC)),
+        datetime.now(UTC),
+    )
     assert len(quiet()) == 1
     server.copilot.wait(at=time.time() - 5, kind="url")
     assert wait_until(page, "window.__shown.some(([t]) => t.endsWith('is waiting on you'))", timeout=8)
@@ -297,7 +357,9 @@ def test_gone_quiet_fires_once_per_turn_only_after_30_s_of_work_and_can_be_turne
     assert page.locator(".only-waits input").is_checked()  # the choice is remembered in this browser
 
 
-def test_attention_shows_the_irreversible_command_reports(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
+def test_attention_shows_the_irreversible_command_reports(
+    serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
+) -> None:
     from cargento.testing.fakes import FakeSession
     from cargento_web.runtime.hub import EventHub
     from cargento_web.runtime.notifiers import MemoryNotifier
@@ -308,8 +370,15 @@ def test_attention_shows_the_irreversible_command_reports(serve: Any, builder_fo
         server = serve(builder_for([("claude", fake)], tmp_path), hub=hub)
         page = page_for(server.url + "/#n=attention")
         page.wait_for_selector(".attention .report, .attention .empty:has-text('No irreversible command')")
-        hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                              "tool_input": {"command": "git push --force origin main"}})
+        hub.ingest(
+            "claude",
+            {
+                "session_id": "s1",
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": "git push --force origin main"},
+            },
+        )
         page.wait_for_selector(".attention .report[data-session='claude:s1']", timeout=10_000)
         report = page.locator(".attention .report").first
         assert "Tidy the release branch" in report.inner_text()

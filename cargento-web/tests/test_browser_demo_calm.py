@@ -32,7 +32,9 @@ STATE_RANK = {"needs_input": 0, "working": 1, "idle": 2}
 
 
 def _sibling(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"cargento_web_tests_demo_{name}", Path(__file__).with_name(f"{name}.py"))
+    spec = importlib.util.spec_from_file_location(
+        f"cargento_web_tests_demo_{name}", Path(__file__).with_name(f"{name}.py")
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -68,7 +70,13 @@ def moved_without_a_state_change(before: list[list[str]], after: list[list[str]]
 
 def core_order(board: dict[str, Any]) -> list[list[str]]:
     """The order core builds (by state, then latest write), for comparison."""
-    rows = sorted(board["sessions"], key=lambda s: (STATE_RANK[s["state"]], -(time.mktime(time.strptime(s["last_active_at"][:19], "%Y-%m-%dT%H:%M:%S")) if s["last_active_at"] else 0)))
+    rows = sorted(
+        board["sessions"],
+        key=lambda s: (
+            STATE_RANK[s["state"]],
+            -(time.mktime(time.strptime(s["last_active_at"][:19], "%Y-%m-%dT%H:%M:%S")) if s["last_active_at"] else 0),
+        ),
+    )
     return [[s["key"], s["state"]] for s in rows]
 
 
@@ -109,15 +117,21 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
 
     # Stable order: no row moved without a state change, on a board whose states did change
     # and whose core order (by latest write) would have moved.
-    moves = [i for i in range(1, len(samples)) if moved_without_a_state_change(samples[i - 1]["order"], samples[i]["order"])]
+    moves = [
+        i for i in range(1, len(samples)) if moved_without_a_state_change(samples[i - 1]["order"], samples[i]["order"])
+    ]
     assert moves == [], f"rows moved without a state change between samples {moves}"
     state_changes = sum(
-        1 for i in range(1, len(samples))
-        for k, st in samples[i]["order"] if dict(samples[i - 1]["order"]).get(k, st) != st
+        1
+        for i in range(1, len(samples))
+        for k, st in samples[i]["order"]
+        if dict(samples[i - 1]["order"]).get(k, st) != st
     )
     core_moves = sum(1 for i in range(1, len(cores)) if moved_without_a_state_change(cores[i - 1], cores[i]))
-    print(f"\n{len(samples)} samples over {WINDOW_S:.0f} s: {state_changes} state changes, 0 rows moved without one "
-          f"(core's order by latest write would have moved in {core_moves} of {len(cores) - 1} intervals)")
+    print(
+        f"\n{len(samples)} samples over {WINDOW_S:.0f} s: {state_changes} state changes, 0 rows moved without one "
+        f"(core's order by latest write would have moved in {core_moves} of {len(cores) - 1} intervals)"
+    )
     assert state_changes > 0, "the demo changed no state during the window: the order was never exercised"
 
     # Every state the board can show, within the demo's first minute.
@@ -129,7 +143,9 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
     shown = page.evaluate("window.__shown")
     quiet = [t for t, _ in shown if t.endswith("has gone quiet")]
     waiting = [t for t, _ in shown if t.endswith("is waiting on you")]
-    print(f"{len(shown)} browser notifications in {WINDOW_S:.0f} s: {len(waiting)} 'is waiting on you', {len(quiet)} 'has gone quiet'")
+    print(
+        f"{len(shown)} browser notifications in {WINDOW_S:.0f} s: {len(waiting)} 'is waiting on you', {len(quiet)} 'has gone quiet'"
+    )
     assert len(quiet) <= len(set(quiet)) + 1, quiet
     assert len(shown) <= 2 * WINDOW_S / 30 + 6, shown  # before: 18 in 150 s, 12 of them "has gone quiet"
 
@@ -137,8 +153,10 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
     durations = page.evaluate("performance.getEntriesByName('cargento:revision').map((e) => e.duration)")
     assert len(durations) >= 5, durations
     p90 = statistics.quantiles(durations, n=10)[-1]
-    print(f"page work per revision over {len(durations)} revisions: median {statistics.median(durations):.1f} ms, "
-          f"90th percentile {p90:.1f} ms, max {max(durations):.1f} ms")
+    print(
+        f"page work per revision over {len(durations)} revisions: median {statistics.median(durations):.1f} ms, "
+        f"90th percentile {p90:.1f} ms, max {max(durations):.1f} ms"
+    )
     assert p90 < 16, durations
 
     # The loop and the long turn stand in Attention's At risk.
@@ -152,12 +170,19 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
 def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, axe_source: str) -> None:
     board = demo.board()
     stuck = next(s for s in board["sessions"] if s["title"] == "Invoice suite against the new ledger")
-    views = ("#n=sessions", "#n=projects", "#n=attention", "#n=project:acme%2Fapi",
-             f"#n=session:acme%2Fbilling:claude:{stuck['session_id']}")
+    views = (
+        "#n=sessions",
+        "#n=projects",
+        "#n=attention",
+        "#n=project:acme%2Fapi",
+        f"#n=session:acme%2Fbilling:claude:{stuck['session_id']}",
+    )
     _CALM.check_every_view(axe_page, demo.url, views, axe_source)
 
 
-@pytest.mark.skipif(not os.environ.get("CARGENTO_SCREENSHOTS"), reason="refreshes docs/screenshots only with CARGENTO_SCREENSHOTS=1")
+@pytest.mark.skipif(
+    not os.environ.get("CARGENTO_SCREENSHOTS"), reason="refreshes docs/screenshots only with CARGENTO_SCREENSHOTS=1"
+)
 def test_refresh_the_documented_screenshots_from_the_demo(demo: Any, page_for: Any) -> None:
     """The README's and docs/screenshots' pictures, taken from the demo (last: it stops the demo)."""
     shots = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -168,8 +193,11 @@ def test_refresh_the_documented_screenshots_from_the_demo(demo: Any, page_for: A
     page.wait_for_timeout(1500)
     page.screenshot(path=str(shots / "demo.png"))
     page.screenshot(path=str(shots / "sessions.png"))
-    for name, hash_ in (("projects", "#n=projects"), ("attention", "#n=attention"),
-                        ("session", f"#n=session:acme%2Fbilling:claude:{stuck['session_id']}")):
+    for name, hash_ in (
+        ("projects", "#n=projects"),
+        ("attention", "#n=attention"),
+        ("session", f"#n=session:acme%2Fbilling:claude:{stuck['session_id']}"),
+    ):
         page.evaluate(f"location.hash = {hash_!r}")
         page.wait_for_timeout(800)
         page.screenshot(path=str(shots / f"{name}.png"))

@@ -26,7 +26,9 @@ def test_run_dispatches(monkeypatch: pytest.MonkeyPatch, flags: dict[str, bool],
     assert seen == [called]
 
 
-def test_run_turns_an_os_error_into_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_turns_an_os_error_into_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def boom(port: int) -> int:
         raise PermissionError(13, "Permission denied")
 
@@ -35,7 +37,9 @@ def test_run_turns_an_os_error_into_one_line(monkeypatch: pytest.MonkeyPatch, ca
     assert capsys.readouterr().err == "cargento: Permission denied\n"
 
 
-def test_demo_serves_a_temporary_home_and_removes_it(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_serves_a_temporary_home_and_removes_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     got: list[Any] = []
 
     def fake_serve(options: Options, served: Any, log_path: str | None = None) -> int:

@@ -16,7 +16,11 @@ HARNESSES = ("claude", "codex", "pi", "gemini", "antigravity", "copilot", "openc
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING"))}
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING"))
+    }
     full.update(env or {})
     return subprocess.run(EXE + args, capture_output=True, text=True, env=full, timeout=120)
 
@@ -32,7 +36,9 @@ def test_diagnose_lists_every_plugin_and_path(tmp_path: Path) -> None:
         assert names[key]["status"] == "loaded" and names[key]["dist"] == f"cargento-harness-{key}"
     assert report["relocation"]["CODEX_HOME"] == str(tmp_path / "relocated")
     codex = next(h for h in report["harnesses"] if h["key"] == "codex")
-    assert any(loc["path"].startswith(str(tmp_path / "relocated")) and loc["found"] == "missing" for loc in codex["locations"])
+    assert any(
+        loc["path"].startswith(str(tmp_path / "relocated")) and loc["found"] == "missing" for loc in codex["locations"]
+    )
 
 
 def test_hooks_show_lists_every_first_party_target(tmp_path: Path) -> None:

@@ -23,8 +23,15 @@ from cargento.testing.homes import snapshot_tree, write_jsonl
 
 HARNESSES = ("claude", "codex", "pi", "gemini", "antigravity", "copilot", "opencode", "cursor", "goose", "droid")
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _free_port() -> int:
@@ -36,11 +43,19 @@ def _free_port() -> int:
 class DemoProcess:
     def __init__(self, real_home: Path, state: Path) -> None:
         self.port = _free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING", "XDG_"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING", "XDG_"))
+        }
         env.update({"HOME": str(real_home), "CARGENTO_HOME": str(state)})
         exe = Path(sys.executable).parent / "cargento"
         self.proc = subprocess.Popen(
-            [str(exe), "--demo", "--port", str(self.port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [str(exe), "--demo", "--port", str(self.port)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 60
@@ -77,8 +92,15 @@ def demo(tmp_path: Path) -> Iterator[tuple[DemoProcess, Path]]:
     real_home = tmp_path / "real-home"
     write_jsonl(
         real_home / ".claude" / "projects" / "-w-mine" / "11111111-2222-4333-8444-555555555555.jsonl",
-        [{"type": "user", "sessionId": "11111111-2222-4333-8444-555555555555", "cwd": "/w/mine",
-          "timestamp": "2026-11-30T10:00:00.000Z", "message": {"role": "user", "content": "my own private session"}}],
+        [
+            {
+                "type": "user",
+                "sessionId": "11111111-2222-4333-8444-555555555555",
+                "cwd": "/w/mine",
+                "timestamp": "2026-11-30T10:00:00.000Z",
+                "message": {"role": "user", "content": "my own private session"},
+            }
+        ],
     )
     before = snapshot_tree(real_home)
     proc = DemoProcess(real_home, tmp_path / "state")

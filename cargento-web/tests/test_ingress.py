@@ -26,8 +26,7 @@ def _now() -> datetime:
 
 @pytest.fixture
 def hub(tmp_path: Path) -> EventHub:
-    made = EventHub(clock=_now, state_dir=tmp_path / "state",
-                    notifier=MemoryNotifier(), capability=CAP)
+    made = EventHub(clock=_now, state_dir=tmp_path / "state", notifier=MemoryNotifier(), capability=CAP)
     yield made  # type: ignore[misc]
     made.close()
 
@@ -38,7 +37,9 @@ def server(serve: Any, builder_for: Any, tmp_path: Path, hub: EventHub) -> Any:
     return serve(builder_for([("claude", fake)], tmp_path), hub=hub)
 
 
-def post(server: Any, path: str, body: Any = None, *, headers: dict[str, str] | None = None, raw: bytes | None = None) -> httpx.Response:
+def post(
+    server: Any, path: str, body: Any = None, *, headers: dict[str, str] | None = None, raw: bytes | None = None
+) -> httpx.Response:
     sent = {"Content-Type": "application/json", CAPABILITY_HEADER: CAP, **(headers or {})}
     content = raw if raw is not None else json.dumps(body).encode()
     return httpx.post(server.url + path, content=content, headers=sent, timeout=10)
@@ -96,9 +97,19 @@ def test_refused_bodies_never_reach_the_board(server: Any, hub: EventHub) -> Non
 
 
 def test_an_accepted_event_drives_the_board(server: Any) -> None:
-    response = post(server, "/api/events/claude", {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt_id": "p", "extra": {"x": 1}})
+    response = post(
+        server,
+        "/api/events/claude",
+        {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt_id": "p", "extra": {"x": 1}},
+    )
     assert response.status_code == 202
-    assert response.json() == {"accepted": True, "kind": "turn_started", "effect": "working: turn started", "state": "working", "irreversible": []}
+    assert response.json() == {
+        "accepted": True,
+        "kind": "turn_started",
+        "effect": "working: turn started",
+        "state": "working",
+        "irreversible": [],
+    }
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         session = httpx.get(server.url + "/api/data").json()["sessions"][0]
@@ -109,20 +120,43 @@ def test_an_accepted_event_drives_the_board(server: Any) -> None:
 
 
 def test_notify_route_takes_claude_notifications(server: Any, hub: EventHub) -> None:
-    response = post(server, "/api/notify", {"session_id": "s1", "hook_event_name": "Notification", "notification_type": "permission_prompt",
-                                            "message": "Claude needs your permission to use Bash"})
+    response = post(
+        server,
+        "/api/notify",
+        {
+            "session_id": "s1",
+            "hook_event_name": "Notification",
+            "notification_type": "permission_prompt",
+            "message": "Claude needs your permission to use Bash",
+        },
+    )
     assert response.status_code == 202 and response.json()["state"] == "needs_input"
     assert hub.alerts.drain()
-    assert post(server, "/api/notify", {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other"}).json()["kind"] == "session_ended"
+    assert (
+        post(server, "/api/notify", {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other"}).json()[
+            "kind"
+        ]
+        == "session_ended"
+    )
 
 
 def test_irreversible_reports_come_back_in_the_answer(server: Any) -> None:
-    body = {"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "git reset --hard"}}
+    body = {
+        "session_id": "s1",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git reset --hard"},
+    }
     assert post(server, "/api/events/claude", body).json()["irreversible"] == ["hard-reset"]
 
 
 def test_overlays_route_lists_overlays_and_timings(server: Any) -> None:
-    post(server, "/api/events/claude", {"session_id": "s1", "hook_event_name": "UserPromptSubmit"}, headers={"X-Cargento-Hook-At": f"{time.time() - 0.05:.3f}"})
+    post(
+        server,
+        "/api/events/claude",
+        {"session_id": "s1", "hook_event_name": "UserPromptSubmit"},
+        headers={"X-Cargento-Hook-At": f"{time.time() - 0.05:.3f}"},
+    )
     doc = httpx.get(server.url + "/api/overlays").json()
     assert doc["overlays"][0]["session_id"] == "s1" and doc["overlays"][0]["state"] == "working"
     (event,) = doc["lanes"][0]["events"]

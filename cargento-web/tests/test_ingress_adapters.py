@@ -82,18 +82,32 @@ def _opencode(lane: Lane, events: list[dict[str, Any]]) -> subprocess.CompletedP
     driver = lane.tmp / "opencode_driver.mjs"
     driver.write_text(OPENCODE_DRIVER)
     assert NODE is not None
-    return subprocess.run([NODE, str(driver), json.dumps(events)], capture_output=True, timeout=60, env=lane.env, cwd=lane.tmp)
+    return subprocess.run(
+        [NODE, str(driver), json.dumps(events)], capture_output=True, timeout=60, env=lane.env, cwd=lane.tmp
+    )
 
 
 def test_opencode_parent_permission_asked_then_replied(lane: Lane) -> None:
-    asked = {"type": "permission.asked", "properties": {"id": "per_1", "sessionID": "ses_parent", "permission": "bash",
-                                                         "patterns": ["rm -rf build"], "metadata": {}, "always": []}}
+    asked = {
+        "type": "permission.asked",
+        "properties": {
+            "id": "per_1",
+            "sessionID": "ses_parent",
+            "permission": "bash",
+            "patterns": ["rm -rf build"],
+            "metadata": {},
+            "always": [],
+        },
+    }
     done = _opencode(lane, [asked])
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert lane.state("opencode", "ses_parent") == "needs_input"
     gate = lane.hub.overlays(_now())[("opencode", "ses_parent")].gate
     assert gate is not None and gate.text is None, "what was asked is never sent"
-    replied = {"type": "permission.replied", "properties": {"sessionID": "ses_parent", "requestID": "per_1", "reply": "once"}}
+    replied = {
+        "type": "permission.replied",
+        "properties": {"sessionID": "ses_parent", "requestID": "per_1", "reply": "once"},
+    }
     done = _opencode(lane, [asked, replied])
     assert done.returncode == 0
     assert lane.state("opencode", "ses_parent") is None
@@ -154,8 +168,14 @@ def _pi(lane: Lane, session_file: Path, mode: str = "ui") -> subprocess.Popen[by
     driver = lane.tmp / "pi_driver.mjs"
     driver.write_text(PI_DRIVER)
     assert NODE is not None
-    return subprocess.Popen([NODE, str(driver), str(session_file), mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=lane.env, cwd=lane.tmp)
+    return subprocess.Popen(
+        [NODE, str(driver), str(session_file), mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=lane.env,
+        cwd=lane.tmp,
+    )
 
 
 def _answer(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
@@ -174,7 +194,9 @@ def test_pi_extension_prompt_opens_and_closes_a_wait(lane: Lane) -> None:
     assert gate is not None and gate.text == "an extension confirm prompt is open"
     assert "Delete" not in json.dumps(lane.hub.diagnostics())
     out, err = _answer(proc)
-    assert proc.returncode == 0 and out == b"" and err.strip() == b"answered", "the prompt's answer reaches its caller unchanged"
+    assert proc.returncode == 0 and out == b"" and err.strip() == b"answered", (
+        "the prompt's answer reaches its caller unchanged"
+    )
     assert lane.wait_for("pi", "pi-session-1", None) is None
 
 

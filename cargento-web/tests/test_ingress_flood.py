@@ -32,7 +32,9 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def test_ten_thousand_events_leave_the_board_correct_and_the_server_responsive(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+def test_ten_thousand_events_leave_the_board_correct_and_the_server_responsive(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
     sids = [f"flood-{n:04d}" for n in range(SESSIONS)]
     fake = FakeHarness("claude", [FakeSession(s, age_s=3600) for s in sids])
     hub = EventHub(clock=_now, state_dir=tmp_path / "state", notifier=MemoryNotifier(), capability="flood-cap")
@@ -61,7 +63,12 @@ def test_ten_thousand_events_leave_the_board_correct_and_the_server_responsive(s
                 # Interleaved garbage: refused without disturbing anything.
                 assert client.post("/api/events/claude", content=b'{"hook_event_name": ').status_code == 400
                 refused += 1
-            body = {"session_id": sid, "hook_event_name": name, "prompt_id": f"{sid}-{i // (SESSIONS * len(CYCLE))}", **extra}
+            body = {
+                "session_id": sid,
+                "hook_event_name": name,
+                "prompt_id": f"{sid}-{i // (SESSIONS * len(CYCLE))}",
+                **extra,
+            }
             response = client.post("/api/events/claude", content=json.dumps(body).encode())
             assert response.status_code == 202, response.text
             accepted += 1

@@ -56,7 +56,10 @@ class Replay:
         self.clock.now = datetime.fromtimestamp(at, UTC)
         done = subprocess.run(
             [sys.executable, "-m", f"cargento.forwarders.{module}", *args],
-            input=json.dumps(payload).encode(), capture_output=True, timeout=60, env=self.env,
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            timeout=60,
+            env=self.env,
         )
         assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), done
 
@@ -73,7 +76,9 @@ def replay(serve: Any, builder_for: Any, tmp_path: Path) -> Iterator[Replay]:
     server = serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path, clock=clock), hub=hub)
     state_dir = tmp_path / "cargento"
     state_dir.mkdir(exist_ok=True)
-    (state_dir / f"cargento-{server.port}.json").write_text(json.dumps({"pid": os.getpid(), "port": server.port, "capability": hub.capability}))
+    (state_dir / f"cargento-{server.port}.json").write_text(
+        json.dumps({"pid": os.getpid(), "port": server.port, "capability": hub.capability})
+    )
     env = {**os.environ, "CARGENTO_HOME": str(state_dir), "CARGENTO_PORT": str(server.port)}
     yield Replay(server, hub, clock, env)
     hub.close()
@@ -223,10 +228,17 @@ def _antigravity_pushes() -> list[dict[str, Any]]:
             continue
         has_id = record["id_verdicts"]["conversation_id"] is not None
         push: dict[str, Any] = {key: "x" for key in record["keys"]}
-        push.update(agent_state=record["agent_state"], conversation_id=conversation if has_id else "",
-                    session_id=conversation if has_id else "", email="person@example.com", transcript_path="/Users/p/t.pb")
+        push.update(
+            agent_state=record["agent_state"],
+            conversation_id=conversation if has_id else "",
+            session_id=conversation if has_id else "",
+            email="person@example.com",
+            transcript_path="/Users/p/t.pb",
+        )
         if record["quota_keys"]:
-            push["quota"] = {k: {"remaining_fraction": 0.9, "reset_time": "2026-08-01T15:00:00Z"} for k in record["quota_keys"]}
+            push["quota"] = {
+                k: {"remaining_fraction": 0.9, "reset_time": "2026-08-01T15:00:00Z"} for k in record["quota_keys"]
+            }
         else:
             push.pop("quota", None)
         pushes.append(push)

@@ -29,13 +29,26 @@ def free_port() -> int:
 def env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("CARGENTO_", "CLAUDE_", "CODEX_", "COPILOT_", "PI_", "GEMINI_"))}
-    out.update({"HOME": str(home), "CARGENTO_HOME": str(tmp_path / "state"), "CARGENTO_LOAD_PLUGINS": "", "PYTHONUNBUFFERED": "1"})
+    out = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CARGENTO_", "CLAUDE_", "CODEX_", "COPILOT_", "PI_", "GEMINI_"))
+    }
+    out.update(
+        {
+            "HOME": str(home),
+            "CARGENTO_HOME": str(tmp_path / "state"),
+            "CARGENTO_LOAD_PLUGINS": "",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     return out
 
 
 def run(env: dict[str, str], *args: str, timeout: float = 40) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CARGENTO, *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [CARGENTO, *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 def state_path(env: dict[str, str], port: int) -> Path:
@@ -177,7 +190,9 @@ def test_stale_state_file(env: dict[str, str]) -> None:
 
 def test_foreground_serves_and_cleans_up_on_sigterm(env: dict[str, str]) -> None:
     port = free_port()
-    proc = subprocess.Popen([CARGENTO, "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [CARGENTO, "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 20
         while not state_path(env, port).exists() and time.monotonic() < deadline:
@@ -209,15 +224,23 @@ def test_stop_when_nothing_runs(env: dict[str, str]) -> None:
 
 def test_every_interface_is_an_explicit_opt_in_and_says_so(env: dict[str, str]) -> None:
     port = free_port()
-    proc = subprocess.Popen([CARGENTO, "--port", str(port), "--host", "0.0.0.0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [CARGENTO, "--port", str(port), "--host", "0.0.0.0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 20
         while not state_path(env, port).exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert json.loads(state_path(env, port).read_text())["host"] == "0.0.0.0"
         assert httpx.get(f"http://127.0.0.1:{port}/api/health").json()["host"] == "0.0.0.0"
-        assert httpx.get(f"http://127.0.0.1:{port}/api/health", headers={"Host": f"rebind.example:{port}"}).status_code == 421
+        assert (
+            httpx.get(f"http://127.0.0.1:{port}/api/health", headers={"Host": f"rebind.example:{port}"}).status_code
+            == 421
+        )
         assert run(env, "--port", str(port), "--stop").returncode == 0
         _out, err = proc.communicate(timeout=15)
     finally:
@@ -250,7 +273,9 @@ def _listening_addresses(port: int) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", [[], ["--daemon"]], ids=["foreground", "daemon"])
-def test_an_unusable_state_directory_is_named_with_its_path(env: dict[str, str], tmp_path: Path, mode: list[str]) -> None:
+def test_an_unusable_state_directory_is_named_with_its_path(
+    env: dict[str, str], tmp_path: Path, mode: list[str]
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     env = {**env, "CARGENTO_HOME": str(blocker / "state")}
@@ -269,7 +294,9 @@ def test_a_named_pipe_as_the_state_file_does_not_hang_status_or_stop(env: dict[s
     assert state.is_fifo(), "left as it was"
 
 
-def test_start_up_survives_a_named_pipe_store_and_clears_a_dead_writers_temporaries(env: dict[str, str], daemons: list[int]) -> None:
+def test_start_up_survives_a_named_pipe_store_and_clears_a_dead_writers_temporaries(
+    env: dict[str, str], daemons: list[int]
+) -> None:
     home = Path(env["CARGENTO_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     os.mkfifo(home / "cargento-deliveries.json")

@@ -125,9 +125,16 @@ def prompt_record(transcript: Path, text: str) -> dict[str, Any]:
     session = first.get("sessionId") or transcript.stem
     now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return {
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": first.get("cwd", "/srv/lab/repos/claude-a"),
-        "sessionId": session, "version": "2.1.332", "gitBranch": "HEAD", "type": "user",
-        "message": {"role": "user", "content": text}, "uuid": f"00000000-0000-4000-8000-{int(time.time() * 1000) % 10**12:012d}",
+        "parentUuid": None,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": first.get("cwd", "/srv/lab/repos/claude-a"),
+        "sessionId": session,
+        "version": "2.1.332",
+        "gitBranch": "HEAD",
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "uuid": f"00000000-0000-4000-8000-{int(time.time() * 1000) % 10**12:012d}",
         "timestamp": now,
     }
 
@@ -149,7 +156,10 @@ def test_a_store_append_is_picked_up_by_the_watcher(serve: Any, builder_for: Any
     doc = httpx.get(server.url + "/api/data").json()
     assert [s["state"] for s in doc["sessions"]] == ["idle"]
     deep, _shallow = server.app.state.live.watching
-    assert any(Path(p) in (home / ".claude", home / ".claude" / "projects") or home / ".claude" in Path(p).parents for p in deep)
+    assert any(
+        Path(p) in (home / ".claude", home / ".claude" / "projects") or home / ".claude" in Path(p).parents
+        for p in deep
+    )
     append(transcript, prompt_record(transcript, "SCENARIO-A: say hello again"))
     started = time.monotonic()
     for name, _data in stream:

@@ -13,11 +13,41 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 def session(key: str, state: str) -> BoardSession:
     return BoardSession(
-        harness="fake", harness_label="Fake", session_id=key, key=key, display_id=key[:8], identity=("", "fake", key),
-        project=None, cwd=None, title=key, state=state, detail="", waiting=None, subagents=(), tasks=(), tasks_done=0,  # type: ignore[arg-type]
-        model=None, model_display=None, authority=None, output_tokens_per_min=None, output_tokens_total=None,
-        started_at=None, last_active_at=None, turn=None, resume_command=None, resume_cwd=None, read_by_scanning=False,
-        instruction=None, role=None, loop=None, ended=False, missing=(), notes=(), faults=(), rate_limits=(), ai_units=None,
+        harness="fake",
+        harness_label="Fake",
+        session_id=key,
+        key=key,
+        display_id=key[:8],
+        identity=("", "fake", key),
+        project=None,
+        cwd=None,
+        title=key,
+        state=state,
+        detail="",
+        waiting=None,
+        subagents=(),
+        tasks=(),
+        tasks_done=0,  # type: ignore[arg-type]
+        model=None,
+        model_display=None,
+        authority=None,
+        output_tokens_per_min=None,
+        output_tokens_total=None,
+        started_at=None,
+        last_active_at=None,
+        turn=None,
+        resume_command=None,
+        resume_cwd=None,
+        read_by_scanning=False,
+        instruction=None,
+        role=None,
+        loop=None,
+        ended=False,
+        missing=(),
+        notes=(),
+        faults=(),
+        rate_limits=(),
+        ai_units=None,
         state_source="store",
     )
 
@@ -26,8 +56,17 @@ def board(*rows: tuple[str, str]) -> Board:
     """A board in core's order: the rows as given (core sorts by state, then latest write)."""
     sessions = tuple(session(k, s) for k, s in rows)
     counts = Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0)
-    return Board(schema=1, revision=1, generated_at=NOW, as_of=None, window_hours=24.0, all=False, counts=counts,
-                 harnesses=(), sessions=sessions)
+    return Board(
+        schema=1,
+        revision=1,
+        generated_at=NOW,
+        as_of=None,
+        window_hours=24.0,
+        all=False,
+        counts=counts,
+        harnesses=(),
+        sessions=sessions,
+    )
 
 
 def keys(b: Board) -> list[str]:
@@ -54,7 +93,10 @@ def test_a_row_that_changes_state_moves_to_the_end_of_its_new_group() -> None:
     assert keys(order.apply(board(("i1", "working"), ("w2", "working"), ("w1", "working")))) == ["w1", "w2", "i1"]
     # w1 starts waiting on you: it goes above every working row
     assert keys(order.apply(board(("w1", "needs_input"), ("i1", "working"), ("w2", "working")))) == ["w1", "w2", "i1"]
-    assert order.apply(board(("w1", "needs_input"), ("i1", "working"), ("w2", "working"))).sessions[0].state == "needs_input"
+    assert (
+        order.apply(board(("w1", "needs_input"), ("i1", "working"), ("w2", "working"))).sessions[0].state
+        == "needs_input"
+    )
 
 
 def test_rows_waiting_on_you_keep_the_order_they_started_waiting_in() -> None:

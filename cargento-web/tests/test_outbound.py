@@ -56,22 +56,43 @@ def test_every_route_stream_store_notification_and_log_line_is_redacted(
 ) -> None:
     notifier = MemoryNotifier()
     hub = EventHub(clock=_now, state_dir=tmp_path / "state", notifier=notifier, capability="x" * 32)
-    fake = FakeHarness("claude", [FakeSession("s1", age_s=5, title=f"deploy with {GITHUB}"), FakeSession("s2", age_s=5)])
+    fake = FakeHarness(
+        "claude", [FakeSession("s1", age_s=5, title=f"deploy with {GITHUB}"), FakeSession("s2", age_s=5)]
+    )
     server = serve(builder_for([("claude", fake)], tmp_path), hub=hub)
     headers = {"Content-Type": "application/json", CAPABILITY_HEADER: "x" * 32}
     answers: list[str] = []
     planted = [
         ("/api/events/claude", {"session_id": "s1", "hook_event_name": "UserPromptSubmit"}),
-        ("/api/events/claude", {
-            "session_id": "s1", "hook_event_name": "PermissionRequest", "tool_name": "AskUserQuestion",
-            "tool_input": {"questions": [{"question": f"Use the key {ANTHROPIC} for the deploy?"}]},
-        }),
-        ("/api/events/claude", {
-            "session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-            "tool_input": {"command": f"PGPASSWORD={PG} psql -c 'drop table users' && git push --force origin {GITHUB}"},
-        }),
-        ("/api/notify", {"session_id": "s2", "hook_event_name": "Notification", "notification_type": "permission_prompt",
-                         "message": f"Claude needs your permission to use {ANTHROPIC}"}),
+        (
+            "/api/events/claude",
+            {
+                "session_id": "s1",
+                "hook_event_name": "PermissionRequest",
+                "tool_name": "AskUserQuestion",
+                "tool_input": {"questions": [{"question": f"Use the key {ANTHROPIC} for the deploy?"}]},
+            },
+        ),
+        (
+            "/api/events/claude",
+            {
+                "session_id": "s1",
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_input": {
+                    "command": f"PGPASSWORD={PG} psql -c 'drop table users' && git push --force origin {GITHUB}"
+                },
+            },
+        ),
+        (
+            "/api/notify",
+            {
+                "session_id": "s2",
+                "hook_event_name": "Notification",
+                "notification_type": "permission_prompt",
+                "message": f"Claude needs your permission to use {ANTHROPIC}",
+            },
+        ),
         ("/api/events/claude", {"session_id": "s2", "hook_event_name": "SessionEnd", "reason": ANTHROPIC}),
     ]
     with httpx.Client(base_url=server.url, headers=headers, timeout=10) as client:
@@ -89,7 +110,9 @@ def test_every_route_stream_store_notification_and_log_line_is_redacted(
         assert isinstance(route, Route)
         if route.path in POSTED:
             continue
-        assert route.path in PARAMS or "{" not in route.path, f"{route.path}: add the parameters this route needs to PARAMS"
+        assert route.path in PARAMS or "{" not in route.path, (
+            f"{route.path}: add the parameters this route needs to PARAMS"
+        )
         if route.path == "/api/stream":
             with httpx.stream("GET", server.url + route.path, timeout=10) as stream:
                 swept[route.path] = next(stream.iter_text())
@@ -112,7 +135,13 @@ def test_every_route_stream_store_notification_and_log_line_is_redacted(
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "…REDACTED" in logged
 
-    for where, text in [*swept.items(), *stores.items(), *(("answer", a) for a in answers), *(("notification", n) for n in raised), ("log", logged)]:
+    for where, text in [
+        *swept.items(),
+        *stores.items(),
+        *(("answer", a) for a in answers),
+        *(("notification", n) for n in raised),
+        ("log", logged),
+    ]:
         assert not leaks(text), f"{where} carries {leaks(text)}"
     hub.close()
 
@@ -139,7 +168,9 @@ def test_every_response_the_app_builds_goes_through_the_outbound_step() -> None:
 
         def visit_Call(self, node: ast.Call) -> None:
             if isinstance(node.func, ast.Name) and node.func.id.endswith("Response"):
-                assert node.func.id != "JSONResponse", f"{self.file}:{node.lineno} answers with JSONResponse; use OutboundJSON"
+                assert node.func.id != "JSONResponse", (
+                    f"{self.file}:{node.lineno} answers with JSONResponse; use OutboundJSON"
+                )
                 found.add((self.file, self.stack[-1] if self.stack else "<module>"))
             self.generic_visit(node)
 

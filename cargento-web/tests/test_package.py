@@ -18,11 +18,18 @@ from hypothesis import strategies as st
 
 PACKAGE = Path(__file__).resolve().parents[1]
 SHIPPED = [
-    "cargento_web/static/index.html", "cargento_web/static/app.js", "cargento_web/static/views.js",
-    "cargento_web/static/format.js", "cargento_web/static/marks.js", "cargento_web/static/app.css",
-    "cargento_web/static/favicon.svg", "cargento_web/static/vendor/preact.mjs",
-    "cargento_web/static/vendor/preact-hooks.mjs", "cargento_web/static/vendor/htm.mjs",
-    "cargento_web/static/vendor/LICENSE.preact", "cargento_web/static/vendor/LICENSE.htm",
+    "cargento_web/static/index.html",
+    "cargento_web/static/app.js",
+    "cargento_web/static/views.js",
+    "cargento_web/static/format.js",
+    "cargento_web/static/marks.js",
+    "cargento_web/static/app.css",
+    "cargento_web/static/favicon.svg",
+    "cargento_web/static/vendor/preact.mjs",
+    "cargento_web/static/vendor/preact-hooks.mjs",
+    "cargento_web/static/vendor/htm.mjs",
+    "cargento_web/static/vendor/LICENSE.preact",
+    "cargento_web/static/vendor/LICENSE.htm",
 ]
 
 
@@ -30,7 +37,9 @@ SHIPPED = [
 def test_the_wheel_contains_the_page_and_the_licences(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(PACKAGE)],
-        check=True, capture_output=True, timeout=240,
+        check=True,
+        capture_output=True,
+        timeout=240,
     )
     (wheel,) = tmp_path.glob("cargento_web-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -45,7 +54,8 @@ options = st.builds(
     host=st.sampled_from(["127.0.0.1", "0.0.0.0"]),
     window_hours=st.floats(min_value=0.001, max_value=10_000, allow_nan=False, allow_infinity=False),
     all=st.booleans(),
-    as_of=st.none() | st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)).map(
+    as_of=st.none()
+    | st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)).map(
         lambda d: d.replace(microsecond=(d.microsecond // 1000) * 1000)
     ),
     demo=st.booleans(),
@@ -63,7 +73,11 @@ def test_the_detached_server_gets_the_same_options(opts: Options) -> None:
 
 SECRET = "sk-ant-api03-" + "Q" * 24
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20)
     | st.text(max_size=10).map(lambda t: t + " " + SECRET),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=20,

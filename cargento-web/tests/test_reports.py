@@ -23,18 +23,29 @@ def hubs() -> Iterator[list[EventHub]]:
         hub.close()
 
 
-def client_for(make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub], **kw: Any) -> tuple[Any, EventHub]:
+def client_for(
+    make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub], **kw: Any
+) -> tuple[Any, EventHub]:
     hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier(), **kw)
     hubs.append(hub)
     builder = builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path)
     return make_client(create_app(builder=builder, settings=Settings(port=4553), hub=hub)), hub
 
 
-def test_reports_of_every_session_name_their_session(make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]) -> None:
+def test_reports_of_every_session_name_their_session(
+    make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
+) -> None:
     client, hub = client_for(make_client, builder_for, tmp_path, hubs)
     for sid, command in (("s1", "git reset --hard HEAD~3"), ("s2", "git push --force origin main")):
-        hub.ingest("claude", {"session_id": sid, "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                              "tool_input": {"command": command}})
+        hub.ingest(
+            "claude",
+            {
+                "session_id": sid,
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+            },
+        )
     response = client.get("/api/reports")
     assert response.status_code == 200 and response.headers["cache-control"] == "no-store"
     doc = response.json()
@@ -44,9 +55,13 @@ def test_reports_of_every_session_name_their_session(make_client: Any, builder_f
     assert all(r["shape_words"] and r["at"] for r in doc["reports"])
 
 
-def test_reports_say_why_there_are_none(make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]) -> None:
+def test_reports_say_why_there_are_none(
+    make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
+) -> None:
     client, _ = client_for(make_client, builder_for, tmp_path, hubs, events=False)
     doc = client.get("/api/reports").json()
     assert doc["enabled"] is False and "(--no-events)" in doc["reason"] and doc["reports"] == []
-    bare = make_client(create_app(builder=builder_for([], tmp_path), settings=Settings(port=4553), hub=None)).get("/api/reports")
+    bare = make_client(create_app(builder=builder_for([], tmp_path), settings=Settings(port=4553), hub=None)).get(
+        "/api/reports"
+    )
     assert bare.status_code == 404 and "no event hub" in bare.json()["error"]

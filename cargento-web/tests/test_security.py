@@ -20,8 +20,13 @@ PORT = 4553
 ROUTES = ["/", "/api/data", "/api/health", "/api/stream", "/static/app.js", "/api/shutdown"]
 
 
-def _request(method: str = "POST", headers: dict[str, str] | None = None, client: str = "127.0.0.1", body: bytes = b"",
-             chunks: list[bytes] | None = None) -> Request:
+def _request(
+    method: str = "POST",
+    headers: dict[str, str] | None = None,
+    client: str = "127.0.0.1",
+    body: bytes = b"",
+    chunks: list[bytes] | None = None,
+) -> Request:
     raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     parts = list(chunks) if chunks is not None else [body]
 
@@ -31,7 +36,14 @@ def _request(method: str = "POST", headers: dict[str, str] | None = None, client
             return {"type": "http.request", "body": chunk, "more_body": bool(parts)}
         return {"type": "http.disconnect"}
 
-    scope = {"type": "http", "method": method, "path": "/x", "headers": raw, "client": (client, 1234), "query_string": b""}
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": "/x",
+        "headers": raw,
+        "client": (client, 1234),
+        "query_string": b"",
+    }
     return Request(scope, receive)
 
 
@@ -45,8 +57,11 @@ def app(builder_for: Any, tmp_path: Path) -> Any:
 
 # -- Host (DNS rebinding) --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", ROUTES)
-@pytest.mark.parametrize("host", ["evil.example", f"evil.example:{PORT}", "127.0.0.1:9999", f"127.0.0.2:{PORT}", f"10.0.0.5:{PORT}"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", f"evil.example:{PORT}", "127.0.0.1:9999", f"127.0.0.2:{PORT}", f"10.0.0.5:{PORT}"]
+)
 def test_every_route_refuses_a_foreign_host(make_client: Any, app: Any, path: str, host: str) -> None:
     response = make_client(app, host=host).get(path)
     assert response.status_code == 421
@@ -77,6 +92,7 @@ def test_host_allowed_accepts_only_the_exact_names(host: str) -> None:
 
 
 # -- state changes ---------------------------------------------------------------------------
+
 
 def test_shutdown_get_is_405(make_client: Any, app: Any) -> None:
     for method in ("GET", "PUT", "DELETE"):
@@ -122,7 +138,8 @@ def test_shutdown_refuses_an_oversize_body(make_client: Any, app: Any) -> None:
 
 def test_shutdown_from_the_dashboard_itself_or_a_command_line(make_client: Any, app: Any) -> None:
     response = make_client(app).post(
-        "/api/shutdown", headers={"Origin": f"http://127.0.0.1:{PORT}", "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}
+        "/api/shutdown",
+        headers={"Origin": f"http://127.0.0.1:{PORT}", "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"},
     )
     assert response.status_code == 200
     assert response.json()["stopping"] is True
@@ -153,6 +170,7 @@ def test_state_change_default_origin_is_the_request_host() -> None:
 
 
 # -- bounded bodies --------------------------------------------------------------------------
+
 
 def test_read_body_refuses_a_declared_oversize_length_without_reading() -> None:
     request = _request(headers={"Content-Length": "999999"}, chunks=[])

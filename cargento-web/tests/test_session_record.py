@@ -64,6 +64,7 @@ def app_with(builder_for: Any, tmp_path: Path, hub: object | None, **settings: A
 
 # -- POST /api/tab-lane ------------------------------------------------------------------------
 
+
 def test_the_dashboards_own_page_reports_its_lane_and_the_next_raise_carries_it(
     make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
 ) -> None:
@@ -101,7 +102,14 @@ def test_a_command_line_post_with_no_origin_is_taken_from_loopback(
     ],
 )
 def test_tab_lane_refusals(
-    make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub], method: str, headers: dict[str, str], status: int, why: str
+    make_client: Any,
+    builder_for: Any,
+    tmp_path: Path,
+    hubs: list[EventHub],
+    method: str,
+    headers: dict[str, str],
+    status: int,
+    why: str,
 ) -> None:
     hub = make_hub(hubs, tmp_path)
     spy = hub.report_tab_lane = Spy(hub.report_tab_lane)  # type: ignore[method-assign]
@@ -130,7 +138,9 @@ def test_tab_lane_is_taken_under_no_events_and_refused_with_no_hub(
 ) -> None:
     quiet = make_hub(hubs, tmp_path, events=False)
     spy = quiet.report_tab_lane = Spy(quiet.report_tab_lane)  # type: ignore[method-assign]
-    assert make_client(app_with(builder_for, tmp_path, quiet)).post("/api/tab-lane", headers=OWN_PAGE).status_code == 200
+    assert (
+        make_client(app_with(builder_for, tmp_path, quiet)).post("/api/tab-lane", headers=OWN_PAGE).status_code == 200
+    )
     assert spy.calls == 1  # store-read waits still raise under --no-events, so the lane still matters
     bare = make_client(app_with(builder_for, tmp_path, None)).post("/api/tab-lane", headers=OWN_PAGE)
     assert bare.status_code == 404 and "no event hub" in bare.json()["reason"]
@@ -138,22 +148,40 @@ def test_tab_lane_is_taken_under_no_events_and_refused_with_no_hub(
 
 # -- GET /api/session-record -------------------------------------------------------------------
 
+
 def test_session_record_serves_deliveries_reports_and_marks(
     make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
 ) -> None:
     hub = make_hub(hubs, tmp_path)
-    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                          "tool_input": {"command": "git reset --hard HEAD~3"}})
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "s1",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git reset --hard HEAD~3"},
+        },
+    )
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "Stop"})
-    hub.ingest_notification({"session_id": "s1", "hook_event_name": "Notification", "notification_type": "permission_prompt",
-                             "message": "Claude needs your permission to use Bash"})
+    hub.ingest_notification(
+        {
+            "session_id": "s1",
+            "hook_event_name": "Notification",
+            "notification_type": "permission_prompt",
+            "message": "Claude needs your permission to use Bash",
+        }
+    )
     assert hub.alerts.drain()
     response = make_client(app_with(builder_for, tmp_path, hub)).get("/api/session-record?harness=claude&sid=s1")
     assert response.status_code == 200 and response.headers["cache-control"] == "no-store"
     doc = response.json()
     assert doc["harness"] == "claude" and doc["session_id"] == "s1" and doc["events"] is True
     (delivery,) = doc["deliveries"]
-    assert delivery["outcome"] == "handed-over" and delivery["kind"] == "gate" and delivery["title"].endswith("needs input")
+    assert (
+        delivery["outcome"] == "handed-over"
+        and delivery["kind"] == "gate"
+        and delivery["title"].endswith("needs input")
+    )
     assert "accepted the request" in delivery["outcome_words"] and "seen" not in delivery["outcome_words"]
     (report,) = doc["irreversible"]["reports"]
     assert report["shape_words"] == "hard reset" and report["command"] == "git reset --hard HEAD~3"
@@ -161,7 +189,9 @@ def test_session_record_serves_deliveries_reports_and_marks(
     assert doc["notifications"]["backend"] == "memory" and doc["notifications"]["available"] is True
 
 
-def test_session_record_redacts_what_a_backend_said(make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]) -> None:
+def test_session_record_redacts_what_a_backend_said(
+    make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
+) -> None:
     class Leaky(MemoryNotifier):
         def send(self, title: str, body: str, *, timeout_s: float = 5.0) -> Sent:
             return Sent(outcome="service-error", detail="refused: api_key=abcdef0123456789 is not allowed")
@@ -174,18 +204,29 @@ def test_session_record_redacts_what_a_backend_said(make_client: Any, builder_fo
     assert "the notification service returned an error" in text
 
 
-def test_a_raise_with_no_backend_says_so(make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]) -> None:
+def test_a_raise_with_no_backend_says_so(
+    make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
+) -> None:
     hub = make_hub(hubs, tmp_path, notifier=NoBackend("no D-Bus session bus: no desktop here", name="freedesktop"))
     hub.alerts.gate("claude", "s1", "t", "b", _now())
-    (entry,) = make_client(app_with(builder_for, tmp_path, hub)).get("/api/session-record?harness=claude&sid=s1").json()["deliveries"]
+    (entry,) = (
+        make_client(app_with(builder_for, tmp_path, hub))
+        .get("/api/session-record?harness=claude&sid=s1")
+        .json()["deliveries"]
+    )
     assert entry["outcome"] == "no-backend" and "no notification backend" in entry["outcome_words"]
     assert entry["detail"] == "no D-Bus session bus: no desktop here"
 
 
 @pytest.mark.parametrize(
     ("query", "status"),
-    [("", 400), ("?harness=claude", 400), ("?sid=s1", 400), ("?harness=claude&sid=", 400),
-     (f"?harness=claude&sid={'x' * 300}", 400)],
+    [
+        ("", 400),
+        ("?harness=claude", 400),
+        ("?sid=s1", 400),
+        ("?harness=claude&sid=", 400),
+        (f"?harness=claude&sid={'x' * 300}", 400),
+    ],
 )
 def test_session_record_refuses_an_incomplete_query(
     make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub], query: str, status: int
@@ -195,10 +236,15 @@ def test_session_record_refuses_an_incomplete_query(
     assert response.status_code == status and response.json()["error"]
 
 
-def test_session_record_refuses_a_foreign_host_and_a_post(make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]) -> None:
+def test_session_record_refuses_a_foreign_host_and_a_post(
+    make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
+) -> None:
     app = app_with(builder_for, tmp_path, make_hub(hubs, tmp_path))
     assert make_client(app, host="evil.example").get("/api/session-record?harness=claude&sid=s1").status_code == 421
-    assert make_client(app, host=f"127.0.0.1:{PORT + 1}").get("/api/session-record?harness=claude&sid=s1").status_code == 421
+    assert (
+        make_client(app, host=f"127.0.0.1:{PORT + 1}").get("/api/session-record?harness=claude&sid=s1").status_code
+        == 421
+    )
     assert make_client(app).post("/api/session-record?harness=claude&sid=s1").status_code == 405
 
 
@@ -221,6 +267,7 @@ def test_session_record_with_no_hub_is_404_with_a_reason(make_client: Any, build
 
 # -- availability on the page ------------------------------------------------------------------
 
+
 def _config(page: str) -> dict[str, Any]:
     found = re.search(r'<meta name="cargento-config" content="([^"]*)"', page)
     assert found is not None
@@ -231,10 +278,19 @@ def _config(page: str) -> dict[str, Any]:
 def test_the_page_is_told_whether_native_notifications_work_here(
     make_client: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
 ) -> None:
-    missing = make_hub(hubs, tmp_path, notifier=NoBackend("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset): no desktop here", name="freedesktop"))
+    missing = make_hub(
+        hubs,
+        tmp_path,
+        notifier=NoBackend(
+            "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset): no desktop here", name="freedesktop"
+        ),
+    )
     config = _config(make_client(app_with(builder_for, tmp_path, missing)).get("/").text)
     assert config["notifications"]["available"] is False and config["notifications"]["enabled"] is True
-    assert config["notifications"]["detail"].startswith("no D-Bus session bus") and config["notifications"]["events"] is True
+    assert (
+        config["notifications"]["detail"].startswith("no D-Bus session bus")
+        and config["notifications"]["events"] is True
+    )
     assert config["notifications"]["checked_at"]
     working = _config(make_client(app_with(builder_for, tmp_path, make_hub(hubs, tmp_path))).get("/").text)
     assert working["notifications"]["available"] is True and working["notifications"]["backend"] == "memory"
@@ -242,6 +298,7 @@ def test_the_page_is_told_whether_native_notifications_work_here(
 
 
 # -- the fixed-interval scan under --no-events ---------------------------------------------------
+
 
 def _wait_for(predicate: Any, seconds: float = 5.0) -> bool:
     deadline = time.monotonic() + seconds
@@ -272,9 +329,13 @@ def test_no_events_keeps_the_board_warm_so_a_store_wait_notifies_with_no_page_op
     assert 1 <= live.builds - settled <= 6, "one build per interval: bounded"
 
 
-def test_with_events_on_nothing_scans_while_no_page_is_open(serve: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]) -> None:
+def test_with_events_on_nothing_scans_while_no_page_is_open(
+    serve: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
+) -> None:
     hub = make_hub(hubs, tmp_path)
-    server = serve(builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path), hub=hub, rescan_s=0.1)
+    server = serve(
+        builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path), hub=hub, rescan_s=0.1
+    )
     time.sleep(0.4)
     assert not server.app.state.live.fixed_scan and server.app.state.live.builds == 0
 
@@ -283,8 +344,15 @@ def test_no_events_with_notifications_off_or_a_replay_does_not_scan(
     serve: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
 ) -> None:
     off = make_hub(hubs, tmp_path, events=False, notify=False)
-    first = serve(builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path), hub=off, rescan_s=0.1)
+    first = serve(
+        builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path), hub=off, rescan_s=0.1
+    )
     replay = make_hub(hubs, tmp_path, events=False)
-    second = serve(builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path), hub=replay, rescan_s=0.1, as_of=True)
+    second = serve(
+        builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path),
+        hub=replay,
+        rescan_s=0.1,
+        as_of=True,
+    )
     time.sleep(0.4)
     assert first.app.state.live.builds == 0 and second.app.state.live.builds == 0

@@ -108,17 +108,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", type=_host, default="127.0.0.1", help="bind address: 127.0.0.1 (default) or 0.0.0.0")
     p.add_argument("--window-hours", type=_hours, default=24.0, help="hide sessions idle longer than this (default 24)")
     p.add_argument("--all", action="store_true", help="show every session ever, including idle ones (like ?all=1)")
-    p.add_argument("--diagnose", action="store_true", help="print every plugin and every store path searched, then exit")
+    p.add_argument(
+        "--diagnose", action="store_true", help="print every plugin and every store path searched, then exit"
+    )
     p.add_argument("--json", action="store_true", help="print one board snapshot as JSON (with --diagnose: the report)")
-    p.add_argument("--as-of", type=_moment, default=None, metavar="TIMESTAMP", help="evaluate the board as of this moment")
+    p.add_argument(
+        "--as-of", type=_moment, default=None, metavar="TIMESTAMP", help="evaluate the board as of this moment"
+    )
     p.add_argument("--daemon", action="store_true", help="detach and keep running; prints the URL, pid and log path")
-    p.add_argument("--status", action="store_true", help="report whether a dashboard runs on --port (exit 0 only when running)")
+    p.add_argument(
+        "--status", action="store_true", help="report whether a dashboard runs on --port (exit 0 only when running)"
+    )
     p.add_argument("--stop", action="store_true", help="stop the dashboard on --port and wait for the port to be free")
-    p.add_argument("--demo", action="store_true", help="serve a live demo board from simulated stores of all ten harnesses")
-    p.add_argument("--no-events", action="store_true", help="accept no lifecycle events; a fixed-interval scan keeps the board warm")
+    p.add_argument(
+        "--demo", action="store_true", help="serve a live demo board from simulated stores of all ten harnesses"
+    )
+    p.add_argument(
+        "--no-events",
+        action="store_true",
+        help="accept no lifecycle events; a fixed-interval scan keeps the board warm",
+    )
     p.add_argument("--no-irreversible", action="store_true", help="disable irreversible-command reports for this run")
     p.add_argument("--no-notify", action="store_true", help="raise no desktop notifications for this run")
-    p.add_argument("--open", dest="open_browser", action="store_true", help="open the dashboard in a browser once it serves")
+    p.add_argument(
+        "--open", dest="open_browser", action="store_true", help="open the dashboard in a browser once it serves"
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="tracebacks in --diagnose")
     p.add_argument("--version", action="version", version=_version())
     return p

@@ -32,7 +32,16 @@ from cargento.plugins import Fault, Registry
 
 __all__ = ["Action", "Demo", "Plan", "Schedule", "demo_env", "play", "require_inside", "seeded_uuid"]
 
-_HOME_VARIABLES = ("HOME", "USERPROFILE", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "APPDATA", "LOCALAPPDATA")
+_HOME_VARIABLES = (
+    "HOME",
+    "USERPROFILE",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "APPDATA",
+    "LOCALAPPDATA",
+)
 
 
 def demo_env(base: Mapping[str, str], home: Path, relocation: Iterable[str] = ()) -> dict[str, str]:
@@ -214,7 +223,9 @@ class Demo:
         for key in self.registry.loaded():
             if not self.registry.implements(key, "simulate"):
                 continue
-            ctx = HarnessContext(now=now, env=self.env, home=self.home, platform=current_platform(), cache=HarnessCache())
+            ctx = HarnessContext(
+                now=now, env=self.env, home=self.home, platform=current_platform(), cache=HarnessCache()
+            )
             got = self.registry.call(key, "simulate", home=self.home, ctx=ctx)
             if isinstance(got, Fault):
                 self.faults[key] = got.message

@@ -103,7 +103,14 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
             for loc in discovery.locations:
                 n = counts.get(loc.path, 0)
                 locations.append(
-                    LocationReport(path=loc.path, role=loc.role, origin=loc.origin, found=_found(loc, n), sessions=n, detail=loc.detail)
+                    LocationReport(
+                        path=loc.path,
+                        role=loc.role,
+                        origin=loc.origin,
+                        found=_found(loc, n),
+                        sessions=n,
+                        detail=loc.detail,
+                    )
                 )
         faults = registry.faults.get(key, [])
         problems = discovery.problems if discovery else ()

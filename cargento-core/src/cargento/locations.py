@@ -116,6 +116,7 @@ def describe(path: Path, *, role: str = "sessions", origin: str = "default") -> 
     unreadable path (``permission denied``, ``symlink loop``, ``not a regular file (named
     pipe)``, ``not an SQLite database``...).
     """
+
     def lost(cause: str) -> StoreLocation:
         return StoreLocation(path=str(path), role=role, origin=origin, status="unreadable", detail=cause)
 

@@ -138,9 +138,21 @@ class Registry:
     ) -> PluginRecord:
         """Register *plugin* under harness id *name* and record the outcome."""
         module = getattr(plugin, "__name__", type(plugin).__name__)
-        base: dict[str, Any] = {"name": name, "dist": dist, "version": version, "module": module, "requires_core": requires_core}
+        base: dict[str, Any] = {
+            "name": name,
+            "dist": dist,
+            "version": version,
+            "module": module,
+            "requires_core": requires_core,
+        }
         if name in self.records and self.records[name].status == "loaded":
-            return self._record(PluginRecord(status="duplicate", error=f"harness id {name!r} is already taken by {self.records[name].dist or self.records[name].module}", **base))
+            return self._record(
+                PluginRecord(
+                    status="duplicate",
+                    error=f"harness id {name!r} is already taken by {self.records[name].dist or self.records[name].module}",
+                    **base,
+                )
+            )
         try:
             self.pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
@@ -228,11 +240,15 @@ class Registry:
         except HarnessError as exc:
             return self.record_fault(harness, hook, str(exc) or type(exc).__name__, kind="expected")
         except Exception as exc:
-            return self.record_fault(harness, hook, f"{type(exc).__name__}: {exc}", kind="bug", traceback=traceback.format_exc())
+            return self.record_fault(
+                harness, hook, f"{type(exc).__name__}: {exc}", kind="bug", traceback=traceback.format_exc()
+            )
         expected = _RETURNS.get(hook)
         if expected is not None and not isinstance(value, expected):
             names = " or ".join("None" if t is type(None) else t.__name__ for t in expected)
-            return self.record_fault(harness, hook, f"{hook} returned {type(value).__name__}, expected {names}", kind="contract")
+            return self.record_fault(
+                harness, hook, f"{hook} returned {type(value).__name__}, expected {names}", kind="contract"
+            )
         return Ok(value)
 
     def record_fault(
@@ -252,7 +268,9 @@ class Registry:
         on its strip entry on the next board and by ``cargento --diagnose``. The message is cut
         to 500 characters. Returns the recorded :class:`Fault`.
         """
-        fault = Fault(harness=harness, hook=hook, kind=kind, message=message[:500], traceback=traceback, at=self._clock())
+        fault = Fault(
+            harness=harness, hook=hook, kind=kind, message=message[:500], traceback=traceback, at=self._clock()
+        )
         bucket = self.faults.setdefault(harness, [])
         bucket.append(fault)
         del bucket[:-FAULTS_KEPT]

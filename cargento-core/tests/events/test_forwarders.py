@@ -106,15 +106,21 @@ def test_event_hook_posts_the_slim_payload_with_the_capability(dashboard: tuple[
     assert path == "/api/events/claude"
     assert headers["X-Cargento-Capability"] == "cap-123" and float(headers["X-Cargento-Hook-At"]) > 0
     assert body == {
-        "session_id": PAYLOAD["session_id"], "hook_event_name": "PostToolUse", "prompt_id": "cd9d8db9",
-        "tool_name": "Bash", "tool_input": {"command": "git push -f"},
+        "session_id": PAYLOAD["session_id"],
+        "hook_event_name": "PostToolUse",
+        "prompt_id": "cd9d8db9",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git push -f"},
     }
 
 
 def test_event_hook_port_argument_and_event_flag(dashboard: tuple[Recorder, dict[str, str]]) -> None:
     server, env = dashboard
     port = env.pop("CARGENTO_PORT")
-    assert event_hook.main(["antigravity", port, "--event", "PostInvocation"], stdin=stdin({"session_id": "c1"}), env=env) == 0
+    assert (
+        event_hook.main(["antigravity", port, "--event", "PostInvocation"], stdin=stdin({"session_id": "c1"}), env=env)
+        == 0
+    )
     ((path, _, body),) = server.requests
     assert path == "/api/events/antigravity" and body == {"session_id": "c1", "hook_event_name": "PostInvocation"}
 
@@ -135,7 +141,9 @@ def test_a_dashboard_run_with_no_events_publishes_no_capability(dashboard: tuple
     assert server.requests == []
 
 
-def test_missing_harness_or_bad_port_exits_zero(dashboard: tuple[Recorder, dict[str, str]], capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_harness_or_bad_port_exits_zero(
+    dashboard: tuple[Recorder, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
     server, env = dashboard
     assert event_hook.main([], stdin=stdin(PAYLOAD), env=env) == 0
     assert event_hook.main(["claude", "99999"], stdin=stdin(PAYLOAD), env=env) == 0
@@ -169,7 +177,9 @@ def test_notify_hook_refuses_anything_but_loopback(url: str, ok: bool) -> None:
     assert (loopback_target(url) is not None) == ok
 
 
-def test_notify_hook_refuses_a_remote_url_and_sends_nothing(dashboard: tuple[Recorder, dict[str, str]], capsys: pytest.CaptureFixture[str]) -> None:
+def test_notify_hook_refuses_a_remote_url_and_sends_nothing(
+    dashboard: tuple[Recorder, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
     server, env = dashboard
     assert notify_hook.main(["http://192.0.2.1:4553/api/notify"], stdin=stdin(PAYLOAD), env=env) == 0
     assert server.requests == [] and capsys.readouterr().out == ""
@@ -177,25 +187,53 @@ def test_notify_hook_refuses_a_remote_url_and_sends_nothing(dashboard: tuple[Rec
 
 def test_notify_hook_default_url_and_a_given_one(dashboard: tuple[Recorder, dict[str, str]]) -> None:
     server, env = dashboard
-    note = {"session_id": "s1", "hook_event_name": "Notification", "message": "Claude needs your permission",
-            "notification_type": "permission_prompt", "transcript_path": "/x"}
+    note = {
+        "session_id": "s1",
+        "hook_event_name": "Notification",
+        "message": "Claude needs your permission",
+        "notification_type": "permission_prompt",
+        "transcript_path": "/x",
+    }
     assert notify_hook.main([], stdin=stdin(note), env=env) == 0
-    assert notify_hook.main([f"http://127.0.0.1:{env['CARGENTO_PORT']}/api/usage"], stdin=stdin({"quota": {"a": 1}, "email": "e"}), env=env) == 0
+    assert (
+        notify_hook.main(
+            [f"http://127.0.0.1:{env['CARGENTO_PORT']}/api/usage"],
+            stdin=stdin({"quota": {"a": 1}, "email": "e"}),
+            env=env,
+        )
+        == 0
+    )
     (p1, _, b1), (p2, _, b2) = server.requests
     assert p1 == "/api/notify" and "transcript_path" not in b1 and b1["notification_type"] == "permission_prompt"
-    assert p2 == "/api/usage" and b2 == {"quota": {"a": 1}, "email": "e"}, "the older usage line forwards the document as it came"
+    assert p2 == "/api/usage" and b2 == {"quota": {"a": 1}, "email": "e"}, (
+        "the older usage line forwards the document as it came"
+    )
 
 
-def test_statusline_sends_state_and_quota_only_and_posts_once_per_change(dashboard: tuple[Recorder, dict[str, str]]) -> None:
+def test_statusline_sends_state_and_quota_only_and_posts_once_per_change(
+    dashboard: tuple[Recorder, dict[str, str]],
+) -> None:
     server, env = dashboard
-    push = {"agent_state": "working", "conversation_id": "4c1d-1", "session_id": "4c1d-1", "email": "me@example.com",
-            "transcript_path": "/secret", "cwd": "/w", "quota": {"gemini-5h": {"remaining_fraction": 0.8, "reset_time": "T"}}}
+    push = {
+        "agent_state": "working",
+        "conversation_id": "4c1d-1",
+        "session_id": "4c1d-1",
+        "email": "me@example.com",
+        "transcript_path": "/secret",
+        "cwd": "/w",
+        "quota": {"gemini-5h": {"remaining_fraction": 0.8, "reset_time": "T"}},
+    }
     for _ in range(5):
         assert statusline_hook.main([], stdin=stdin(push), env=env) == 0
     assert len(server.requests) == 1
     body = server.requests[0][2]
-    assert body == {"hook_event_name": "StatusLine", "agent_state": "working", "conversation_id": "4c1d-1", "session_id": "4c1d-1",
-                    "quota": {"gemini-5h": {"remaining_fraction": 0.8, "reset_time": "T"}}}
+    assert body == {
+        "hook_event_name": "StatusLine",
+        "agent_state": "working",
+        "conversation_id": "4c1d-1",
+        "session_id": "4c1d-1",
+        "quota": {"gemini-5h": {"remaining_fraction": 0.8, "reset_time": "T"}},
+    }
     assert statusline_hook.main([], stdin=stdin({**push, "agent_state": "idle"}), env=env) == 0
     assert len(server.requests) == 2
     memos = sorted(p.name for p in Path(env["CARGENTO_HOME"]).glob("statusline-*.json"))
@@ -231,13 +269,17 @@ def test_port_resolution() -> None:
 
 
 @pytest.mark.parametrize("module", ["event_hook", "notify_hook", "statusline_hook"])
-def test_runs_as_python_dash_m_prints_nothing_and_exits_zero(module: str, dashboard: tuple[Recorder, dict[str, str]]) -> None:
+def test_runs_as_python_dash_m_prints_nothing_and_exits_zero(
+    module: str, dashboard: tuple[Recorder, dict[str, str]]
+) -> None:
     server, env = dashboard
     args = ["claude"] if module == "event_hook" else []
     payload = {"agent_state": "working", "conversation_id": "c9"} if module == "statusline_hook" else PAYLOAD
     done = subprocess.run(
         [sys.executable, "-m", f"cargento.forwarders.{module}", *args],
-        input=json.dumps(payload).encode(), capture_output=True, timeout=60,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
         env={**os.environ, **env},
     )
     assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
@@ -246,19 +288,36 @@ def test_runs_as_python_dash_m_prints_nothing_and_exits_zero(module: str, dashbo
 
 def test_codex_permission_request_hook_prints_nothing(dashboard: tuple[Recorder, dict[str, str]]) -> None:
     server, env = dashboard
-    payload = {"session_id": "019fd197", "hook_event_name": "PermissionRequest", "tool_name": "Bash", "turn_id": "t",
-               "tool_input": {"command": "ls", "description": "list"}}
-    done = subprocess.run([sys.executable, "-m", "cargento.forwarders.event_hook", "codex"], input=json.dumps(payload).encode(),
-                          capture_output=True, timeout=60, env={**os.environ, **env})
+    payload = {
+        "session_id": "019fd197",
+        "hook_event_name": "PermissionRequest",
+        "tool_name": "Bash",
+        "turn_id": "t",
+        "tool_input": {"command": "ls", "description": "list"},
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "cargento.forwarders.event_hook", "codex"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
     assert (done.returncode, done.stdout) == (0, b""), "empty output and exit 0: no opinion on the gate"
     assert server.requests[0][2]["hook_event_name"] == "PermissionRequest"
 
 
-_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-                       lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=10), c, max_size=4), max_leaves=12)
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=10), c, max_size=4),
+    max_leaves=12,
+)
 
 
-@given(st.dictionaries(st.sampled_from(["session_id", "tool_input", "details", "quota", "message", "event", "x"]), _values, max_size=6))
+@given(
+    st.dictionaries(
+        st.sampled_from(["session_id", "tool_input", "details", "quota", "message", "event", "x"]), _values, max_size=6
+    )
+)
 def test_slimming_never_raises_and_stays_json(payload: dict[str, Any]) -> None:
     json.dumps(slim_hook_payload(payload))
     json.dumps(slim_status_line(payload))
@@ -266,7 +325,11 @@ def test_slimming_never_raises_and_stays_json(payload: dict[str, Any]) -> None:
 
 FORWARDERS = [
     (event_hook.main, ["claude"], PAYLOAD),
-    (notify_hook.main, [], {"session_id": "s1", "hook_event_name": "Notification", "message": "PGPASSWORD=hunter2 psql"}),
+    (
+        notify_hook.main,
+        [],
+        {"session_id": "s1", "hook_event_name": "Notification", "message": "PGPASSWORD=hunter2 psql"},
+    ),
     (statusline_hook.main, [], {"conversation_id": "c1", "agent_state": "working"}),
 ]
 
@@ -305,4 +368,3 @@ def test_a_wrong_proof_is_refused(dashboard: tuple[Recorder, dict[str, str]]) ->
     server.capability = "another-run"  # a dashboard of another run on the same port
     assert event_hook.main(["claude"], stdin=stdin(PAYLOAD), env=env) == 0
     assert server.requests == [] and len(server.gets) == 1
-

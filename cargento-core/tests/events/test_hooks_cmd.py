@@ -30,15 +30,33 @@ class Hooked(FakeHarness):
     def hook_targets(self, env: dict[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
         base = Path(env["FAKE_DIR"]) if env.get("FAKE_DIR") else home / ".fake"
         return (
-            HookTarget(name=self.key, style="settings", path=base / "settings.json", forwarder="event_hook",
-                       arguments=(self.key,), events=EVENTS, sync_events=("End",)),
-            HookTarget(name=f"{self.key}-notify", style="settings", path=base / "settings.json", forwarder="notify_hook",
-                       port_form="notify_url", events=("Finish",)),
-            HookTarget(name=f"{self.key}-status", style="status_line", path=base / "status.json", forwarder="statusline_hook"),
-            HookTarget(name=f"{self.key}-adapter", style="adapter_file",
-                       path=None if project is None else project / ".fake" / "cargento.js",
-                       unavailable=None if project is not None else "fake-adapter is per project: pass --project DIR",
-                       adapter_text="// cargento adapter\n"),
+            HookTarget(
+                name=self.key,
+                style="settings",
+                path=base / "settings.json",
+                forwarder="event_hook",
+                arguments=(self.key,),
+                events=EVENTS,
+                sync_events=("End",),
+            ),
+            HookTarget(
+                name=f"{self.key}-notify",
+                style="settings",
+                path=base / "settings.json",
+                forwarder="notify_hook",
+                port_form="notify_url",
+                events=("Finish",),
+            ),
+            HookTarget(
+                name=f"{self.key}-status", style="status_line", path=base / "status.json", forwarder="statusline_hook"
+            ),
+            HookTarget(
+                name=f"{self.key}-adapter",
+                style="adapter_file",
+                path=None if project is None else project / ".fake" / "cargento.js",
+                unavailable=None if project is not None else "fake-adapter is per project: pass --project DIR",
+                adapter_text="// cargento adapter\n",
+            ),
         )
 
 
@@ -61,11 +79,16 @@ def settings(path: Path) -> dict[str, Any]:
     return value
 
 
-def test_hook_hook_targets_show_lists_every_target_the_plugins_declare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_hook_hook_targets_show_lists_every_target_the_plugins_declare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run([], tmp_path) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["fake", "fake-notify", "fake-status", "fake-adapter"]
-    assert lines[0] == f"fake           not installed; 0 other handler(s) left alone: {tmp_path / '.fake' / 'settings.json'}"
+    assert (
+        lines[0]
+        == f"fake           not installed; 0 other handler(s) left alone: {tmp_path / '.fake' / 'settings.json'}"
+    )
     assert lines[3] == "fake-adapter   fake-adapter is per project: pass --project DIR"
 
 
@@ -85,14 +108,22 @@ def test_show_with_no_plugin_declaring_targets_says_so(tmp_path: Path, capsys: p
 def test_install_merges_without_touching_other_entries_and_keeps_a_backup(tmp_path: Path) -> None:
     path = tmp_path / ".fake" / "settings.json"
     path.parent.mkdir()
-    original: dict[str, Any] = {"model": "x", "hooks": {"Begin": [{"matcher": "", "hooks": [OTHER]}], "Other": [{"matcher": "B", "hooks": [OTHER]}]}}
+    original: dict[str, Any] = {
+        "model": "x",
+        "hooks": {"Begin": [{"matcher": "", "hooks": [OTHER]}], "Other": [{"matcher": "B", "hooks": [OTHER]}]},
+    }
     path.write_text(json.dumps(original))
     assert run(["install", "fake"], tmp_path) == 0
     doc = settings(path)
     assert doc["model"] == "x" and doc["hooks"]["Other"] == original["hooks"]["Other"]
     begin = doc["hooks"]["Begin"]
     assert begin[0] == {"matcher": "", "hooks": [OTHER]}
-    assert begin[1]["hooks"][0] == {"type": "command", "command": begin[1]["hooks"][0]["command"], "timeout": 10, "async": True}
+    assert begin[1]["hooks"][0] == {
+        "type": "command",
+        "command": begin[1]["hooks"][0]["command"],
+        "timeout": 10,
+        "async": True,
+    }
     assert "cargento.forwarders.event_hook fake" in begin[1]["hooks"][0]["command"]
     assert doc["hooks"]["End"][0]["hooks"][0]["async"] is False
     backup = path.with_name("settings.json.cargento-backup-20261130120000")
@@ -137,12 +168,18 @@ def test_a_status_line_is_refused_over_another_tools(tmp_path: Path) -> None:
     assert settings(path)["statusLine"]["command"] == "theirs"
     path.write_text("{}")
     assert run(["install", "fake-status", "--script", "--port", "4600"], tmp_path) == 0
-    assert settings(path)["statusLine"] == {"type": "command", "command": "cargento-statusline-hook 4600", "enabled": True}
+    assert settings(path)["statusLine"] == {
+        "type": "command",
+        "command": "cargento-statusline-hook 4600",
+        "enabled": True,
+    }
     assert run(["remove", "fake-status"], tmp_path) == 0
     assert "statusLine" not in settings(path)
 
 
-def test_an_adapter_file_is_copied_never_over_a_foreign_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_adapter_file_is_copied_never_over_a_foreign_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     project = tmp_path / "proj"
     assert run(["install", "fake-adapter"], tmp_path) == 1
     copy = project / ".fake" / "cargento.js"
@@ -197,8 +234,22 @@ def test_the_bundled_files_ship_in_the_harness_wheels(tmp_path: Path) -> None:
         "pi": "cargento_harness_pi/hooks/pi_extension.js",
     }
     for harness, member in expected.items():
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO / f"cargento-harness-{harness}")],
-                       check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "-q",
+                "-w",
+                str(tmp_path),
+                str(REPO / f"cargento-harness-{harness}"),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
         (wheel,) = tmp_path.glob(f"cargento_harness_{harness}-*.whl")
         with zipfile.ZipFile(wheel) as zf:
             assert member in zf.namelist()

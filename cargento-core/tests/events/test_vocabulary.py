@@ -16,7 +16,14 @@ from cargento.testing.fakes import FakeHarness
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LANE = EventLane(
-    events={"Go": "turn_started", "Halt": "turn_stopped", "Ask": "permission", "Ran": "tool_finished", "Line": "status", "Moved": "store_moved"},
+    events={
+        "Go": "turn_started",
+        "Halt": "turn_stopped",
+        "Ask": "permission",
+        "Ran": "tool_finished",
+        "Line": "status",
+        "Moved": "store_moved",
+    },
     adapter="the fake adapter",
     unnamed_event="Moved",
     status_fields=("agent_state",),
@@ -50,7 +57,10 @@ class Quiet(FakeHarness):
 
 
 def registry() -> Registry:
-    return load_registry(entry_points=False, extra=[("laned", Laned("laned")), ("quiet", Quiet("quiet")), ("plain", FakeHarness("plain"))])
+    return load_registry(
+        entry_points=False,
+        extra=[("laned", Laned("laned")), ("quiet", Quiet("quiet")), ("plain", FakeHarness("plain"))],
+    )
 
 
 def vocabulary() -> EventVocabulary:
@@ -66,9 +76,13 @@ def test_hook_event_lane_builds_one_table_from_the_plugins_that_declare_one() ->
 
 def test_hook_event_lane_drives_generic_parsing() -> None:
     vocab = vocabulary()
-    event = parse_event("laned", {"hook_event_name": "Go", "session_id": "s1", "prompt_id": "p1"}, received_at=T0, vocabulary=vocab)
+    event = parse_event(
+        "laned", {"hook_event_name": "Go", "session_id": "s1", "prompt_id": "p1"}, received_at=T0, vocabulary=vocab
+    )
     assert (event.kind, event.session_id, event.turn_key) == ("turn_started", "s1", "p1")
-    ignored = parse_event("laned", {"hook_event_name": "Unlisted", "session_id": "s1"}, received_at=T0, vocabulary=vocab)
+    ignored = parse_event(
+        "laned", {"hook_event_name": "Unlisted", "session_id": "s1"}, received_at=T0, vocabulary=vocab
+    )
     assert ignored.kind == "ignored"
     with pytest.raises(PayloadError) as caught:
         parse_event("plain", {"hook_event_name": "Go", "session_id": "s1"}, received_at=T0, vocabulary=vocab)
@@ -81,7 +95,13 @@ def test_hook_event_lane_drives_generic_parsing() -> None:
 def test_an_unnamed_body_is_the_status_line_or_the_unnamed_event() -> None:
     vocab = vocabulary()
     status = parse_event("laned", {"agent_state": "working", "conversation_id": "c1"}, received_at=T0, vocabulary=vocab)
-    assert (status.kind, status.name, status.harness, status.agent_state, status.session_id) == ("status", "Line", "laned", "working", "c1")
+    assert (status.kind, status.name, status.harness, status.agent_state, status.session_id) == (
+        "status",
+        "Line",
+        "laned",
+        "working",
+        "c1",
+    )
     moved = parse_event("laned", {}, received_at=T0, vocabulary=vocab)
     assert (moved.kind, moved.name, moved.session_id) == ("store_moved", "Moved", None)
 
@@ -99,8 +119,18 @@ def test_hook_refine_event_applies_the_plugins_rules_and_a_fault_keeps_the_gener
 
 def test_a_notification_is_generic_until_the_plugin_words_it() -> None:
     vocab = vocabulary()
-    event = parse_notification("laned", {"session_id": "s1", "message": "Claude needs your permission"}, received_at=T0, vocabulary=vocab)
-    assert (event.kind, event.gate_kind, event.gate_text) == ("notification", "permission", "Claude needs your permission")
-    question = parse_notification("quiet", {"session_id": "s1", "notification_type": "elicitation_dialog", "message": "x"},
-                                  received_at=T0, vocabulary=vocab)
+    event = parse_notification(
+        "laned", {"session_id": "s1", "message": "Claude needs your permission"}, received_at=T0, vocabulary=vocab
+    )
+    assert (event.kind, event.gate_kind, event.gate_text) == (
+        "notification",
+        "permission",
+        "Claude needs your permission",
+    )
+    question = parse_notification(
+        "quiet",
+        {"session_id": "s1", "notification_type": "elicitation_dialog", "message": "x"},
+        received_at=T0,
+        vocabulary=vocab,
+    )
     assert (question.gate_kind, question.gate_text) == ("question", None)

@@ -91,9 +91,7 @@ _JOBS: dict[str, tuple[Job, ...]] = {
         Job("Why does the app log out after backgrounding on Android?"),
         Job("Cache the roster so it opens offline"),
     ),
-    "site": (
-        Job("Refresh the pricing page copy from the new plan names"),
-    ),
+    "site": (Job("Refresh the pricing page copy from the new plan names"),),
 }
 
 
@@ -110,9 +108,19 @@ def _size(conv: Conversation) -> int:
 class _Run:
     """One Antigravity CLI run in one workspace: its log and its conversations, turn by turn."""
 
-    def __init__(self, gemini_home: Path, workspace: str, project: str, seed: str, at: datetime, *, model: str,
-                 subagent: bool, max_bytes: int = MAX_BYTES,
-                 turns_per_conversation: int = TURNS_PER_CONVERSATION) -> None:
+    def __init__(
+        self,
+        gemini_home: Path,
+        workspace: str,
+        project: str,
+        seed: str,
+        at: datetime,
+        *,
+        model: str,
+        subagent: bool,
+        max_bytes: int = MAX_BYTES,
+        turns_per_conversation: int = TURNS_PER_CONVERSATION,
+    ) -> None:
         self.store = AntigravityStore(gemini_home, gemini_cli_home=gemini_home)
         self.store.start_cli([workspace], at)
         self.workspace = workspace
@@ -139,8 +147,9 @@ class _Run:
         rng = random.Random(f"{self.seed}:conversation:{self.opened}")
         self.opened += 1
         self.turns = 0
-        conv = self._live(self.store.conversation(seeded_uuid(rng), at=at, workspace=self.workspace, model=self.model,
-                                                  live=True))
+        conv = self._live(
+            self.store.conversation(seeded_uuid(rng), at=at, workspace=self.workspace, model=self.model, live=True)
+        )
         self.kept.append((conv, []))
         while len(self.kept) > KEEP_CONVERSATIONS:
             old, children = self.kept.popleft()
@@ -188,16 +197,19 @@ class _Run:
     def _prompt(self, text: str) -> Action:
         def act(at: datetime) -> None:
             self.conv.prompt(text, at)
+
         return act
 
     def _respond(self, tokens: int) -> Action:
         def act(at: datetime) -> None:
             self.conv.respond(at, output_tokens=tokens)
+
         return act
 
     def _tool(self, summary: str, action: str) -> Action:
         def act(at: datetime) -> None:
             self.conv.tool(summary, action, at)
+
         return act
 
     def _subagent(self, out: Script, t: float, rng: random.Random) -> float:
@@ -205,8 +217,11 @@ class _Run:
         child_id = seeded_uuid(rng)
 
         def start(at: datetime) -> None:
-            child = self._live(self.store.conversation(child_id, at=at, parent=self.conv, role="Research Auditor",
-                                                       kind="research", model=FLASH, live=True))
+            child = self._live(
+                self.store.conversation(
+                    child_id, at=at, parent=self.conv, role="Research Auditor", kind="research", model=FLASH, live=True
+                )
+            )
             self.kept[-1][1].append(child)
             self._child = child
 
@@ -231,30 +246,42 @@ class _Run:
             if self._child is not None:
                 self._child.tool(summary, action, at)
                 self._child.respond(at, output_tokens=tokens)
+
         return act
 
 
 class AntigravityDemo:
     """The demo store: finished conversations from earlier and two live ones stepped by the clock."""
 
-    def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 5, max_bytes: int = MAX_BYTES,
-                 turns_per_conversation: int = TURNS_PER_CONVERSATION) -> None:
+    def __init__(
+        self,
+        home: Path,
+        ctx: HarnessContext,
+        *,
+        seed: int = 5,
+        max_bytes: int = MAX_BYTES,
+        turns_per_conversation: int = TURNS_PER_CONVERSATION,
+    ) -> None:
         root = locations.root(ctx).path
         require_inside(root, home, "Antigravity")
         gemini_home = root.parent.parent
         self.home = home
         self.start = ctx.now
         work = home / "work"
-        workspaces = {"planner": work / "rota" / "planner", "mobile": work / "rota" / "mobile",
-                      "site": work / "marketing" / "site"}
+        workspaces = {
+            "planner": work / "rota" / "planner",
+            "mobile": work / "rota" / "mobile",
+            "site": work / "marketing" / "site",
+        }
         for path in workspaces.values():
             path.mkdir(parents=True, exist_ok=True)
-        for index, (project, hours, model, sub) in enumerate((("site", 7.0, FLASH, False),
-                                                              ("mobile", 4.5, PRO, True),
-                                                              ("planner", 2.2, PRO, False))):
+        for index, (project, hours, model, sub) in enumerate(
+            (("site", 7.0, FLASH, False), ("mobile", 4.5, PRO, True), ("planner", 2.2, PRO, False))
+        ):
             at = self.start - timedelta(hours=hours)
-            run = _Run(gemini_home, str(workspaces[project]), project, f"{seed}:old:{index}", at, model=model,
-                       subagent=sub)
+            run = _Run(
+                gemini_home, str(workspaces[project]), project, f"{seed}:old:{index}", at, model=model, subagent=sub
+            )
             play(run.turn(2 * index, random.Random(run.seed), lead_s=1.0), at)
             run.close(at + timedelta(minutes=3))
         self.last = self.start
@@ -262,8 +289,17 @@ class AntigravityDemo:
         self.schedules: list[Schedule] = []
         for index, (project, model, sub) in enumerate((("planner", PRO, True), ("mobile", FLASH, False))):
             warmup = self.start - timedelta(minutes=6 + 4 * index)
-            run = _Run(gemini_home, str(workspaces[project]), project, f"{seed}:live:{index}", warmup, model=model,
-                       subagent=sub, max_bytes=max_bytes, turns_per_conversation=turns_per_conversation)
+            run = _Run(
+                gemini_home,
+                str(workspaces[project]),
+                project,
+                f"{seed}:live:{index}",
+                warmup,
+                model=model,
+                subagent=sub,
+                max_bytes=max_bytes,
+                turns_per_conversation=turns_per_conversation,
+            )
             phase = timedelta(seconds=index * CYCLE_S / 2)
             schedule = Schedule(self.start + phase, CYCLE_S, run.turn, seed=f"{run.seed}:turn")
             play(run.turn(-1, schedule.rng(-1), lead_s=0.5), warmup)

@@ -75,9 +75,14 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
         seen = activity(path)
         if seen is None:
             continue
-        refs.append(SessionRef(
-            harness=key, session_id=path.stem, path=str(path), location=convs.path,
-            modified_at=datetime.fromtimestamp(seen[0], UTC),
-            fingerprint=f"{seen[1]}|{shared}",
-        ))
+        refs.append(
+            SessionRef(
+                harness=key,
+                session_id=path.stem,
+                path=str(path),
+                location=convs.path,
+                modified_at=datetime.fromtimestamp(seen[0], UTC),
+                fingerprint=f"{seen[1]}|{shared}",
+            )
+        )
     return Discovery(locations=(base, convs), sessions=tuple(refs), problems=tuple(problems))

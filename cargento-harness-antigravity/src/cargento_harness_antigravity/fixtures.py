@@ -83,8 +83,9 @@ def field_bytes(number: int, value: bytes | str) -> bytes:
     return varint(number << 3 | 2) + varint(len(raw)) + raw
 
 
-def step_metadata(at: datetime, *, output_tokens: int | None = None, summary: str | None = None,
-                  action: str | None = None) -> bytes:
+def step_metadata(
+    at: datetime, *, output_tokens: int | None = None, summary: str | None = None, action: str | None = None
+) -> bytes:
     """A step's metadata: timestamp (1), usage (9, output tokens in 3), summary (30), action (31)."""
     seconds = int(at.timestamp())
     nanos = at.microsecond * 1000
@@ -136,8 +137,11 @@ class AntigravityStore:
         self.log_path = self.root / "log" / f"cli-{at.astimezone(UTC).strftime('%Y%m%d-%H%M%S')}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._workspace = workspace_dirs[0] if workspace_dirs else None
-        self.log(f"server.go:237] Creating CLI server backend: product=antigravity workspaceDirs=["
-                 f"{' '.join(workspace_dirs)}] appDataDir={self.root}", at)
+        self.log(
+            f"server.go:237] Creating CLI server backend: product=antigravity workspaceDirs=["
+            f"{' '.join(workspace_dirs)}] appDataDir={self.root}",
+            at,
+        )
         return self.log_path
 
     def log(self, text: str, at: datetime) -> None:
@@ -188,8 +192,16 @@ class AntigravityStore:
 class Conversation:
     """One conversation database being written."""
 
-    def __init__(self, store: AntigravityStore, conversation_id: str, *, parent_id: str | None,
-                 role: str | None, kind: str | None, wal_held: bool) -> None:
+    def __init__(
+        self,
+        store: AntigravityStore,
+        conversation_id: str,
+        *,
+        parent_id: str | None,
+        role: str | None,
+        kind: str | None,
+        wal_held: bool,
+    ) -> None:
         self.store = store
         self.id = conversation_id
         self.path = store.root / "conversations" / f"{conversation_id}.db"
@@ -210,8 +222,9 @@ class Conversation:
     def prompt(self, text: str, at: datetime) -> int:
         """User input (step 14); the CLI log records the text and the conversation it went to."""
         self.store.log(f"input_loop.go:34] HandleUserInput called with text: {json.dumps(text)}", at)
-        self.store.log(f"conversation_manager.go:499] Forwarding user message to conversation {self.id} "
-                       "(items=1, media=0)", at)
+        self.store.log(
+            f"conversation_manager.go:499] Forwarding user message to conversation {self.id} (items=1, media=0)", at
+        )
         return self.step(14, step_metadata(at), at)
 
     def respond(self, at: datetime, output_tokens: int = 120) -> int:
@@ -262,8 +275,9 @@ class Conversation:
             shutil.rmtree(scratch, ignore_errors=True)
 
     @staticmethod
-    def _insert(conn: sqlite3.Connection, steps: list[tuple[int, int, int, bytes]], gen: list[bytes],
-                trajectory: bytes | None) -> None:
+    def _insert(
+        conn: sqlite3.Connection, steps: list[tuple[int, int, int, bytes]], gen: list[bytes], trajectory: bytes | None
+    ) -> None:
         conn.execute("BEGIN")
         conn.executemany("INSERT INTO steps VALUES (?, ?, ?, ?)", steps)
         conn.executemany("INSERT INTO gen_metadata (data) VALUES (?)", [(g,) for g in gen])
@@ -276,8 +290,16 @@ class LiveConversation(Conversation):
     """A conversation written in place by one connection kept open in WAL mode, as a running
     CLI writes it: each :meth:`flush` commits only the rows added since the previous one."""
 
-    def __init__(self, store: AntigravityStore, conversation_id: str, *, parent_id: str | None,
-                 role: str | None, kind: str | None, wal_held: bool) -> None:
+    def __init__(
+        self,
+        store: AntigravityStore,
+        conversation_id: str,
+        *,
+        parent_id: str | None,
+        role: str | None,
+        kind: str | None,
+        wal_held: bool,
+    ) -> None:
         super().__init__(store, conversation_id, parent_id=parent_id, role=role, kind=kind, wal_held=wal_held)
         self._conn: sqlite3.Connection | None = None
         self._steps_written = 0
@@ -296,7 +318,7 @@ class LiveConversation(Conversation):
                 conn.execute(statement)
             conn.execute("INSERT INTO trajectory_metadata_blob VALUES ('main', ?)", (self.trajectory,))
             conn.execute("COMMIT")
-        self._insert(conn, self.steps[self._steps_written:], self.gen[self._gen_written:], None)
+        self._insert(conn, self.steps[self._steps_written :], self.gen[self._gen_written :], None)
         self._steps_written = len(self.steps)
         self._gen_written = len(self.gen)
         self._stamp(at)

@@ -43,10 +43,19 @@ def bundled_hooks(*, script: bool = True) -> dict[str, Any]:
     return {
         "cargento": {
             "PostToolUse": [
-                {"hooks": [handler(forwarder_command("event_hook", KEY, "--event", "PostToolUse", script=script), asynchronous=None)]}
+                {
+                    "hooks": [
+                        handler(
+                            forwarder_command("event_hook", KEY, "--event", "PostToolUse", script=script),
+                            asynchronous=None,
+                        )
+                    ]
+                }
             ],
             "PostInvocation": [
-                handler(forwarder_command("event_hook", KEY, "--event", "PostInvocation", script=script), asynchronous=None)
+                handler(
+                    forwarder_command("event_hook", KEY, "--event", "PostInvocation", script=script), asynchronous=None
+                )
             ],
         }
     }

@@ -104,7 +104,8 @@ def step_facts(idx: object, step_type: object, status: object, metadata: object)
         output_tokens=tokens,
         summary=_label(msg.text(30)),
         action=_label(msg.text(31)),
-        broken=blob is not None and (
+        broken=blob is not None
+        and (
             not msg.complete
             or (usage is not None and not usage.complete)
             or (stamp is not None and not decode(stamp).complete)

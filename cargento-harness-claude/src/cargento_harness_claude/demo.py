@@ -91,8 +91,11 @@ JOBS = (
     Job(
         prompt="Add cursor pagination to GET /orders and keep the old offset param working",
         title="Cursor pagination for /orders",
-        tasks=(("Add the cursor codec", "Adding the cursor codec"), ("Paginate the orders query", "Paginating the orders query"),
-               ("Cover both params with tests", "Covering both params with tests")),
+        tasks=(
+            ("Add the cursor codec", "Adding the cursor codec"),
+            ("Paginate the orders query", "Paginating the orders query"),
+            ("Cover both params with tests", "Covering both params with tests"),
+        ),
         reads=("src/api/orders.py", "def list_orders"),
         agent=("Find other paginated endpoints", "List every endpoint that paginates and how it does it."),
         command="pytest -q tests/api/test_orders.py",
@@ -101,8 +104,11 @@ JOBS = (
     Job(
         prompt="The webhook retries hammer the billing service; add jittered backoff",
         title="Jittered webhook backoff",
-        tasks=(("Write the backoff policy", "Writing the backoff policy"), ("Use it in the webhook worker", "Wiring the webhook worker"),
-               ("Test the retry schedule", "Testing the retry schedule")),
+        tasks=(
+            ("Write the backoff policy", "Writing the backoff policy"),
+            ("Use it in the webhook worker", "Wiring the webhook worker"),
+            ("Test the retry schedule", "Testing the retry schedule"),
+        ),
         reads=("src/api/webhooks/worker.py", "retry_after"),
         agent=("Audit retry call sites", "Find every place that retries an HTTP call and report the policy used."),
         command="pytest -q tests/webhooks",
@@ -111,8 +117,11 @@ JOBS = (
     Job(
         prompt="Rate-limit the public search endpoint per API key",
         title="Per-key rate limit on search",
-        tasks=(("Add the token bucket", "Adding the token bucket"), ("Key it by API key", "Keying it by API key"),
-               ("Return 429 with Retry-After", "Returning 429 with Retry-After")),
+        tasks=(
+            ("Add the token bucket", "Adding the token bucket"),
+            ("Key it by API key", "Keying it by API key"),
+            ("Return 429 with Retry-After", "Returning 429 with Retry-After"),
+        ),
         reads=("src/api/search.py", "def search"),
         agent=("Check the Redis client setup", "How is Redis configured in this service, and is there a pool?"),
         command="pytest -q tests/api/test_search.py -k limit",
@@ -165,8 +174,9 @@ class ClaudeDemo:
         self.task_ids: list[str] = []
         self.next_task = 1
         self.pending: str | None = None
-        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"claude-demo:{seed}",
-                                 tolerate=(OSError,))
+        self.schedule = Schedule(
+            self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"claude-demo:{seed}", tolerate=(OSError,)
+        )
 
     # -- the picture at start -------------------------------------------------------------
 
@@ -179,33 +189,75 @@ class ClaudeDemo:
         s.bookkeeping(t)
         s.prompt("Move the settings page onto the new form kit", t)
         s.title("Settings page on the form kit")
-        ids = s.respond(t + timedelta(seconds=6), text="I'll split this into three steps.", tokens=180, tools=[
-            ("TaskCreate", {"subject": subject, "description": subject, "activeForm": active})
-            for subject, active in (("Port the profile form", "Porting the profile form"),
-                                    ("Port the notifications form", "Porting the notifications form"),
-                                    ("Delete the old form helpers", "Deleting the old form helpers"))
-        ])
-        for n, (call, subject) in enumerate(zip(ids, ("Port the profile form", "Port the notifications form",
-                                                      "Delete the old form helpers"), strict=True), start=1):
-            s.result(call, t + timedelta(seconds=7), tool_result={"task": {"id": str(n), "subject": subject, "description": subject}})
+        ids = s.respond(
+            t + timedelta(seconds=6),
+            text="I'll split this into three steps.",
+            tokens=180,
+            tools=[
+                ("TaskCreate", {"subject": subject, "description": subject, "activeForm": active})
+                for subject, active in (
+                    ("Port the profile form", "Porting the profile form"),
+                    ("Port the notifications form", "Porting the notifications form"),
+                    ("Delete the old form helpers", "Deleting the old form helpers"),
+                )
+            ],
+        )
+        for n, (call, subject) in enumerate(
+            zip(
+                ids,
+                ("Port the profile form", "Port the notifications form", "Delete the old form helpers"),
+                strict=True,
+            ),
+            start=1,
+        ):
+            s.result(
+                call,
+                t + timedelta(seconds=7),
+                tool_result={"task": {"id": str(n), "subject": subject, "description": subject}},
+            )
             self.store.task(s.session_id, str(n), subject, status="completed", at=t + timedelta(minutes=4 * n))
         for minute in range(1, 12):
             s.tokens(220 + 13 * minute, t + timedelta(minutes=minute))
-        edit = s.tool("Edit", t + timedelta(minutes=12), input={"file_path": f"{web}/src/settings/Profile.tsx"}, tokens=340)
+        edit = s.tool(
+            "Edit", t + timedelta(minutes=12), input={"file_path": f"{web}/src/settings/Profile.tsx"}, tokens=340
+        )
         s.result(edit, t + timedelta(minutes=12, seconds=2))
-        s.end_turn(t + timedelta(minutes=13), text="All three forms are on the kit; the old helpers are gone.", tokens=96)
+        s.end_turn(
+            t + timedelta(minutes=13), text="All three forms are on the kit; the old helpers are gone.", tokens=96
+        )
 
         t = _ago(self.start, hours=5, minutes=40)
         s = self.store.session(seeded_uuid(self._rng), cwd=cli)
         s.bookkeeping(t)
         s.prompt("Why does --verbose print every line twice?", t)
         s.title("Duplicate --verbose output")
-        call = s.tool("Agent", t + timedelta(seconds=5), tokens=75, input={
-            "description": "Trace the logging setup", "subagent_type": "Explore",
-            "prompt": "Find where log handlers are attached and whether any are added twice."})
-        agent = s.subagent(_agent_id(self._rng), agent_type="Explore", description="Trace the logging setup", at=t + timedelta(seconds=6))
-        s.result(call, t + timedelta(seconds=6), output="Async agent launched successfully.",
-                 tool_result={"isAsync": True, "status": "async_launched", "agentId": agent.agent_id, "description": "Trace the logging setup"})
+        call = s.tool(
+            "Agent",
+            t + timedelta(seconds=5),
+            tokens=75,
+            input={
+                "description": "Trace the logging setup",
+                "subagent_type": "Explore",
+                "prompt": "Find where log handlers are attached and whether any are added twice.",
+            },
+        )
+        agent = s.subagent(
+            _agent_id(self._rng),
+            agent_type="Explore",
+            description="Trace the logging setup",
+            at=t + timedelta(seconds=6),
+        )
+        s.result(
+            call,
+            t + timedelta(seconds=6),
+            output="Async agent launched successfully.",
+            tool_result={
+                "isAsync": True,
+                "status": "async_launched",
+                "agentId": agent.agent_id,
+                "description": "Trace the logging setup",
+            },
+        )
         agent.prompt("Find where log handlers are attached and whether any are added twice.", t + timedelta(seconds=6))
         grep = agent.tool("Grep", t + timedelta(seconds=10), input={"pattern": "addHandler"}, tokens=40)
         agent.result(grep, t + timedelta(seconds=11), output="cli/log.py:14\ncli/main.py:31")
@@ -222,15 +274,21 @@ class ClaudeDemo:
         s.title("Postgres driver bump")
         for minute in range(1, 6):
             call = s.tool("Bash", t + timedelta(minutes=minute), input={"command": "pytest -q"}, tokens=150 + minute)
-            s.result(call, t + timedelta(minutes=minute, seconds=20), output="3 failed" if minute < 5 else TOOL_OUTPUT, error=minute < 5)
+            s.result(
+                call,
+                t + timedelta(minutes=minute, seconds=20),
+                output="3 failed" if minute < 5 else TOOL_OUTPUT,
+                error=minute < 5,
+            )
         s.end_turn(t + timedelta(minutes=6), text="Driver bumped; two queries needed explicit casts.", tokens=210)
 
     def _open_live(self, at: datetime) -> Session:
         """A new live session with two completed turns behind it (so the turn has an estimate)."""
         s = self.store.session(seeded_uuid(self._rng), cwd=self.api)
         s.bookkeeping(at)
-        for n, (length, text) in enumerate(((95.0, "Read the orders module and summarise it"),
-                                            (130.0, "Now list the endpoints that have no tests"))):
+        for n, (length, text) in enumerate(
+            ((95.0, "Read the orders module and summarise it"), (130.0, "Now list the endpoints that have no tests"))
+        ):
             begin = at + timedelta(minutes=9 * n)
             s.prompt(text, begin)
             if n == 0:
@@ -270,7 +328,9 @@ class ClaudeDemo:
         # The subagent's own script, while the lead goes on with its work.
         for offset, n in ((30.0, 60), (42.0, 90), (50.0, 140)):
             events.append((offset, self._tokens(lambda: self.agent, n)))
-        events.extend(self._tool(36.0, 1.0, lambda: self.agent, "Grep", {"pattern": "paginate"}, "src/api/orders.py:40"))
+        events.extend(
+            self._tool(36.0, 1.0, lambda: self.agent, "Grep", {"pattern": "paginate"}, "src/api/orders.py:40")
+        )
         events.append((56.0, self._agent_done))
         events.append((58.0, self._notify))
         # Output tokens every 4 s while the turn is working (none while it waits).
@@ -293,8 +353,14 @@ class ClaudeDemo:
         return write
 
     @staticmethod
-    def _tool(offset: float, takes_s: float, target: Callable[[], Transcript | None], name: str,
-              given: dict[str, str], output: str) -> list[tuple[float, Action]]:
+    def _tool(
+        offset: float,
+        takes_s: float,
+        target: Callable[[], Transcript | None],
+        name: str,
+        given: dict[str, str],
+        output: str,
+    ) -> list[tuple[float, Action]]:
         """A tool call at *offset* and its result *takes_s* later, in *target*'s transcript
         (resolved when due: a subagent that is not running writes nothing)."""
         calls: list[tuple[Transcript, str]] = []
@@ -312,7 +378,9 @@ class ClaudeDemo:
         return [(offset, call), (offset + takes_s, result)]
 
     def _status(self, status: str, at: datetime, waiting_for: str | None = None) -> None:
-        self.store.pid_file(self.live, self.pid, status=status, at=at, started_at=self.process_started, waiting_for=waiting_for)
+        self.store.pid_file(
+            self.live, self.pid, status=status, at=at, started_at=self.process_started, waiting_for=waiting_for
+        )
 
     def _begin(self, job: Job, session_id: str, at: datetime) -> None:
         self.pending = None
@@ -341,14 +409,22 @@ class ClaudeDemo:
         self.task_ids = []
 
     def _create_tasks(self, job: Job, at: datetime) -> None:
-        calls = self.live.respond(at, text="Here is the plan.", tokens=64, tools=[
-            ("TaskCreate", {"subject": subject, "description": subject, "activeForm": active}) for subject, active in job.tasks
-        ])
+        calls = self.live.respond(
+            at,
+            text="Here is the plan.",
+            tokens=64,
+            tools=[
+                ("TaskCreate", {"subject": subject, "description": subject, "activeForm": active})
+                for subject, active in job.tasks
+            ],
+        )
         for call, (subject, active) in zip(calls, job.tasks, strict=True):
             task_id = str(self.next_task)
             self.next_task += 1
             self.task_ids.append(task_id)
-            self.live.result(call, at, tool_result={"task": {"id": task_id, "subject": subject, "description": subject}})
+            self.live.result(
+                call, at, tool_result={"task": {"id": task_id, "subject": subject, "description": subject}}
+            )
             self.store.task(self.live.session_id, task_id, subject, active_form=active, at=at)
 
     def _advance(self, job: Job, index: int, at: datetime) -> None:
@@ -359,14 +435,22 @@ class ClaudeDemo:
                 call = self.live.tool("TaskUpdate", at, input={"taskId": task_id, "status": status}, tokens=18)
                 subject, active = job.tasks[n]
                 self.store.task(self.live.session_id, task_id, subject, status=status, active_form=active, at=at)
-                self.live.result(call, at, tool_result={"success": True, "taskId": task_id, "updatedFields": ["status"]})
+                self.live.result(
+                    call, at, tool_result={"success": True, "taskId": task_id, "updatedFields": ["status"]}
+                )
 
     def _spawn(self, job: Job, agent_id: str, at: datetime) -> None:
         description, prompt = job.agent
-        call = self.live.tool("Agent", at, tokens=70, input={"description": description, "subagent_type": "Explore", "prompt": prompt})
+        call = self.live.tool(
+            "Agent", at, tokens=70, input={"description": description, "subagent_type": "Explore", "prompt": prompt}
+        )
         agent = self.live.subagent(agent_id, agent_type="Explore", description=description, at=at)
-        self.live.result(call, at, output="Async agent launched successfully.", tool_result={
-            "isAsync": True, "status": "async_launched", "agentId": agent_id, "description": description})
+        self.live.result(
+            call,
+            at,
+            output="Async agent launched successfully.",
+            tool_result={"isAsync": True, "status": "async_launched", "agentId": agent_id, "description": description},
+        )
         agent.prompt(prompt, at)
         self.agent = agent
         self.agents.append(agent)
@@ -391,7 +475,9 @@ class ClaudeDemo:
             self.pending = self.live.wait(job.question, at)
             self._status("waiting", at, "input needed")
         else:
-            self.pending = self.live.tool("Bash", at, input={"command": job.command, "description": "Run the tests"}, tokens=35)
+            self.pending = self.live.tool(
+                "Bash", at, input={"command": job.command, "description": "Run the tests"}, tokens=35
+            )
             self._status("waiting", at, "permission prompt")
 
     def _answer(self, ask: bool, at: datetime) -> None:

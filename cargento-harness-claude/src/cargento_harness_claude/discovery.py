@@ -284,7 +284,11 @@ class _State:
             if old is not None and old.transcript is not None and (files is None or files.transcript != old.transcript):
                 work.dropped.add(old.transcript)
                 self.heads.forget(old.transcript)
-            if old is not None and old.session_dir is not None and (files is None or files.session_dir != old.session_dir):
+            if (
+                old is not None
+                and old.session_dir is not None
+                and (files is None or files.session_dir != old.session_dir)
+            ):
                 work.dropped.update(a.path for a in self.agents.pop(str(old.session_dir), []))
             if files is None:
                 self.index.sessions.pop(sid, None)
@@ -301,7 +305,9 @@ class _State:
     def _make(self, ctx: HarnessContext, sid: str, work: _Pass) -> SessionFiles | None:
         entry = self.listing.winner(sid)
         if entry is not None:
-            files = SessionFiles(session_id=sid, transcript=entry.path, project_dir=entry.project, mtime=entry.mtime, stamp=entry.stamp)
+            files = SessionFiles(
+                session_id=sid, transcript=entry.path, project_dir=entry.project, mtime=entry.mtime, stamp=entry.stamp
+            )
             if self.listing.has_folder(entry):
                 files.session_dir = Path(entry.path[: -len(".jsonl")])
                 files.agents = self._agents(str(files.session_dir), work)
@@ -317,7 +323,9 @@ class _State:
         moments = [m for m in (self._survey(n).newest for n in names) if m is not None]
         if not moments:
             return None
-        return SessionFiles(session_id=sid, transcript=None, task_folders=[self.root.tasks / n for n in names], mtime=max(moments))
+        return SessionFiles(
+            session_id=sid, transcript=None, task_folders=[self.root.tasks / n for n in names], mtime=max(moments)
+        )
 
     def _agents(self, folder: str, work: _Pass) -> list[AgentFile]:
         known = self.agents.get(folder)
@@ -380,8 +388,10 @@ class _State:
                 continue
             live = pidfile.verify(pid_file, ctx.processes)
             have = chosen.get(sid)
-            if have is None or (live and not have[1]) or (
-                live == have[1] and (pid_file.status_at or _EPOCH) > (have[0].status_at or _EPOCH)
+            if (
+                have is None
+                or (live and not have[1])
+                or (live == have[1] and (pid_file.status_at or _EPOCH) > (have[0].status_at or _EPOCH))
             ):
                 chosen[sid] = (pid_file, live)
         for sid in set(chosen) | set(self.pid_of) | work.files:
@@ -407,10 +417,17 @@ class _State:
             if team.startswith("session-"):
                 prefix = team[len("session-") :]
                 found = [
-                    sessions[c] for c in self.by_prefix.get(prefix[:8], set())
+                    sessions[c]
+                    for c in self.by_prefix.get(prefix[:8], set())
                     if c.startswith(prefix) and c != sid and c in sessions and sessions[c].transcript
                 ]
-                found.sort(key=lambda c: (c.project_dir != files.project_dir, -(c.mtime.timestamp() if c.mtime else 0.0), c.session_id))
+                found.sort(
+                    key=lambda c: (
+                        c.project_dir != files.project_dir,
+                        -(c.mtime.timestamp() if c.mtime else 0.0),
+                        c.session_id,
+                    )
+                )
                 parent = found[0] if found else None
             elif _plain(team):
                 known = self.team_files.get(team)
@@ -480,8 +497,17 @@ class _State:
             parts.append("children=" + ",".join(files.children))
         if active:
             parts.append(f"t={int(ctx.now.timestamp()) // _BUCKET_S}")
-        path = files.transcript or str(files.task_folders[0] if files.task_folders else self.root.tasks / files.session_id)
-        return SessionRef(harness=KEY, session_id=files.session_id, path=path, location=location, modified_at=newest, fingerprint="|".join(parts))
+        path = files.transcript or str(
+            files.task_folders[0] if files.task_folders else self.root.tasks / files.session_id
+        )
+        return SessionRef(
+            harness=KEY,
+            session_id=files.session_id,
+            path=path,
+            location=location,
+            modified_at=newest,
+            fingerprint="|".join(parts),
+        )
 
     def forget_files(self, ctx: HarnessContext, work: _Pass, *, full: bool) -> None:
         """Let go of followed transcripts and heads no session lists any more."""
@@ -489,7 +515,9 @@ class _State:
             keep = {f.transcript for f in self.index.sessions.values() if f.transcript is not None}
             keep.update(a.path for f in self.index.sessions.values() for a in f.agents)
             retain(ctx.cache, keep)
-            self.heads.retain({f.transcript for f in self.index.sessions.values() if f.head is not None and f.transcript is not None})
+            self.heads.retain(
+                {f.transcript for f in self.index.sessions.values() if f.head is not None and f.transcript is not None}
+            )
             live_dirs = {str(f.session_dir) for f in self.index.sessions.values() if f.session_dir is not None}
             for gone in [d for d in self.agents if d not in live_dirs]:
                 del self.agents[gone]
@@ -548,7 +576,9 @@ def discover(ctx: HarnessContext) -> tuple[Discovery, Index]:
         describe(root.teams, role="teams", origin=root.origin),
         describe(root.sessions, role="status", origin=root.origin),
     ]
-    return Discovery(locations=tuple(locations), sessions=state.listed, problems=tuple(state.index.problems)), state.index
+    return Discovery(
+        locations=tuple(locations), sessions=state.listed, problems=tuple(state.index.problems)
+    ), state.index
 
 
 def index_for(ctx: HarnessContext) -> Index:

@@ -169,26 +169,46 @@ class Transcript:
             blocks.append({"type": "tool_use", "id": ident, "name": name, "input": given})
         if not blocks:
             blocks.append({"type": "text", "text": ""})
-        usage = {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": tokens}
+        usage = {
+            "input_tokens": 100,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": tokens,
+        }
         for block in blocks:
             record = self._base("assistant", at)
             record["message"] = {
-                "id": message_id, "type": "message", "role": "assistant", "model": model or self.model,
-                "content": [block], "stop_reason": reason, "stop_sequence": None, "usage": usage,
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model or self.model,
+                "content": [block],
+                "stop_reason": reason,
+                "stop_sequence": None,
+                "usage": usage,
             }
             record["requestRef"] = str(uuidlib.uuid4())
             self.append(record, at)
         return ids
 
-    def tool(self, name: str, at: Moment, *, input: dict[str, Any] | None = None, tokens: int = 10, text: str | None = None) -> str:
+    def tool(
+        self, name: str, at: Moment, *, input: dict[str, Any] | None = None, tokens: int = 10, text: str | None = None
+    ) -> str:
         """The model calls one tool; returns its tool-use id."""
         return self.respond(at, text=text, tools=[(name, input or {})], tokens=tokens)[0]
 
-    def result(self, tool_use_id: str, at: Moment, *, error: bool = False, output: str = "ok", tool_result: Any = None) -> None:
+    def result(
+        self, tool_use_id: str, at: Moment, *, error: bool = False, output: str = "ok", tool_result: Any = None
+    ) -> None:
         """The tool's result (``error`` sets ``is_error``, a failed call)."""
         record = self._base("user", at)
-        record["message"] = {"role": "user", "content": [{"tool_use_id": tool_use_id, "type": "tool_result", "content": output, "is_error": error}]}
-        record["toolUseResult"] = tool_result if tool_result is not None else {"stdout": output, "stderr": "", "interrupted": False}
+        record["message"] = {
+            "role": "user",
+            "content": [{"tool_use_id": tool_use_id, "type": "tool_result", "content": output, "is_error": error}],
+        }
+        record["toolUseResult"] = (
+            tool_result if tool_result is not None else {"stdout": output, "stderr": "", "interrupted": False}
+        )
         self.append(record, at)
 
     def tokens(self, n: int, at: Moment, *, text: str = "…") -> None:
@@ -217,8 +237,13 @@ class Transcript:
         """A locally generated error record (model ``<synthetic>``) that ends the turn."""
         record = self._base("assistant", at)
         record["message"] = {
-            "id": str(uuidlib.uuid4()), "type": "message", "role": "assistant", "model": "<synthetic>",
-            "content": [{"type": "text", "text": message}], "stop_reason": "stop_sequence", "stop_sequence": "",
+            "id": str(uuidlib.uuid4()),
+            "type": "message",
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": message}],
+            "stop_reason": "stop_sequence",
+            "stop_sequence": "",
             "usage": {"input_tokens": 0, "output_tokens": 0},
         }
         record["isApiErrorMessage"] = True
@@ -226,7 +251,15 @@ class Transcript:
 
     def wait(self, question: str, at: Moment, *, more: Sequence[str] = (), tokens: int = 20) -> str:
         """``AskUserQuestion``: the model stops to ask; returns the tool-use id."""
-        questions = [{"question": q, "header": "Q", "multiSelect": False, "options": [{"label": "A", "description": ""}, {"label": "B", "description": ""}]} for q in (question, *more)]
+        questions = [
+            {
+                "question": q,
+                "header": "Q",
+                "multiSelect": False,
+                "options": [{"label": "A", "description": ""}, {"label": "B", "description": ""}],
+            }
+            for q in (question, *more)
+        ]
         return self.tool("AskUserQuestion", at, input={"questions": questions}, tokens=tokens)
 
     def plan(self, plan: str, at: Moment, *, tokens: int = 30) -> str:
@@ -249,11 +282,22 @@ class Transcript:
         self.append({"type": kind, key: text, "sessionId": self.session_id}, at)
 
     def last_prompt(self, text: str, at: Moment | None = None) -> None:
-        self.append({"type": "last-prompt", "lastPrompt": text, "leafUuid": self.parent, "sessionId": self.session_id}, at)
+        self.append(
+            {"type": "last-prompt", "lastPrompt": text, "leafUuid": self.parent, "sessionId": self.session_id}, at
+        )
 
     def bookkeeping(self, at: Moment) -> None:
         """The records Claude Code writes around a prompt that are not conversation."""
-        self.append({"type": "queue-operation", "operation": "enqueue", "timestamp": iso(at), "sessionId": self.session_id, "content": ""}, at)
+        self.append(
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "timestamp": iso(at),
+                "sessionId": self.session_id,
+                "content": "",
+            },
+            at,
+        )
         record = self._base("attachment", at)
         record["attachment"] = {"type": "model", "identity": {"modelId": self.model, "marketingName": "Opus 5.5"}}
         self.append(record, at)
@@ -263,7 +307,9 @@ class Transcript:
 class AgentTranscript(Transcript):
     """A subagent's sidechain transcript in the session folder, with its ``.meta.json``."""
 
-    def __init__(self, path: Path, session_id: str, agent_id: str, meta: dict[str, Any], *, cwd: str, at: Moment | None = None) -> None:
+    def __init__(
+        self, path: Path, session_id: str, agent_id: str, meta: dict[str, Any], *, cwd: str, at: Moment | None = None
+    ) -> None:
         super().__init__(path, session_id, cwd=cwd, interactive=False, extra={"isSidechain": True, "agentId": agent_id})
         self.agent_id = agent_id
         self.meta = meta
@@ -299,7 +345,12 @@ class Session(Transcript):
         folder = self.path.with_suffix("") / "subagents"
         if workflow:
             folder = folder / "workflows" / workflow
-        meta: dict[str, Any] = {"agentType": agent_type, "isBuiltIn": name is None, "spawnDepth": 1, "model": self.model}
+        meta: dict[str, Any] = {
+            "agentType": agent_type,
+            "isBuiltIn": name is None,
+            "spawnDepth": 1,
+            "model": self.model,
+        }
         if description:
             meta["description"] = description
         if name:
@@ -343,9 +394,19 @@ class ClaudeStore:
             extra["agentName"] = agent_name
         if team_name:
             extra["teamName"] = team_name
-        return Session(self.project_dir(cwd) / f"{sid}.jsonl", sid, cwd=cwd, interactive=interactive, model=model, version=version, extra=extra)
+        return Session(
+            self.project_dir(cwd) / f"{sid}.jsonl",
+            sid,
+            cwd=cwd,
+            interactive=interactive,
+            model=model,
+            version=version,
+            extra=extra,
+        )
 
-    def metadata_only(self, session_id: str, *, cwd: str = "/w/proj", title: str = "A title", at: Moment | None = None) -> Path:
+    def metadata_only(
+        self, session_id: str, *, cwd: str = "/w/proj", title: str = "A title", at: Moment | None = None
+    ) -> Path:
         """A transcript holding only metadata records: not a session."""
         path = self.project_dir(cwd) / f"{session_id}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -376,7 +437,14 @@ class ClaudeStore:
         lock = where / ".lock"
         if not lock.exists():
             lock.touch()
-        data: dict[str, Any] = {"id": task_id, "subject": subject, "description": subject, "status": status, "blocks": [], "blockedBy": []}
+        data: dict[str, Any] = {
+            "id": task_id,
+            "subject": subject,
+            "description": subject,
+            "status": status,
+            "blocks": [],
+            "blockedBy": [],
+        }
         if active_form:
             data["activeForm"] = active_form
         path = where / f"{task_id}.json"
@@ -384,21 +452,47 @@ class ClaudeStore:
         _stamp(path, at)
         return path
 
-    def team(self, lead: Transcript, members: Iterable[tuple[str, Moment]], *, at: Moment | None = None, inactive: Iterable[str] = ()) -> Path:
+    def team(
+        self,
+        lead: Transcript,
+        members: Iterable[tuple[str, Moment]],
+        *,
+        at: Moment | None = None,
+        inactive: Iterable[str] = (),
+    ) -> Path:
         """The implicit team roster ``teams/session-<8 hex>/config.json`` of *lead*, with
         ``(name, joined at)`` members; names in *inactive* carry ``isActive: false``."""
         name = f"session-{lead.session_id[:8]}"
         stopped = set(inactive)
-        roster = [{"agentId": f"team-lead@{name}", "name": "team-lead", "agentType": "team-lead", "joinedAt": 0, "cwd": lead.cwd, "backendType": "in-process"}]
+        roster = [
+            {
+                "agentId": f"team-lead@{name}",
+                "name": "team-lead",
+                "agentType": "team-lead",
+                "joinedAt": 0,
+                "cwd": lead.cwd,
+                "backendType": "in-process",
+            }
+        ]
         for member, joined in members:
             entry: dict[str, Any] = {
-                "agentId": f"{member}@{name}", "name": member, "agentType": "general-purpose",
-                "joinedAt": int(_epoch(joined) * 1000), "cwd": lead.cwd, "backendType": "in-process",
+                "agentId": f"{member}@{name}",
+                "name": member,
+                "agentType": "general-purpose",
+                "joinedAt": int(_epoch(joined) * 1000),
+                "cwd": lead.cwd,
+                "backendType": "in-process",
             }
             if member in stopped:
                 entry["isActive"] = False
             roster.append(entry)
-        data = {"name": name, "createdAt": 0, "leadAgentId": f"team-lead@{name}", "leadSessionId": lead.session_id, "members": roster}
+        data = {
+            "name": name,
+            "createdAt": 0,
+            "leadAgentId": f"team-lead@{name}",
+            "leadSessionId": lead.session_id,
+            "members": roster,
+        }
         path = self.root / "teams" / name / "config.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2), encoding="utf-8")
@@ -418,10 +512,19 @@ class ClaudeStore:
         """``sessions/<pid>.json`` as a running process keeps it (``status`` busy, idle or
         waiting with *waiting_for*); *started_at* is the process's start time."""
         data: dict[str, Any] = {
-            "pid": pid, "sessionId": session.session_id, "cwd": session.cwd,
-            "startedAt": int(_epoch(started_at) * 1000), "procStart": "40984", "version": session.version,
-            "kind": "interactive", "entrypoint": "cli", "name": "demo", "nameSource": "derived",
-            "status": status, "updatedAt": int(_epoch(at) * 1000), "statusUpdatedAt": int(_epoch(at) * 1000),
+            "pid": pid,
+            "sessionId": session.session_id,
+            "cwd": session.cwd,
+            "startedAt": int(_epoch(started_at) * 1000),
+            "procStart": "40984",
+            "version": session.version,
+            "kind": "interactive",
+            "entrypoint": "cli",
+            "name": "demo",
+            "nameSource": "derived",
+            "status": status,
+            "updatedAt": int(_epoch(at) * 1000),
+            "statusUpdatedAt": int(_epoch(at) * 1000),
         }
         if waiting_for:
             data["waitingFor"] = waiting_for

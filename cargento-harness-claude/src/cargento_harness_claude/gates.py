@@ -41,7 +41,12 @@ def pid_gate(files: SessionFiles | None, summary: Summary | None) -> tuple[Gate 
     pending = summary.pending_input() if summary is not None else None
     if pending is not None:
         call, _ = pending
-        return Gate(kind=_INPUT_KINDS.get(call.name, "input"), text=rec.input_summary(call) or waiting_for, since=pid.status_at, source="pid file"), True
+        return Gate(
+            kind=_INPUT_KINDS.get(call.name, "input"),
+            text=rec.input_summary(call) or waiting_for,
+            since=pid.status_at,
+            source="pid file",
+        ), True
     kind = "permission" if "permission" in waiting_for.lower() else "input"
     text = waiting_for
     open_call = summary.newest_open_call() if summary is not None else None
@@ -82,18 +87,24 @@ def roster_gate(index: Index, files: SessionFiles, last_active: datetime | None,
         return None
     started = _started_names(index, files)
     waiting = [
-        m for m in teams.unstarted(roster, started, ctx.now)
-        if not any(a.startswith(f"a{m.name}-") for a in started)
+        m for m in teams.unstarted(roster, started, ctx.now) if not any(a.startswith(f"a{m.name}-") for a in started)
     ]
     if not waiting:
         return None
     names = ", ".join(m.name for m in waiting[:3]) + (f" (+{len(waiting) - 3})" if len(waiting) > 3 else "")
     verb = "has" if len(waiting) == 1 else "have"
     since = min((m.joined_at for m in waiting if m.joined_at is not None), default=None)
-    return Gate(kind="roster", text=f"{names} {verb} not started (teammate parked before its first write)", since=since, source="roster")
+    return Gate(
+        kind="roster",
+        text=f"{names} {verb} not started (teammate parked before its first write)",
+        since=since,
+        source="roster",
+    )
 
 
-def gate(reading: SessionReading, index: Index, files: SessionFiles | None, summary: Summary | None, ctx: HarnessContext) -> Gate | None:
+def gate(
+    reading: SessionReading, index: Index, files: SessionFiles | None, summary: Summary | None, ctx: HarnessContext
+) -> Gate | None:
     """The standing gate of a session, if the store records one."""
     found, decided = pid_gate(files, summary)
     if found is None and not decided and summary is not None:

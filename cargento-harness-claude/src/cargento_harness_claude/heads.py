@@ -104,7 +104,9 @@ class HeadCache:
             if known.head.final and st.st_size >= known.extent and _begins(path, known):
                 return known.head
         head, decisive = _classify(path)
-        self._known[path] = _Known(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, head, len(decisive), _digest(decisive))
+        self._known[path] = _Known(
+            st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, head, len(decisive), _digest(decisive)
+        )
         return head
 
     def forget(self, path: str) -> None:
@@ -126,4 +128,3 @@ def _begins(path: str, known: _Known) -> bool:
         return _digest(head_bytes(path, known.extent)) == known.digest
     except OSError:
         return False
-

@@ -17,12 +17,52 @@ __all__ = ["CONTINUATIONS", "is_continuation", "latest_instruction"]
 #: Prompts that carry no request of their own; they continue the previous one.
 CONTINUATIONS = frozenset(
     {
-        "proceed", "continue", "go on", "go ahead", "carry on", "keep going", "resume", "next",
-        "yes", "y", "yep", "yeah", "yup", "ok", "okay", "k", "sure", "please", "do it", "go",
-        "lgtm", "sounds good", "looks good", "approved", "agreed", "correct", "right",
-        "try again", "retry", "again", "continue please", "please continue", "proceed please",
-        "please proceed", "yes please", "yes proceed", "yes continue", "ok proceed", "ok continue",
-        "ok go ahead", "yes go ahead", "go for it", "ship it", "done", "thanks", "thank you",
+        "proceed",
+        "continue",
+        "go on",
+        "go ahead",
+        "carry on",
+        "keep going",
+        "resume",
+        "next",
+        "yes",
+        "y",
+        "yep",
+        "yeah",
+        "yup",
+        "ok",
+        "okay",
+        "k",
+        "sure",
+        "please",
+        "do it",
+        "go",
+        "lgtm",
+        "sounds good",
+        "looks good",
+        "approved",
+        "agreed",
+        "correct",
+        "right",
+        "try again",
+        "retry",
+        "again",
+        "continue please",
+        "please continue",
+        "proceed please",
+        "please proceed",
+        "yes please",
+        "yes proceed",
+        "yes continue",
+        "ok proceed",
+        "ok continue",
+        "ok go ahead",
+        "yes go ahead",
+        "go for it",
+        "ship it",
+        "done",
+        "thanks",
+        "thank you",
     }
 )
 _PUNCT = re.compile(r"[^\w\s]")
@@ -50,8 +90,12 @@ def latest_instruction(prompts: Sequence[tuple[str, datetime | None]]) -> Instru
         return None
     newest_text, newest_at = prompts[-1]
     if not is_continuation(newest_text):
-        return Instruction(text=clip(clean_prompt(newest_text, INSTRUCTION_LIMIT), INSTRUCTION_LIMIT), source="prompt", at=newest_at)
+        return Instruction(
+            text=clip(clean_prompt(newest_text, INSTRUCTION_LIMIT), INSTRUCTION_LIMIT), source="prompt", at=newest_at
+        )
     for body, at in reversed(prompts[:-1]):
         if not is_continuation(body):
-            return Instruction(text=clip(clean_prompt(body, INSTRUCTION_LIMIT), INSTRUCTION_LIMIT), source="earlier prompt", at=at)
+            return Instruction(
+                text=clip(clean_prompt(body, INSTRUCTION_LIMIT), INSTRUCTION_LIMIT), source="earlier prompt", at=at
+            )
     return None

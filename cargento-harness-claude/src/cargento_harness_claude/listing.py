@@ -54,7 +54,12 @@ class Entry:
 
     def same_file(self, st: os.stat_result) -> bool:
         """True when *st* is the ``stat`` this entry was made from."""
-        return (self.st.st_dev, self.st.st_ino, self.st.st_size, self.st.st_mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return (self.st.st_dev, self.st.st_ino, self.st.st_size, self.st.st_mtime_ns) == (
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+        )
 
 
 @attrs.define

@@ -50,19 +50,25 @@ class ToolOutcomes:
         """The strongest reading that fires, or ``None``."""
         if self.run >= RUN_FAILURES:
             return LoopReading(
-                kind="run", failures=self.failures, successes=self.successes,
+                kind="run",
+                failures=self.failures,
+                successes=self.successes,
                 note=f"{self.run} failed tool calls in a row",
             )
         if not self.whole_request:
             return None
         if self.failures >= TOTAL_FAILURES and self.failures > self.successes:
             return LoopReading(
-                kind="total", failures=self.failures, successes=self.successes,
+                kind="total",
+                failures=self.failures,
+                successes=self.successes,
                 note=f"{self.failures} failed tool calls in this request, more than the {self.successes} that succeeded",
             )
         if self.failures >= NOTHING_WORKED_FAILURES and self.successes == 0:
             return LoopReading(
-                kind="nothing-worked", failures=self.failures, successes=0,
+                kind="nothing-worked",
+                failures=self.failures,
+                successes=0,
                 note=f"{self.failures} failed tool calls and nothing has worked yet",
             )
         return None

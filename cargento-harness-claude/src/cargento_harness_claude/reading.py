@@ -90,7 +90,9 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         notes.append(f"teammate of {summary.team_name}; its lead session was not found")
     missing: list[str] = []
     if summary.partial:
-        missing.append(f"output tokens total: only the last {MAX_COLD_SCAN_BYTES // (1024 * 1024)} MB of this transcript were read")
+        missing.append(
+            f"output tokens total: only the last {MAX_COLD_SCAN_BYTES // (1024 * 1024)} MB of this transcript were read"
+        )
     open_turn = turn.state == "open"
     return SessionReading(
         ref=ref,

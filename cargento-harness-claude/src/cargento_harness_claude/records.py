@@ -128,7 +128,9 @@ def tool_calls(record: dict[str, Any]) -> Iterator[ToolCall]:
             continue
         ident = block.get("id")
         given = block.get("input")
-        yield ToolCall(id=ident if isinstance(ident, str) else None, name=name, input=given if isinstance(given, dict) else {})
+        yield ToolCall(
+            id=ident if isinstance(ident, str) else None, name=name, input=given if isinstance(given, dict) else {}
+        )
 
 
 def tool_results(record: dict[str, Any]) -> Iterator[ToolResult]:
@@ -246,7 +248,11 @@ def input_summary(call: ToolCall, limit: int = 160) -> str | None:
     if call.name == "AskUserQuestion":
         questions = call.input.get("questions")
         if isinstance(questions, list):
-            texts = [q["question"] for q in questions if isinstance(q, dict) and isinstance(q.get("question"), str) and q["question"].strip()]
+            texts = [
+                q["question"]
+                for q in questions
+                if isinstance(q, dict) and isinstance(q.get("question"), str) and q["question"].strip()
+            ]
             if texts:
                 more = f" (+{len(texts) - 1} more)" if len(texts) > 1 else ""
                 return clip(texts[0], limit - len(more)) + more

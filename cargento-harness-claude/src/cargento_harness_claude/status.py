@@ -30,8 +30,10 @@ def trusted(files: SessionFiles | None, summary: Summary | None) -> PidFile | No
     if files is None or files.pid is None or not files.pid_live or files.pid.status is None:
         return None
     pid = files.pid
-    lagging = summary is not None and summary.last_at is not None and (
-        pid.status_at is None or summary.last_at > pid.status_at + timedelta(seconds=_LAG_S)
+    lagging = (
+        summary is not None
+        and summary.last_at is not None
+        and (pid.status_at is None or summary.last_at > pid.status_at + timedelta(seconds=_LAG_S))
     )
     if pid.status in ("waiting", "idle") and lagging:
         return None

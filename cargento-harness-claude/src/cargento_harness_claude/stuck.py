@@ -48,7 +48,9 @@ class StuckSession:
         self.schedule = Schedule(self.start, RETRY_S, self._plan, seed=f"claude-stuck:{seed}", tolerate=(OSError,))
 
     def _fail(self, at: datetime) -> None:
-        call = self.session.tool("Bash", at, input={"command": COMMAND, "description": "Run the integration suite"}, tokens=60)
+        call = self.session.tool(
+            "Bash", at, input={"command": COMMAND, "description": "Run the integration suite"}, tokens=60
+        )
         self.session.result(call, at + timedelta(seconds=4), output=FAILURE, error=True)
 
     def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:

@@ -140,7 +140,9 @@ def summary_of(cache: HarnessCache, agent: AgentFile) -> Summary | None:
         return None
 
 
-def pill(agent: AgentFile, ctx: HarnessContext, *, spawned_by: str | None = None) -> tuple[Subagent, Summary | None] | None:
+def pill(
+    agent: AgentFile, ctx: HarnessContext, *, spawned_by: str | None = None
+) -> tuple[Subagent, Summary | None] | None:
     """The pill for one agent, or ``None`` once it is quiet beyond the display window."""
     summary = summary_of(ctx.cache, agent)
     meta = read_meta(agent.meta_path)

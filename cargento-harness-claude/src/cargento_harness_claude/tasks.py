@@ -109,14 +109,18 @@ def _read_one(entry: os.DirEntry[str], created: Mapping[str, datetime]) -> Task 
     if data is None:
         return None
     raw_id = data.get("id")
-    ident = str(raw_id) if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else entry.name[: -len(".json")]
+    ident = (
+        str(raw_id) if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else entry.name[: -len(".json")]
+    )
     subject = data.get("subject")
     subject = one_line(subject) if isinstance(subject, str) and subject.strip() else "(untitled)"
     status = data.get("status")
     active = data.get("activeForm")
     updated = datetime.fromtimestamp(st.st_mtime, UTC)
     birth = getattr(st, "st_birthtime", None)
-    born = created.get(ident) or (datetime.fromtimestamp(birth, UTC) if isinstance(birth, int | float) and birth > 0 else updated)
+    born = created.get(ident) or (
+        datetime.fromtimestamp(birth, UTC) if isinstance(birth, int | float) and birth > 0 else updated
+    )
     return Task(
         subject=subject,
         status=_STATUSES.get(status, "pending") if isinstance(status, str) else "pending",

@@ -82,7 +82,12 @@ class Summary:
 
     def absorb_head(self, record: dict[str, Any]) -> None:
         """Take identity fields from one of the file's first records."""
-        for key, attr in (("cwd", "cwd"), ("agentName", "agent_name"), ("teamName", "team_name"), ("agentSetting", "agent_setting")):
+        for key, attr in (
+            ("cwd", "cwd"),
+            ("agentName", "agent_name"),
+            ("teamName", "team_name"),
+            ("agentSetting", "agent_setting"),
+        ):
             value = record.get(key)
             if getattr(self, attr) is None and isinstance(value, str) and value.strip():
                 setattr(self, attr, value.strip())

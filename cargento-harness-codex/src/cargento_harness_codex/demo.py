@@ -44,7 +44,9 @@ class CodexDemo:
         old.agent("Reading the rounding module.", old_at + timedelta(seconds=3))
         old.tokens(420, old_at + timedelta(seconds=40))
         old.end_turn(old_at + timedelta(seconds=45))
-        self.live = self.store.session("01a22b41-0000-7000-8000-00000000d002", cwd=str(home / "work/scheduler"), at=start)
+        self.live = self.store.session(
+            "01a22b41-0000-7000-8000-00000000d002", cwd=str(home / "work/scheduler"), at=start
+        )
         self.child: CodexSession | None = None
         self.children: deque[CodexSession] = deque()
         self.call = ""
@@ -83,13 +85,25 @@ class CodexDemo:
         return [
             (0, begin),
             (3, lambda at: live.agent("I'll map the jobs first.", at)),
-            (6, lambda at: live.plan([("Map jobs", "in_progress"), ("Port workers", "pending"),
-                                      ("Backfill", "pending")], at, shape="exec")),
+            (
+                6,
+                lambda at: live.plan(
+                    [("Map jobs", "in_progress"), ("Port workers", "pending"), ("Backfill", "pending")],
+                    at,
+                    shape="exec",
+                ),
+            ),
             (10, lambda at: live.tokens(180, at)),
             (14, lambda at: live.tool_output(live.tool("exec_command", at, arguments={"cmd": "rg Job"}), at)),
             (20, spawn),
-            (30, lambda at: live.plan([("Map jobs", "completed"), ("Port workers", "in_progress"),
-                                       ("Backfill", "pending")], at, shape="exec")),
+            (
+                30,
+                lambda at: live.plan(
+                    [("Map jobs", "completed"), ("Port workers", "in_progress"), ("Backfill", "pending")],
+                    at,
+                    shape="exec",
+                ),
+            ),
             (40, lambda at: live.tokens(260, at)),
             (55, child_tokens),
             (70, run_tests),

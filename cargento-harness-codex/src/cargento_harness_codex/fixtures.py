@@ -109,7 +109,11 @@ class CodexStore:
         ]
         payload["history_mode"] = "legacy" if legacy else "paginated"
         session = CodexSession(
-            self, sid, path, root_id=parent.root_id if parent else sid, depth=parent.depth + 1 if parent else 0,
+            self,
+            sid,
+            path,
+            root_id=parent.root_id if parent else sid,
+            depth=parent.depth + 1 if parent else 0,
             legacy=legacy,
         )
         session.record("session_meta", payload, at)
@@ -162,13 +166,19 @@ class CodexSession:
         self.turn_id = str(uuid.uuid4())
         self.turn_started = _moment(at)
         self.event(
-            "task_started", at, turn_id=self.turn_id, started_at=int(_moment(at).timestamp()),
-            model_context_window=258400, collaboration_mode_kind="default",
+            "task_started",
+            at,
+            turn_id=self.turn_id,
+            started_at=int(_moment(at).timestamp()),
+            model_context_window=258400,
+            collaboration_mode_kind="default",
         )
 
     def turn_context(self, model: str, at: Moment, *, cwd: str = "/") -> None:
         """``turn_context``: the model (and policy) of the turn."""
-        self.record("turn_context", {"turn_id": self.turn_id, "cwd": cwd, "approval_policy": "never", "model": model}, at)
+        self.record(
+            "turn_context", {"turn_id": self.turn_id, "cwd": cwd, "approval_policy": "never", "model": model}, at
+        )
 
     def end_turn(self, at: Moment, *, aborted: bool = False, duration: bool = True) -> None:
         """``task_complete`` (or ``turn_aborted``); *duration* writes ``duration_ms`` as 0.171 does."""
@@ -185,24 +195,42 @@ class CodexSession:
             self.event("user_message", at, message=text, images=[])
             return
         meta = {"turn_id": self.turn_id, "content_item_kinds": ["user.text"]}
-        self.item("message", at, role="user", content=[{"type": "input_text", "text": text}],
-                  internal_chat_message_metadata_passthrough=meta)
-        self.event("item_completed", at, turn_id=self.turn_id,
-                   item={"type": "UserMessage", "content": [{"type": "text", "text": text}]})
+        self.item(
+            "message",
+            at,
+            role="user",
+            content=[{"type": "input_text", "text": text}],
+            internal_chat_message_metadata_passthrough=meta,
+        )
+        self.event(
+            "item_completed",
+            at,
+            turn_id=self.turn_id,
+            item={"type": "UserMessage", "content": [{"type": "text", "text": text}]},
+        )
 
     def injected(self, text: str, at: Moment) -> None:
         """Context Codex injects as a user message (``<environment_context>``...)."""
         meta = {"turn_id": self.turn_id, "content_item_kinds": ["environments.environment_context"]}
-        self.item("message", at, role="user", content=[{"type": "input_text", "text": text}],
-                  internal_chat_message_metadata_passthrough=meta)
+        self.item(
+            "message",
+            at,
+            role="user",
+            content=[{"type": "input_text", "text": text}],
+            internal_chat_message_metadata_passthrough=meta,
+        )
 
     def agent(self, text: str, at: Moment) -> None:
         """An agent message."""
         if self.legacy:
             self.event("agent_message", at, message=text)
             return
-        self.event("item_completed", at, turn_id=self.turn_id,
-                   item={"type": "AgentMessage", "content": [{"type": "Text", "text": text}]})
+        self.event(
+            "item_completed",
+            at,
+            turn_id=self.turn_id,
+            item={"type": "AgentMessage", "content": [{"type": "Text", "text": text}]},
+        )
         self.item("message", at, role="assistant", content=[{"type": "output_text", "text": text}])
 
     def reasoning(self, size: int, at: Moment) -> None:
@@ -241,7 +269,11 @@ class CodexSession:
         self.tool_output(call, at)
 
     def plan(
-        self, steps: Sequence[tuple[str, str]], at: Moment, *, shape: str = "function",
+        self,
+        steps: Sequence[tuple[str, str]],
+        at: Moment,
+        *,
+        shape: str = "function",
         explanation: str | None = None,
     ) -> None:
         """An ``update_plan`` call: *shape* ``function`` (JSON arguments) or ``exec`` (JavaScript)."""
@@ -263,16 +295,24 @@ class CodexSession:
         self.cumulative += n
         usage = {"input_tokens": 100, "output_tokens": n, "total_tokens": 100 + n}
         thread = {"input_tokens": 100, "output_tokens": self.cumulative, "total_tokens": 100 + self.cumulative}
-        self.record("token_usage_record", {"thread_id": self.session_id, "turn_id": self.turn_id,
-                                           "usage": usage, "thread_token_usage": thread}, at)
+        self.record(
+            "token_usage_record",
+            {"thread_id": self.session_id, "turn_id": self.turn_id, "usage": usage, "thread_token_usage": thread},
+            at,
+        )
         if count_event:
-            self.event("token_count", at, info={"total_token_usage": thread, "last_token_usage": usage},
-                       rate_limits=limits or {"limit_id": "codex", "primary": None, "secondary": None})
+            self.event(
+                "token_count",
+                at,
+                info={"total_token_usage": thread, "last_token_usage": usage},
+                rate_limits=limits or {"limit_id": "codex", "primary": None, "secondary": None},
+            )
 
     # -- subagents ----------------------------------------------------------------------------
 
-    def spawn(self, child_id: str | None = None, *, nickname: str, at: Moment, cwd: str | None = None,
-              role: str | None = None) -> CodexSession:
+    def spawn(
+        self, child_id: str | None = None, *, nickname: str, at: Moment, cwd: str | None = None, role: str | None = None
+    ) -> CodexSession:
         """A ``spawn_agent`` call and the child thread's own rollout."""
         child = self.store.session(child_id, cwd=cwd or "/", at=at, parent=self, nickname=nickname, role=role)
         self.tool("spawn_agent", at, arguments={"message": f"{nickname}: help"})

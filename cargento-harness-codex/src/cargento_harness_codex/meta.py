@@ -19,7 +19,9 @@ __all__ = ["HEAD_BYTES", "RolloutMeta", "meta_from_head", "meta_from_record", "r
 HEAD_BYTES = 512 * 1024
 _PREFIX_BYTES = 64 * 1024
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_FIELD = re.compile(rb'"(id|cwd|timestamp|thread_source|agent_nickname|agent_role|agent_path|parent_thread_id|cli_version|forked_from_id)"\s*:\s*("(?:[^"\\]|\\.){0,4096}"|null)')
+_FIELD = re.compile(
+    rb'"(id|cwd|timestamp|thread_source|agent_nickname|agent_role|agent_path|parent_thread_id|cli_version|forked_from_id)"\s*:\s*("(?:[^"\\]|\\.){0,4096}"|null)'
+)
 
 
 @attrs.frozen(kw_only=True)

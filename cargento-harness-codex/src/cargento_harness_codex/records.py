@@ -23,8 +23,17 @@ from cargento_harness_codex.plan import PlanStep, plan_from_arguments, plan_from
 __all__ = ["Fact", "FactKind", "fact_from_line", "fact_from_record", "is_injected", "rate_limits"]
 
 FactKind = Literal[
-    "other", "prompt", "agent", "turn_start", "turn_end", "plan", "model", "tool_call", "tool_output",
-    "usage", "compaction",
+    "other",
+    "prompt",
+    "agent",
+    "turn_start",
+    "turn_end",
+    "plan",
+    "model",
+    "tool_call",
+    "tool_output",
+    "usage",
+    "compaction",
 ]
 
 _HEAD = 640
@@ -34,12 +43,26 @@ _PAYLOAD_TYPE = re.compile(rb'"payload":\{"type":"([A-Za-z_]{1,40})"')
 #: Envelope types never worth a full parse: their timestamp is all they contribute.
 _SKIP_ENVELOPES = {b"session_meta", b"world_state"}
 _SKIP_ITEMS = {
-    b"reasoning", b"additional_tools", b"web_search_call", b"image_generation_call", b"ghost_snapshot",
+    b"reasoning",
+    b"additional_tools",
+    b"web_search_call",
+    b"image_generation_call",
+    b"ghost_snapshot",
 }
 _SKIP_EVENTS = {
-    b"exec_command_output_delta", b"exec_command_begin", b"exec_command_end", b"agent_reasoning",
-    b"agent_reasoning_raw_content", b"thread_settings_applied", b"mcp_tool_call_begin", b"mcp_tool_call_end",
-    b"patch_apply_begin", b"patch_apply_end", b"turn_diff", b"background_event", b"item_started",
+    b"exec_command_output_delta",
+    b"exec_command_begin",
+    b"exec_command_end",
+    b"agent_reasoning",
+    b"agent_reasoning_raw_content",
+    b"thread_settings_applied",
+    b"mcp_tool_call_begin",
+    b"mcp_tool_call_end",
+    b"patch_apply_begin",
+    b"patch_apply_end",
+    b"turn_diff",
+    b"background_event",
+    b"item_started",
 }
 _TURN_STARTS = {"task_started", "turn_started"}
 _TURN_ENDS = {"task_complete", "turn_complete", "turn_aborted", "task_aborted"}

@@ -268,8 +268,14 @@ def walk_summary(meta: RolloutMeta, facts: Iterable[Fact], now: datetime) -> Sum
                 usage.append((index, fact))
                 usage_done = not meta.is_subagent and fact.at is not None and fact.at < horizon
         if (
-            prompt_done and statement_done and tool_done and out.plan is not None and out.model is not None
-            and turns_done and usage_done and limits_done
+            prompt_done
+            and statement_done
+            and tool_done
+            and out.plan is not None
+            and out.model is not None
+            and turns_done
+            and usage_done
+            and limits_done
         ):
             break
     else:

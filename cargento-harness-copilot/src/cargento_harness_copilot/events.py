@@ -266,13 +266,21 @@ class SessionSummary:
         if key is None:
             return
         name = (
-            _str(data.get("agentDisplayName")) or _str(data.get("name")) or _str(data.get("agentName"))
-            or _str(data.get("agent")) or _str(data.get("agentType")) or "subagent"
+            _str(data.get("agentDisplayName"))
+            or _str(data.get("name"))
+            or _str(data.get("agentName"))
+            or _str(data.get("agent"))
+            or _str(data.get("agentType"))
+            or "subagent"
         )
         role = _str(data.get("agentName")) or _str(data.get("agentType"))
         self.subagents[key] = SubagentState(
-            agent_id=key, name=name, role=role if role != name else None,
-            model=_str(data.get("model")), started_at=at, last_active_at=at,
+            agent_id=key,
+            name=name,
+            role=role if role != name else None,
+            model=_str(data.get("model")),
+            started_at=at,
+            last_active_at=at,
         )
         self.clock.activity(at)
 

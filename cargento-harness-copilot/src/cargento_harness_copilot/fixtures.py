@@ -106,9 +106,15 @@ class CopilotStore:
         session.emit(
             "session.start",
             {
-                "sessionId": sid, "version": 1, "producer": "copilot-agent", "copilotVersion": version,
-                "startTime": _iso(at), "selectedModel": model, "contextTier": None,
-                "context": {"cwd": cwd}, "alreadyInUse": False,
+                "sessionId": sid,
+                "version": 1,
+                "producer": "copilot-agent",
+                "copilotVersion": version,
+                "startTime": _iso(at),
+                "selectedModel": model,
+                "contextTier": None,
+                "context": {"cwd": cwd},
+                "alreadyInUse": False,
             },
             at,
         )
@@ -181,8 +187,13 @@ class CopilotSession:
         lines = [f"id: {self.session_id}", f"cwd: {cwd}", "client_name: github/cli"]
         if name is not None:
             lines.append(f"name: {quoted}")
-        lines += [f"user_named: {'true' if user_named else 'false'}", "summary_count: 0", "fork_count: 0",
-                  f"created_at: {_iso(at)}", f"updated_at: {_iso(at)}"]
+        lines += [
+            f"user_named: {'true' if user_named else 'false'}",
+            "summary_count: 0",
+            "fork_count: 0",
+            f"created_at: {_iso(at)}",
+            f"updated_at: {_iso(at)}",
+        ]
         path = self.folder / "workspace.yaml"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         _touch(path, at)
@@ -191,8 +202,17 @@ class CopilotSession:
 
     def prompt(self, text: str, at: Moment, *, turn_start: bool = True) -> None:
         """The user types a prompt: ``user.message`` and, by default, ``assistant.turn_start``."""
-        self.emit("user.message", {"content": text, "transformedContent": text, "messageId": str(uuid.uuid4()),
-                                   "delivery": "idle", "interactionId": str(uuid.uuid4())}, at)
+        self.emit(
+            "user.message",
+            {
+                "content": text,
+                "transformedContent": text,
+                "messageId": str(uuid.uuid4()),
+                "delivery": "idle",
+                "interactionId": str(uuid.uuid4()),
+            },
+            at,
+        )
         if turn_start:
             self.turn_start(at)
 
@@ -202,26 +222,50 @@ class CopilotSession:
 
     def tokens(self, n: int, at: Moment, *, model: str = "claude-sonnet-4.5", agent_id: str | None = None) -> None:
         """One API response's usage: a ``session.usage_record`` with ``outputTokens``."""
-        self.emit("session.usage_record", {"usage": {"model": model, "modelDisplayName": model, "inputTokens": 100,
-                                                     "outputTokens": n, "cost": 0.0}}, at, agent_id=agent_id)
+        self.emit(
+            "session.usage_record",
+            {"usage": {"model": model, "modelDisplayName": model, "inputTokens": 100, "outputTokens": n, "cost": 0.0}},
+            at,
+            agent_id=agent_id,
+        )
 
     def message(self, text: str, at: Moment, *, model: str = "claude-sonnet-4.5", agent_id: str | None = None) -> None:
         """An assistant message."""
-        self.emit("assistant.message", {"messageId": str(uuid.uuid4()), "model": model, "content": text,
-                                        "toolRequests": [], "turnId": str(self._turn)}, at, agent_id=agent_id)
+        self.emit(
+            "assistant.message",
+            {
+                "messageId": str(uuid.uuid4()),
+                "model": model,
+                "content": text,
+                "toolRequests": [],
+                "turnId": str(self._turn),
+            },
+            at,
+            agent_id=agent_id,
+        )
 
-    def tool(self, name: str, at: Moment, *, arguments: dict[str, Any] | None = None, agent_id: str | None = None) -> str:
+    def tool(
+        self, name: str, at: Moment, *, arguments: dict[str, Any] | None = None, agent_id: str | None = None
+    ) -> str:
         """A tool call starts; returns its ``toolCallId``."""
         self._calls += 1
         call = f"toolu_{self._calls:06d}"
-        self.emit("tool.execution_start", {"toolCallId": call, "toolName": name, "arguments": arguments or {},
-                                           "turnId": str(self._turn)}, at, agent_id=agent_id)
+        self.emit(
+            "tool.execution_start",
+            {"toolCallId": call, "toolName": name, "arguments": arguments or {}, "turnId": str(self._turn)},
+            at,
+            agent_id=agent_id,
+        )
         return call
 
     def tool_done(self, call: str, at: Moment, *, success: bool = True, agent_id: str | None = None) -> None:
         """A tool call completes."""
-        self.emit("tool.execution_complete", {"toolCallId": call, "success": success, "turnId": str(self._turn),
-                                              "result": {"content": ""}}, at, agent_id=agent_id)
+        self.emit(
+            "tool.execution_complete",
+            {"toolCallId": call, "success": success, "turnId": str(self._turn), "result": {"content": ""}},
+            at,
+            agent_id=agent_id,
+        )
 
     def end_turn(self, at: Moment) -> None:
         """The model ends its turn (``assistant.turn_end``); a later turn_start reopens it."""
@@ -249,23 +293,46 @@ class CopilotSession:
         else:
             body["fullCommandText"] = detail
             body["intention"] = f"intention: {detail}"
-        self.emit("permission.requested", {"requestId": request, "permissionRequest": body,
-                                           "ownerSessionId": self.session_id}, at)
+        self.emit(
+            "permission.requested",
+            {"requestId": request, "permissionRequest": body, "ownerSessionId": self.session_id},
+            at,
+        )
         return request
 
     def answer(self, request: str, at: Moment, *, approved: bool = True) -> None:
         """The human answers the dialog (``permission.completed``)."""
-        self.emit("permission.completed", {"requestId": request,
-                                           "result": {"kind": "approved" if approved else "denied-interactively-by-user"}}, at)
+        self.emit(
+            "permission.completed",
+            {"requestId": request, "result": {"kind": "approved" if approved else "denied-interactively-by-user"}},
+            at,
+        )
 
-    def subagent_start(self, name: str, at: Moment, *, agent_type: str = "general-purpose",
-                       model: str = "claude-sonnet-4.5", description: str = "") -> str:
+    def subagent_start(
+        self,
+        name: str,
+        at: Moment,
+        *,
+        agent_type: str = "general-purpose",
+        model: str = "claude-sonnet-4.5",
+        description: str = "",
+    ) -> str:
         """A subagent starts (``subagent.started`` keyed on a new ``agentId``); returns the id."""
         agent = str(uuid.uuid4())
         call = self.tool("task", at, arguments={"name": name, "agent_type": agent_type, "description": description})
-        self.emit("subagent.started", {"toolCallId": call, "agentName": agent_type, "agentDisplayName": name,
-                                       "agentDescription": description, "model": model, "agentType": agent_type},
-                  at, agent_id=agent)
+        self.emit(
+            "subagent.started",
+            {
+                "toolCallId": call,
+                "agentName": agent_type,
+                "agentDisplayName": name,
+                "agentDescription": description,
+                "model": model,
+                "agentType": agent_type,
+            },
+            at,
+            agent_id=agent,
+        )
         return agent
 
     def subagent_finish(self, agent: str, at: Moment, *, failed: bool = False) -> None:

@@ -157,10 +157,7 @@ def gate(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
     summary = _cached_summary(reading, ctx)
     if summary is None or summary.ended:
         return None
-    standing = [
-        p for p in summary.permissions.values()
-        if (ctx.now - p.at).total_seconds() >= GATE_AFTER_S
-    ]
+    standing = [p for p in summary.permissions.values() if (ctx.now - p.at).total_seconds() >= GATE_AFTER_S]
     if not standing:
         return None
     oldest = min(standing, key=lambda p: p.at)

@@ -55,9 +55,12 @@ class CopilotSimulation:
 
         def todos(stage: int) -> Action:
             def write(at: datetime) -> None:
-                rows = [(i, t, "done" if k < stage else "in_progress" if k == stage else "pending")
-                        for k, (i, t) in enumerate(_TODOS)]
+                rows = [
+                    (i, t, "done" if k < stage else "in_progress" if k == stage else "pending")
+                    for k, (i, t) in enumerate(_TODOS)
+                ]
                 s.todos(rows, at)
+
             return write
 
         def tool(at: datetime) -> None:

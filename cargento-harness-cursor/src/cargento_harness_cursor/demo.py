@@ -70,15 +70,30 @@ class Job:
 
 
 JOBS = (
-    Job(prompt="The postcode field accepts letters for US addresses; validate it per country",
-        read="src/checkout/AddressForm.tsx", search="postcode", command="npm test -- AddressForm",
-        edit="src/checkout/validators.ts", explore="Find every address validator and the countries it covers"),
-    Job(prompt="Show the card error under the field instead of in a toast",
-        read="src/checkout/PaymentStep.tsx", search="toast.error", command="npm test -- PaymentStep",
-        edit="src/checkout/PaymentStep.tsx", explore="List the places that raise payment errors"),
-    Job(prompt="Keep the promo code when the user goes back a step",
-        read="src/checkout/useCheckoutState.ts", search="promo", command="npm test -- checkout",
-        edit="src/checkout/useCheckoutState.ts", explore="Trace how checkout state survives navigation"),
+    Job(
+        prompt="The postcode field accepts letters for US addresses; validate it per country",
+        read="src/checkout/AddressForm.tsx",
+        search="postcode",
+        command="npm test -- AddressForm",
+        edit="src/checkout/validators.ts",
+        explore="Find every address validator and the countries it covers",
+    ),
+    Job(
+        prompt="Show the card error under the field instead of in a toast",
+        read="src/checkout/PaymentStep.tsx",
+        search="toast.error",
+        command="npm test -- PaymentStep",
+        edit="src/checkout/PaymentStep.tsx",
+        explore="List the places that raise payment errors",
+    ),
+    Job(
+        prompt="Keep the promo code when the user goes back a step",
+        read="src/checkout/useCheckoutState.ts",
+        search="promo",
+        command="npm test -- checkout",
+        edit="src/checkout/useCheckoutState.ts",
+        explore="Trace how checkout state survives navigation",
+    ),
 )
 
 
@@ -116,12 +131,18 @@ class CursorDemo:
         self.agents: deque[CursorChat] = deque()
         self.agent: CursorChat | None = None
         self.pending: str | None = None
-        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"cursor-demo:{seed}",
-                                 tolerate=(OSError, sqlite3.Error))
+        self.schedule = Schedule(
+            self.start + timedelta(seconds=LEAD_S),
+            CYCLE_S,
+            self._plan,
+            seed=f"cursor-demo:{seed}",
+            tolerate=(OSError, sqlite3.Error),
+        )
 
     def _chat(self, workspace: str, at: datetime, *, agent_id: str | None = None) -> CursorChat:
-        return CursorChat(self.home, workspace=workspace, created_at=at, chats=self.chats,
-                          agent_id=agent_id or seeded_uuid(self._rng))
+        return CursorChat(
+            self.home, workspace=workspace, created_at=at, chats=self.chats, agent_id=agent_id or seeded_uuid(self._rng)
+        )
 
     # -- the picture at start -------------------------------------------------------------
 
@@ -134,20 +155,28 @@ class CursorDemo:
         chat.assistant("I'll check which resources changed shape in v6.", at=t + timedelta(seconds=8), model=MODEL)
         child = chat.subagent("explore", at=t + timedelta(seconds=12), agent_id=seeded_uuid(self._rng))
         child.user("find every aws_s3_bucket resource and its inline blocks", at=t + timedelta(seconds=12))
-        call = child.tool_call("Grep", at=t + timedelta(seconds=20), model=SUBAGENT_MODEL, args={"pattern": "aws_s3_bucket"})
+        call = child.tool_call(
+            "Grep", at=t + timedelta(seconds=20), model=SUBAGENT_MODEL, args={"pattern": "aws_s3_bucket"}
+        )
         child.tool_result(call, at=t + timedelta(seconds=22), text="modules/storage/main.tf:3")
         child.assistant("Two buckets use inline ACL blocks.", at=t + timedelta(seconds=40), model=SUBAGENT_MODEL)
         call = chat.tool_call("Shell", at=t + timedelta(seconds=60), model=MODEL, args={"command": "terraform plan"})
         chat.tool_result(call, at=t + timedelta(seconds=95), text="Plan: 2 to add, 2 to change, 0 to destroy.")
-        chat.assistant("Moved the ACLs to aws_s3_bucket_acl; the plan is clean.", at=t + timedelta(seconds=110), model=MODEL)
+        chat.assistant(
+            "Moved the ACLs to aws_s3_bucket_acl; the plan is clean.", at=t + timedelta(seconds=110), model=MODEL
+        )
 
         t = self.start - timedelta(hours=2, minutes=20)
         chat = self._chat(self.web, t)
         chat.user("the date picker test fails on the first of the month", at=t)
         chat.rename("Flaky date picker test", at=t + timedelta(seconds=3))
-        call = chat.tool_call("Read", at=t + timedelta(seconds=9), model=MODEL, args={"path": "src/ui/DatePicker.test.tsx"})
+        call = chat.tool_call(
+            "Read", at=t + timedelta(seconds=9), model=MODEL, args={"path": "src/ui/DatePicker.test.tsx"}
+        )
         chat.tool_result(call, at=t + timedelta(seconds=10))
-        chat.assistant("The test builds dates in local time; it now pins the clock.", at=t + timedelta(seconds=70), model=MODEL)
+        chat.assistant(
+            "The test builds dates in local time; it now pins the clock.", at=t + timedelta(seconds=70), model=MODEL
+        )
 
     def _open_live(self, at: datetime) -> CursorChat:
         """The live chat, with one exchange behind it."""
@@ -170,7 +199,9 @@ class CursorDemo:
             *self._tool(6.0, 2.0, lambda: self.live, "Read", {"path": job.read}, "…", MODEL),
             (12.0, lambda at: self._spawn(job, agent_id, at)),
             (14.0, self._say("Reading how the form state flows.")),
-            *self._tool(18.0, 2.0, lambda: self.agent, "Grep", {"pattern": job.search}, f"{job.read}:57", SUBAGENT_MODEL),
+            *self._tool(
+                18.0, 2.0, lambda: self.agent, "Grep", {"pattern": job.search}, f"{job.read}:57", SUBAGENT_MODEL
+            ),
             *self._tool(20.0, 1.0, lambda: self.live, "Grep", {"pattern": job.search}, f"{job.read}:57", MODEL),
             (26.0, lambda at: self._agent_says("Found the call sites; writing them up.", at)),
             (28.0, self._say("I have a fix; running the tests next.")),
@@ -192,8 +223,15 @@ class CursorDemo:
         return write
 
     @staticmethod
-    def _tool(offset: float, takes_s: float, target: Callable[[], CursorChat | None], name: str,
-              args: dict[str, str], output: str, model: str) -> list[tuple[float, Action]]:
+    def _tool(
+        offset: float,
+        takes_s: float,
+        target: Callable[[], CursorChat | None],
+        name: str,
+        args: dict[str, str],
+        output: str,
+        model: str,
+    ) -> list[tuple[float, Action]]:
         """A tool call at *offset* and its result *takes_s* later in *target*'s store
         (resolved when due: a subagent that is not running writes nothing)."""
         calls: list[tuple[CursorChat, str]] = []

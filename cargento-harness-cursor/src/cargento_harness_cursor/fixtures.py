@@ -178,8 +178,9 @@ class CursorChat:
         call = f"call_{self.id[:8]}_{self._calls}"
         return call, {"type": "tool-call", "toolCallId": call, "toolName": tool, "args": dict(args or {})}
 
-    def tool_call(self, tool: str, at: datetime, *, model: str | None = DEFAULT_MODEL,
-                  args: Mapping[str, Any] | None = None) -> str:
+    def tool_call(
+        self, tool: str, at: datetime, *, model: str | None = DEFAULT_MODEL, args: Mapping[str, Any] | None = None
+    ) -> str:
         """An assistant tool call that runs without asking; returns the call id."""
         call, part = self._call(tool, args)
         message: dict[str, Any] = {"role": "assistant", "id": "1", "content": [part]}
@@ -191,12 +192,19 @@ class CursorChat:
     def tool_result(self, call_id: str, at: datetime, text: str = "ok") -> CursorChat:
         """The tool's result; any pending call is settled."""
         self.pending = []
-        self.add({"role": "tool", "id": call_id,
-                  "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "tool", "result": text}]}, at)
+        self.add(
+            {
+                "role": "tool",
+                "id": call_id,
+                "content": [{"type": "tool-result", "toolCallId": call_id, "toolName": "tool", "result": text}],
+            },
+            at,
+        )
         return self
 
-    def wait(self, tool: str, at: datetime, *, model: str | None = DEFAULT_MODEL,
-             args: Mapping[str, Any] | None = None) -> str:
+    def wait(
+        self, tool: str, at: datetime, *, model: str | None = DEFAULT_MODEL, args: Mapping[str, Any] | None = None
+    ) -> str:
         """A tool call held at a permission prompt from *at*: the new root carries the pending
         message with a non-empty contracts map and ``pendingToolCallStartedAtMs``."""
         call, part = self._call(tool, args)
@@ -204,8 +212,13 @@ class CursorChat:
             "modelProviderMessageId": f"msg-{self._calls}",
             "pendingToolCallStartedAtMs": _ms(at),
             "pendingToolExecutionContracts": {
-                call: {"toolCallId": call, "outerToolName": tool, "toolIdentifier": tool.upper(),
-                       "isDynamic": False, "allowedToolNames": [tool]},
+                call: {
+                    "toolCallId": call,
+                    "outerToolName": tool,
+                    "toolIdentifier": tool.upper(),
+                    "isDynamic": False,
+                    "allowedToolNames": [tool],
+                },
             },
         }
         if model is not None:

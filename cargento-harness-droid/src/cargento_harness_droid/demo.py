@@ -73,22 +73,40 @@ class Job:
 
 _JOBS: dict[str, tuple[Job, ...]] = {
     "storefront": (
-        Job("The cart badge shows the wrong count after a refresh", "The count is probably read before hydration.",
-            "The badge now reads the persisted cart after hydration; added a test."),
-        Job("Add a loading skeleton to the product grid", "A skeleton per card while the query is pending.",
-            "The grid shows skeleton cards while products load."),
-        Job("Upgrade the router and fix what breaks", "Check the changelog for renamed hooks first.",
-            "Router upgraded; two renamed hooks updated, tests green."),
+        Job(
+            "The cart badge shows the wrong count after a refresh",
+            "The count is probably read before hydration.",
+            "The badge now reads the persisted cart after hydration; added a test.",
+        ),
+        Job(
+            "Add a loading skeleton to the product grid",
+            "A skeleton per card while the query is pending.",
+            "The grid shows skeleton cards while products load.",
+        ),
+        Job(
+            "Upgrade the router and fix what breaks",
+            "Check the changelog for renamed hooks first.",
+            "Router upgraded; two renamed hooks updated, tests green.",
+        ),
     ),
     "infra": (
-        Job("Why does the deploy job time out on staging?", "Look at the health check timings.",
-            "The health check waited on a cold cache; its grace period is now 60 s."),
-        Job("Tag every bucket with its cost centre", "The buckets are in three modules.",
-            "All 14 buckets carry a cost-centre tag."),
+        Job(
+            "Why does the deploy job time out on staging?",
+            "Look at the health check timings.",
+            "The health check waited on a cold cache; its grace period is now 60 s.",
+        ),
+        Job(
+            "Tag every bucket with its cost centre",
+            "The buckets are in three modules.",
+            "All 14 buckets carry a cost-centre tag.",
+        ),
     ),
     "docs": (
-        Job("Write the upgrade guide for v3", "Collect the breaking changes from the changelog.",
-            "docs/upgrade-v3.md covers the five breaking changes."),
+        Job(
+            "Write the upgrade guide for v3",
+            "Collect the breaking changes from the changelog.",
+            "docs/upgrade-v3.md covers the five breaking changes.",
+        ),
     ),
 }
 _TITLES = {
@@ -101,8 +119,18 @@ _TITLES = {
 class _Worker:
     """One Droid session in one project, writing turns (and moving to a new session file)."""
 
-    def __init__(self, home: Path, cwd: str, project: str, seed: str, at: datetime, *, model: str,
-                 max_bytes: int = MAX_BYTES, turns_per_session: int = TURNS_PER_SESSION) -> None:
+    def __init__(
+        self,
+        home: Path,
+        cwd: str,
+        project: str,
+        seed: str,
+        at: datetime,
+        *,
+        model: str,
+        max_bytes: int = MAX_BYTES,
+        turns_per_session: int = TURNS_PER_SESSION,
+    ) -> None:
         self.home = home
         self.cwd = cwd
         self.project = project
@@ -164,16 +192,19 @@ class _Worker:
     def _prompt(self, text: str) -> Action:
         def act(at: datetime) -> None:
             self.session.prompt(text, at)
+
         return act
 
     def _think(self, text: str) -> Action:
         def act(at: datetime) -> None:
             self.session.think(text, at)
+
         return act
 
     def _use(self, name: str, args: dict[str, Any]) -> Action:
         def act(at: datetime) -> None:
             self._call = self.session.tool(name, at, input=args)
+
         return act
 
     def _result(self) -> Action:
@@ -181,37 +212,58 @@ class _Worker:
             if self._call:
                 self.session.tool_result(self._call, at, output="ok")
                 self._call = ""
+
         return act
 
     def _reply(self, text: str, tokens: int) -> Action:
         """The closing reply, and ``settings.json`` with the session's usage so far."""
+
         def act(at: datetime) -> None:
             self.session.reply(text, at)
             self.output_tokens += tokens
-            self.session.settings(at, model=self.model, reasoningEffort="medium", tokenUsage={
-                "inputTokens": 14 * self.output_tokens, "outputTokens": self.output_tokens,
-                "cacheCreationTokens": 2 * self.output_tokens, "cacheReadTokens": 40 * self.output_tokens,
-                "thinkingTokens": self.output_tokens // 3,
-            })
+            self.session.settings(
+                at,
+                model=self.model,
+                reasoningEffort="medium",
+                tokenUsage={
+                    "inputTokens": 14 * self.output_tokens,
+                    "outputTokens": self.output_tokens,
+                    "cacheCreationTokens": 2 * self.output_tokens,
+                    "cacheReadTokens": 40 * self.output_tokens,
+                    "thinkingTokens": self.output_tokens // 3,
+                },
+            )
+
         return act
 
 
 class DroidDemo:
     """The demo store: finished sessions from earlier and two live sessions stepped by the clock."""
 
-    def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 11, max_bytes: int = MAX_BYTES,
-                 turns_per_session: int = TURNS_PER_SESSION) -> None:
+    def __init__(
+        self,
+        home: Path,
+        ctx: HarnessContext,
+        *,
+        seed: int = 11,
+        max_bytes: int = MAX_BYTES,
+        turns_per_session: int = TURNS_PER_SESSION,
+    ) -> None:
         root = locations.root(ctx).path
         require_inside(root, home, "Droid")
         self.home = home
         self.start = ctx.now
         work = home / "work"
-        cwds = {"storefront": work / "shop" / "storefront", "infra": work / "shop" / "infra",
-                "docs": work / "oss" / "docs"}
+        cwds = {
+            "storefront": work / "shop" / "storefront",
+            "infra": work / "shop" / "infra",
+            "docs": work / "oss" / "docs",
+        }
         for path in cwds.values():
             path.mkdir(parents=True, exist_ok=True)
-        for index, (project, hours, model) in enumerate((("docs", 6.0, SONNET), ("infra", 2.7, CODEX),
-                                                         ("storefront", 1.3, SONNET))):
+        for index, (project, hours, model) in enumerate(
+            (("docs", 6.0, SONNET), ("infra", 2.7, CODEX), ("storefront", 1.3, SONNET))
+        ):
             at = self.start - timedelta(hours=hours)
             worker = _Worker(root.parent, str(cwds[project]), project, f"{seed}:old:{index}", at, model=model)
             for n in range(2):
@@ -220,8 +272,16 @@ class DroidDemo:
         self.schedules: list[Schedule] = []
         for index, (project, model) in enumerate((("storefront", SONNET), ("infra", CODEX))):
             warmup = self.start - timedelta(minutes=6 + 4 * index)
-            worker = _Worker(root.parent, str(cwds[project]), project, f"{seed}:live:{index}", warmup, model=model,
-                             max_bytes=max_bytes, turns_per_session=turns_per_session)
+            worker = _Worker(
+                root.parent,
+                str(cwds[project]),
+                project,
+                f"{seed}:live:{index}",
+                warmup,
+                model=model,
+                max_bytes=max_bytes,
+                turns_per_session=turns_per_session,
+            )
             phase = timedelta(seconds=index * CYCLE_S / 2)
             schedule = Schedule(self.start + phase, CYCLE_S, worker.turn, seed=f"{worker.seed}:turn")
             play(worker.turn(-1, schedule.rng(-1), lead_s=0.5), warmup)

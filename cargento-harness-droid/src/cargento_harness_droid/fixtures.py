@@ -76,8 +76,13 @@ class DroidSession:
         session = cls(folder / f"{session_id}.jsonl", session_id)
         session.path.write_bytes(b"")
         if header:
-            record: dict[str, Any] = {"type": "session_start", "id": session_id, "title": title or "",
-                                      "owner": "demo", "version": 2}
+            record: dict[str, Any] = {
+                "type": "session_start",
+                "id": session_id,
+                "title": title or "",
+                "owner": "demo",
+                "version": 2,
+            }
             if title is not None:
                 record["sessionTitle"] = title
             if cwd is not None:
@@ -99,8 +104,12 @@ class DroidSession:
     def message(self, role: str, content: str | list[dict[str, Any]], at: datetime) -> str:
         """Append a ``message`` record; returns its id."""
         ident = f"m{next(self._ids)}"
-        record: dict[str, Any] = {"type": "message", "id": ident, "timestamp": _iso(at),
-                                  "message": {"role": role, "content": content}}
+        record: dict[str, Any] = {
+            "type": "message",
+            "id": ident,
+            "timestamp": _iso(at),
+            "message": {"role": role, "content": content},
+        }
         if self._last is not None:
             record["parentId"] = self._last
         self._last = ident

@@ -77,28 +77,46 @@ class Job:
 
 _JOBS: dict[str, tuple[Job, ...]] = {
     "api": (
-        Job("Add pagination to the /orders endpoint", "Paginate the orders endpoint",
+        Job(
+            "Add pagination to the /orders endpoint",
+            "Paginate the orders endpoint",
             ("Read the orders handler", "Add cursor pagination", "Cover it with tests"),
-            "The /orders endpoint now pages with an opaque cursor; tests pass."),
-        Job("The refund webhook retries forever on a 409, fix it", "Stop refund webhook retry loop",
+            "The /orders endpoint now pages with an opaque cursor; tests pass.",
+        ),
+        Job(
+            "The refund webhook retries forever on a 409, fix it",
+            "Stop refund webhook retry loop",
             ("Reproduce the retry loop", "Treat 409 as final", "Add a regression test"),
-            "A 409 from the payment provider is now final; the retry loop is gone."),
-        Job("Rate-limit the login route per IP", "Rate-limit login attempts",
+            "A 409 from the payment provider is now final; the retry loop is gone.",
+        ),
+        Job(
+            "Rate-limit the login route per IP",
+            "Rate-limit login attempts",
             ("Find the login route", "Add the limiter middleware", "Test the lockout"),
-            "Login is limited to 10 attempts a minute per IP."),
+            "Login is limited to 10 attempts a minute per IP.",
+        ),
     ),
     "cli": (
-        Job("Add a --json flag to the status command", "JSON output for status",
+        Job(
+            "Add a --json flag to the status command",
+            "JSON output for status",
             ("Add the flag", "Serialise the status table"),
-            "`status --json` prints one object per service."),
-        Job("Make the config loader accept TOML", "TOML config support",
+            "`status --json` prints one object per service.",
+        ),
+        Job(
+            "Make the config loader accept TOML",
+            "TOML config support",
             ("Parse TOML with tomllib", "Keep YAML working"),
-            "Config files may now be TOML; YAML still loads."),
+            "Config files may now be TOML; YAML still loads.",
+        ),
     ),
     "web": (
-        Job("The login test is flaky on CI, find out why", "Fix the flaky login test",
+        Job(
+            "The login test is flaky on CI, find out why",
+            "Fix the flaky login test",
             ("Reproduce the flake", "Wait for the session cookie", "Run the suite 20 times"),
-            "The test raced the session cookie; it now waits for it. 20/20 green."),
+            "The test raced the session cookie; it now waits for it. 20/20 green.",
+        ),
     ),
 }
 
@@ -106,8 +124,19 @@ _JOBS: dict[str, tuple[Job, ...]] = {
 class _Worker:
     """One Gemini CLI session in one project, writing turns (and rolling its chat file over)."""
 
-    def __init__(self, store: GeminiStore, cwd: str, project: str, seed: str, at: datetime, *, model: str,
-                 subagent: bool, max_bytes: int = MAX_BYTES, turns_per_chat: int = TURNS_PER_CHAT) -> None:
+    def __init__(
+        self,
+        store: GeminiStore,
+        cwd: str,
+        project: str,
+        seed: str,
+        at: datetime,
+        *,
+        model: str,
+        subagent: bool,
+        max_bytes: int = MAX_BYTES,
+        turns_per_chat: int = TURNS_PER_CHAT,
+    ) -> None:
         self.store = store
         self.cwd = cwd
         self.project = project
@@ -159,8 +188,14 @@ class _Worker:
         t = lead_s + rng.uniform(0.0, 3.0)
         out.append((t, self._prompt(job.prompt)))
         t += rng.uniform(1.5, 3.0)
-        out.append((t, self._call("update_topic", "Update Topic Context",
-                                  {"title": job.topic, "strategic_intent": job.prompt}, 40)))
+        out.append(
+            (
+                t,
+                self._call(
+                    "update_topic", "Update Topic Context", {"title": job.topic, "strategic_intent": job.prompt}, 40
+                ),
+            )
+        )
         t += rng.uniform(1.5, 3.0)
         out.append((t, self._todos(job, 0)))
         for k in range(len(job.todos)):
@@ -183,24 +218,30 @@ class _Worker:
     def _prompt(self, text: str) -> Action:
         def act(at: datetime) -> None:
             self.chat.prompt(text, at)
+
         return act
 
     def _reply(self, text: str, tokens: int) -> Action:
         """The closing text reply: how Gemini CLI records the end of a turn."""
+
         def act(at: datetime) -> None:
             self.chat.reply(text, at, output_tokens=tokens, model=self.model)
+
         return act
 
     def _call(self, name: str, display: str, args: dict[str, Any], tokens: int) -> Action:
         """A quick tool call, asked for and finished at once."""
+
         def act(at: datetime) -> None:
             pending = self.chat.wait("", at, output_tokens=tokens, model=self.model)
             self.chat.answer(pending, [ToolCall(name, args, display_name=display)], at)
+
         return act
 
     def _begin(self, tokens: int) -> Action:
         def act(at: datetime) -> None:
             self._pending = self.chat.wait("", at, output_tokens=tokens, model=self.model)
+
         return act
 
     def _finish(self, name: str, display: str, args: dict[str, Any]) -> Action:
@@ -208,14 +249,21 @@ class _Worker:
             if self._pending is not None:
                 self.chat.answer(self._pending, [ToolCall(name, args, display_name=display)], at)
                 self._pending = None
+
         return act
 
     def _todos(self, job: Job, stage: int) -> Action:
         """``write_todos`` with the first *stage* rows completed and the next one in progress."""
-        rows = [(d, "completed" if i < stage else "in_progress" if i == stage else "pending")
-                for i, d in enumerate(job.todos)]
-        return self._call("write_todos", "WriteTodos",
-                          {"todos": [{"description": d, "status": s} for d, s in rows]}, 30 + 12 * len(rows))
+        rows = [
+            (d, "completed" if i < stage else "in_progress" if i == stage else "pending")
+            for i, d in enumerate(job.todos)
+        ]
+        return self._call(
+            "write_todos",
+            "WriteTodos",
+            {"todos": [{"description": d, "status": s} for d, s in rows]},
+            30 + 12 * len(rows),
+        )
 
     def _subagent(self, out: Script, t: float, rng: random.Random, job: Job) -> float:
         """An ``invoke_agent`` run: its recording works for a while, then completes its task."""
@@ -223,8 +271,7 @@ class _Worker:
         prompt = f"Investigate the code paths involved in: {job.prompt}"
 
         def start(at: datetime) -> None:
-            self._run = self.chat.subagent("codebase_investigator", prompt, at, session_id=child_id,
-                                           model=self.model)
+            self._run = self.chat.subagent("codebase_investigator", prompt, at, session_id=child_id, model=self.model)
 
         t += rng.uniform(1.0, 2.0)
         out.append((t, start))
@@ -250,14 +297,22 @@ class _Worker:
                 child = self._run.child
                 pending = child.wait("", at, output_tokens=tokens, model=FLASH)
                 child.answer(pending, [ToolCall(name, args, display_name=display)], at)
+
         return act
 
 
 class GeminiDemo:
     """The demo store: finished sessions from earlier and two live sessions stepped by the clock."""
 
-    def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 7, max_bytes: int = MAX_BYTES,
-                 turns_per_chat: int = TURNS_PER_CHAT) -> None:
+    def __init__(
+        self,
+        home: Path,
+        ctx: HarnessContext,
+        *,
+        seed: int = 7,
+        max_bytes: int = MAX_BYTES,
+        turns_per_chat: int = TURNS_PER_CHAT,
+    ) -> None:
         root = locations.root(ctx).path
         require_inside(root, home, "Gemini CLI")
         self.home = home
@@ -267,19 +322,32 @@ class GeminiDemo:
         cwds = {"api": work / "acme" / "api", "web": work / "acme" / "web", "cli": work / "tools" / "cli"}
         for path in cwds.values():
             path.mkdir(parents=True, exist_ok=True)
-        earlier: list[tuple[str, float, str, bool]] = [("web", 5.2, PRO, False), ("cli", 3.5, FLASH, True),
-                                                       ("api", 1.6, PRO, False)]
+        earlier: list[tuple[str, float, str, bool]] = [
+            ("web", 5.2, PRO, False),
+            ("cli", 3.5, FLASH, True),
+            ("api", 1.6, PRO, False),
+        ]
         for index, (project, hours, model, sub) in enumerate(earlier):
             at = self.start - timedelta(hours=hours)
-            worker = _Worker(self.store, str(cwds[project]), project, f"{seed}:old:{index}", at, model=model,
-                             subagent=sub)
+            worker = _Worker(
+                self.store, str(cwds[project]), project, f"{seed}:old:{index}", at, model=model, subagent=sub
+            )
             play(worker.turn(2 * index, random.Random(worker.seed), lead_s=1.0), at)
         self.workers: list[_Worker] = []
         self.schedules: list[Schedule] = []
         for index, (project, model, sub) in enumerate((("api", PRO, True), ("cli", FLASH, False))):
             warmup = self.start - timedelta(minutes=7 + 4 * index)
-            worker = _Worker(self.store, str(cwds[project]), project, f"{seed}:live:{index}", warmup, model=model,
-                             subagent=sub, max_bytes=max_bytes, turns_per_chat=turns_per_chat)
+            worker = _Worker(
+                self.store,
+                str(cwds[project]),
+                project,
+                f"{seed}:live:{index}",
+                warmup,
+                model=model,
+                subagent=sub,
+                max_bytes=max_bytes,
+                turns_per_chat=turns_per_chat,
+            )
             phase = timedelta(seconds=index * CYCLE_S / 2)
             schedule = Schedule(self.start + phase, CYCLE_S, worker.turn, seed=f"{worker.seed}:turn")
             play(worker.turn(-1 - index, schedule.rng(-1 - index), lead_s=0.5), warmup)

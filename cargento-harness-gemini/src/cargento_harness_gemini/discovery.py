@@ -115,11 +115,17 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
         stamps = [s for s in (_stamp(f) for f in files) if s is not None]
         if not stamps or _stamp(path) is None:
             continue
-        _add(refs, SessionRef(
-            harness=key, session_id=ident, path=str(path), location=where.path,
-            modified_at=datetime.fromtimestamp(max(s[1] for s in stamps), UTC),
-            fingerprint="|".join(s[0] for s in stamps),
-        ))
+        _add(
+            refs,
+            SessionRef(
+                harness=key,
+                session_id=ident,
+                path=str(path),
+                location=where.path,
+                modified_at=datetime.fromtimestamp(max(s[1] for s in stamps), UTC),
+                fingerprint="|".join(s[0] for s in stamps),
+            ),
+        )
     child_files, trouble = glob_files(root.path, locations.SUBAGENT_PATTERN)
     problems.extend(p for p in trouble if p not in problems)
     for path in child_files:
@@ -136,11 +142,17 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
             continue
         parent = parent_file(path, ctx)
         parent_stamp = _stamp(parent[0]) if parent else None
-        _add(refs, SessionRef(
-            harness=key, session_id=header.session_id, path=str(path), location=where.path,
-            modified_at=datetime.fromtimestamp(own[1], UTC),
-            fingerprint=own[0] + ("|" + parent_stamp[0] if parent_stamp else ""),
-        ))
+        _add(
+            refs,
+            SessionRef(
+                harness=key,
+                session_id=header.session_id,
+                path=str(path),
+                location=where.path,
+                modified_at=datetime.fromtimestamp(own[1], UTC),
+                fingerprint=own[0] + ("|" + parent_stamp[0] if parent_stamp else ""),
+            ),
+        )
     return Discovery(locations=(where,), sessions=tuple(refs.values()), problems=tuple(problems))
 
 

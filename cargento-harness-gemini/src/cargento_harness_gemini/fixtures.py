@@ -135,16 +135,20 @@ class GeminiChat:
         return str(uuid.UUID(int=zlib.crc32(self.session_id.encode()) << 64 | next(self._ids), version=4))
 
     def _header(self, at: datetime, *, kind: str, directories: list[str] | None) -> None:
-        record: dict[str, Any] = {"sessionId": self.session_id, "projectHash": "0" * 64,
-                                  "startTime": _iso(at), "lastUpdated": _iso(at), "kind": kind}
+        record: dict[str, Any] = {
+            "sessionId": self.session_id,
+            "projectHash": "0" * 64,
+            "startTime": _iso(at),
+            "lastUpdated": _iso(at),
+            "kind": kind,
+        }
         if directories is not None:
             record["directories"] = directories
         self.append(record, at)
 
     def _preamble(self, at: datetime) -> None:
         text = f"<session_context>\nThis is the Gemini CLI.\n- **Workspace Directories:**\n  - {self.cwd}\n</session_context>"
-        message: dict[str, Any] = {"id": self._id(), "timestamp": _iso(at), "type": "user",
-                                   "content": [{"text": text}]}
+        message: dict[str, Any] = {"id": self._id(), "timestamp": _iso(at), "type": "user", "content": [{"text": text}]}
         self.messages[message["id"]] = message
         self.append({"$set": {"messages": [message], "lastUpdated": _iso(at)}}, at)
 
@@ -169,9 +173,22 @@ class GeminiChat:
         return self.message(self._model_message(text, at, output_tokens, model), at)
 
     def _model_message(self, text: str, at: datetime, output_tokens: int, model: str) -> dict[str, Any]:
-        return {"id": self._id(), "timestamp": _iso(at), "type": "gemini", "content": text, "thoughts": [],
-                "tokens": {"input": 100, "output": output_tokens, "cached": 0, "thoughts": 0, "tool": 0,
-                           "total": 100 + output_tokens}, "model": model}
+        return {
+            "id": self._id(),
+            "timestamp": _iso(at),
+            "type": "gemini",
+            "content": text,
+            "thoughts": [],
+            "tokens": {
+                "input": 100,
+                "output": output_tokens,
+                "cached": 0,
+                "thoughts": 0,
+                "tool": 0,
+                "total": 100 + output_tokens,
+            },
+            "model": model,
+        }
 
     def wait(self, text: str, at: datetime, *, output_tokens: int = 28, model: str = MODEL) -> Pending:
         """The model asks for tool calls: written without them until they finish, which is all the
@@ -189,10 +206,16 @@ class GeminiChat:
         for index, call in enumerate(calls):
             ident = f"{call.name}__{call.name}_{int(at.timestamp() * 1000)}_{index}"
             response = {"functionResponse": {"id": ident, "name": call.name, "response": {"output": call.output}}}
-            entry: dict[str, Any] = {"id": ident, "name": call.name, "args": call.args, "result": [response],
-                                     "status": call.status, "timestamp": _iso(at),
-                                     "displayName": call.display_name or _DISPLAY.get(call.name, call.name),
-                                     "description": call.name}
+            entry: dict[str, Any] = {
+                "id": ident,
+                "name": call.name,
+                "args": call.args,
+                "result": [response],
+                "status": call.status,
+                "timestamp": _iso(at),
+                "displayName": call.display_name or _DISPLAY.get(call.name, call.name),
+                "description": call.name,
+            }
             entry.update(call.extra)
             written.append(entry)
             responses.append(response)
@@ -201,8 +224,16 @@ class GeminiChat:
         self.append(record, at)
         return self.message({"id": self._id(), "timestamp": _iso(at), "type": "user", "content": responses}, at)
 
-    def tool(self, name: str, at: datetime, *, args: dict[str, Any] | None = None, output_tokens: int = 21,
-             finished_at: datetime | None = None, display_name: str | None = None) -> str:
+    def tool(
+        self,
+        name: str,
+        at: datetime,
+        *,
+        args: dict[str, Any] | None = None,
+        output_tokens: int = 21,
+        finished_at: datetime | None = None,
+        display_name: str | None = None,
+    ) -> str:
         """One tool call that runs and finishes."""
         pending = self.wait("", at, output_tokens=output_tokens)
         return self.answer(pending, [ToolCall(name, args or {}, display_name=display_name)], finished_at or at)
@@ -235,8 +266,9 @@ class GeminiChat:
 
     # -- subagents ---------------------------------------------------------------------
 
-    def subagent(self, agent_name: str, prompt: str, at: datetime, session_id: str | None = None,
-                 *, model: str = MODEL) -> SubagentRun:
+    def subagent(
+        self, agent_name: str, prompt: str, at: datetime, session_id: str | None = None, *, model: str = MODEL
+    ) -> SubagentRun:
         """``invoke_agent`` starts: the model (*model*) asks for it (no tool call written yet) and
         the subagent's own recording starts under ``chats/<this session id>/``."""
         pending = self.wait("", at, output_tokens=38, model=model)
@@ -261,10 +293,25 @@ class SubagentRun:
         """The subagent calls ``complete_task``; the parent's ``invoke_agent`` call is written."""
         ident = self.child.session_id
         pending = self.child.wait("", at, output_tokens=output_tokens)
-        self.child.answer(pending, [ToolCall("complete_task", {"result": {"response": result}},
-                                             output="Output submitted and task completed.")], at)
+        self.child.answer(
+            pending,
+            [
+                ToolCall(
+                    "complete_task", {"result": {"response": result}}, output="Output submitted and task completed."
+                )
+            ],
+            at,
+        )
         self.child.append({"$set": {"summary": json.dumps({"response": result})}}, at)
-        self.parent.answer(self.pending, [ToolCall(
-            "invoke_agent", {"agent_name": self.agent_name, "prompt": self.prompt},
-            output=f"Subagent '{self.agent_name}' finished.", extra={"agentId": ident},
-        )], at)
+        self.parent.answer(
+            self.pending,
+            [
+                ToolCall(
+                    "invoke_agent",
+                    {"agent_name": self.agent_name, "prompt": self.prompt},
+                    output=f"Subagent '{self.agent_name}' finished.",
+                    extra={"agentId": ident},
+                )
+            ],
+            at,
+        )

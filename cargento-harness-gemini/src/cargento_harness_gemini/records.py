@@ -198,8 +198,9 @@ def message_facts(record: dict[str, Any]) -> MessageFacts | None:
             display = call.get("resultDisplay")
             if agent_name is None and isinstance(display, dict):
                 agent_name = _str(display.get("agentName"))
-            agents.append(AgentCall(agent_id=_str(call.get("agentId")), name=agent_name,
-                                    status=_str(call.get("status"))))
+            agents.append(
+                AgentCall(agent_id=_str(call.get("agentId")), name=agent_name, status=_str(call.get("status")))
+            )
         elif name == "complete_task":
             completes = True
     return MessageFacts(

@@ -68,15 +68,30 @@ class Job:
 
 
 JOBS = (
-    Job(prompt="Move the remaining commands onto the new config loader", search="rg -n 'load_legacy_config' src",
-        path="src/commands/sync.rs", command="cargo test -p cli", agent="config audit",
-        agent_prompt="List every config key the commands read and whether the new loader knows it"),
-    Job(prompt="Make --profile override the environment, not the other way round", search="rg -n 'PROFILE' src",
-        path="src/config/precedence.rs", command="cargo test -p cli precedence", agent="precedence check",
-        agent_prompt="Write down the current precedence order from the code and the docs"),
-    Job(prompt="Print a helpful error when the config file has a typo", search="rg -n 'toml::from_str' src",
-        path="src/config/load.rs", command="cargo test -p cli errors", agent="error wording review",
-        agent_prompt="Collect the config error messages we print today"),
+    Job(
+        prompt="Move the remaining commands onto the new config loader",
+        search="rg -n 'load_legacy_config' src",
+        path="src/commands/sync.rs",
+        command="cargo test -p cli",
+        agent="config audit",
+        agent_prompt="List every config key the commands read and whether the new loader knows it",
+    ),
+    Job(
+        prompt="Make --profile override the environment, not the other way round",
+        search="rg -n 'PROFILE' src",
+        path="src/config/precedence.rs",
+        command="cargo test -p cli precedence",
+        agent="precedence check",
+        agent_prompt="Write down the current precedence order from the code and the docs",
+    ),
+    Job(
+        prompt="Print a helpful error when the config file has a typo",
+        search="rg -n 'toml::from_str' src",
+        path="src/config/load.rs",
+        command="cargo test -p cli errors",
+        agent="error wording review",
+        agent_prompt="Collect the config error messages we print today",
+    ),
 )
 
 
@@ -89,7 +104,9 @@ def _project(home: Path, rel: str) -> str:
 class GooseDemo:
     """Finished sessions from earlier and one live session cycling through scripted exchanges."""
 
-    def __init__(self, home: Path, ctx: HarnessContext, *, seed: int = 2026, rotate_messages: int = ROTATE_MESSAGES) -> None:
+    def __init__(
+        self, home: Path, ctx: HarnessContext, *, seed: int = 2026, rotate_messages: int = ROTATE_MESSAGES
+    ) -> None:
         root = locations.roots(ctx)[0]
         require_inside(root.database, home, "Goose")
         self.store = GooseStore(home, database=root.database)
@@ -103,8 +120,13 @@ class GooseDemo:
         self.retired: deque[GooseSession] = deque()
         self.agents: deque[GooseSession] = deque()
         self.agent: GooseSession | None = None
-        self.schedule = Schedule(self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"goose-demo:{seed}",
-                                 tolerate=(OSError, sqlite3.Error))
+        self.schedule = Schedule(
+            self.start + timedelta(seconds=LEAD_S),
+            CYCLE_S,
+            self._plan,
+            seed=f"goose-demo:{seed}",
+            tolerate=(OSError, sqlite3.Error),
+        )
 
     # -- the picture at start -------------------------------------------------------------
 
@@ -129,7 +151,11 @@ class GooseDemo:
         s.tool_result(at=t + timedelta(seconds=4), text="42 commits")
         for n in range(1, 6):
             s.tokens(180 + 20 * n, at=t + timedelta(seconds=10 * n))
-        s.tool("developer__text_editor", at=t + timedelta(seconds=62), arguments={"command": "write", "path": "CHANGELOG.md"})
+        s.tool(
+            "developer__text_editor",
+            at=t + timedelta(seconds=62),
+            arguments={"command": "write", "path": "CHANGELOG.md"},
+        )
         s.tool_result(at=t + timedelta(seconds=63))
         s.reply("Drafted CHANGELOG.md with 9 features and 14 fixes.", at=t + timedelta(seconds=70))
 
@@ -137,7 +163,9 @@ class GooseDemo:
         """The live session, with one exchange behind it."""
         s = self.store.session(working_dir=self.cli, created_at=at, name=LIVE_TITLE, model=MODEL)
         s.prompt("Which commands still use the legacy config loader?", at=at)
-        s.tool("developer__shell", at=at + timedelta(seconds=3), arguments={"command": "rg -n 'load_legacy_config' src"})
+        s.tool(
+            "developer__shell", at=at + timedelta(seconds=3), arguments={"command": "rg -n 'load_legacy_config' src"}
+        )
         s.tool_result(at=at + timedelta(seconds=4), text="src/commands/sync.rs:12\nsrc/commands/push.rs:9")
         s.tokens(240, at=at + timedelta(seconds=20))
         s.reply("Two: sync and push.", at=at + timedelta(seconds=21))
@@ -151,12 +179,24 @@ class GooseDemo:
             (0.0, lambda at: self._begin(job, at)),
             *self._tool(4.0, 3.0, lambda: self.live, "developer__shell", {"command": job.search}, f"{job.path}:12"),
             (12.0, lambda at: self._spawn(job, at)),
-            *self._tool(14.0, 2.0, lambda: self.live, "developer__text_editor", {"command": "view", "path": job.path}, "…"),
-            *self._tool(16.0, 2.0, lambda: self.agent, "developer__text_editor", {"command": "view", "path": "README.md"}, "…"),
-            *self._tool(24.0, 2.0, lambda: self.live, "developer__text_editor", {"command": "str_replace", "path": job.path},
-                        "The file was edited."),
+            *self._tool(
+                14.0, 2.0, lambda: self.live, "developer__text_editor", {"command": "view", "path": job.path}, "…"
+            ),
+            *self._tool(
+                16.0, 2.0, lambda: self.agent, "developer__text_editor", {"command": "view", "path": "README.md"}, "…"
+            ),
+            *self._tool(
+                24.0,
+                2.0,
+                lambda: self.live,
+                "developer__text_editor",
+                {"command": "str_replace", "path": job.path},
+                "The file was edited.",
+            ),
             (30.0, lambda at: self._agent_reply(at)),
-            *self._tool(36.0, 8.0, lambda: self.live, "developer__shell", {"command": job.command}, "test result: ok. 31 passed"),
+            *self._tool(
+                36.0, 8.0, lambda: self.live, "developer__shell", {"command": job.command}, "test result: ok. 31 passed"
+            ),
             (52.0, lambda at: self._reply("Done: the change is in and the tests pass.", at)),
         ]
         for offset in (16.5, 22.5, 28.5):
@@ -187,8 +227,15 @@ class GooseDemo:
 
         return write
 
-    def _tool(self, offset: float, takes_s: float, target: Callable[[], GooseSession | None], name: str,
-              arguments: dict[str, str], output: str) -> list[tuple[float, Action]]:
+    def _tool(
+        self,
+        offset: float,
+        takes_s: float,
+        target: Callable[[], GooseSession | None],
+        name: str,
+        arguments: dict[str, str],
+        output: str,
+    ) -> list[tuple[float, Action]]:
         """A tool request at *offset* and its response *takes_s* later in *target*
         (resolved when due: a subagent that is not running writes nothing)."""
         calls: list[tuple[GooseSession, str]] = []

@@ -128,7 +128,9 @@ class GooseStore:
         with closing(sqlite3.connect(self.path)) as conn:
             if wal:
                 conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)")
+            conn.execute(
+                "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)"
+            )
             conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             conn.execute(_create("sessions", SESSION_COLUMNS, self.omit.get("sessions", ())))
             conn.execute(_create("messages", MESSAGE_COLUMNS, self.omit.get("messages", ())))
@@ -193,7 +195,9 @@ class GooseStore:
         )
         return GooseSession(self, sid, working_dir)
 
-    def add_message(self, sid: str, role: str, parts: list[dict[str, Any]], at: datetime, *, visible: bool = True) -> None:
+    def add_message(
+        self, sid: str, role: str, parts: list[dict[str, Any]], at: datetime, *, visible: bool = True
+    ) -> None:
         """Insert one message and bump the session's ``updated_at``, in one transaction."""
         self._messages += 1
         message = self._insert(
@@ -209,7 +213,6 @@ class GooseStore:
             },
         )
         self.execute([message, ("UPDATE sessions SET updated_at = ? WHERE id = ?", (sql_time(at), sid))])
-
 
     def remove(self, session_id: str) -> None:
         """Delete a session with its messages and usage rows, as ``goose session remove`` does."""
@@ -254,7 +257,10 @@ class GooseSession:
         part = {
             "type": "toolResponse",
             "id": call_id or f"call_{self.id}_{self._calls}",
-            "toolResult": {"status": "success", "value": {"content": [{"type": "text", "text": text}], "isError": False}},
+            "toolResult": {
+                "status": "success",
+                "value": {"content": [{"type": "text", "text": text}], "isError": False},
+            },
         }
         self.store.add_message(self.id, "user", [part], at)
         return self
@@ -307,7 +313,9 @@ class GooseSession:
     def archive(self, at: datetime) -> GooseSession:
         """Archive the session (Goose bumps ``updated_at`` when it archives)."""
         stamp = sql_time(at)
-        self.store.execute([("UPDATE sessions SET archived_at = ?, updated_at = ? WHERE id = ?", (stamp, stamp, self.id))])
+        self.store.execute(
+            [("UPDATE sessions SET archived_at = ?, updated_at = ? WHERE id = ?", (stamp, stamp, self.id))]
+        )
         return self
 
 

@@ -106,7 +106,9 @@ def parse_message(raw: dict[str, Any]) -> Message | None:
     parts = _parts(content)
     if role == "assistant":
         if parts is not None:
-            tools = tuple(n for p in parts if p.get("type") in ("toolRequest", "frontendToolRequest") if (n := _tool_name(p)))
+            tools = tuple(
+                n for p in parts if p.get("type") in ("toolRequest", "frontendToolRequest") if (n := _tool_name(p))
+            )
         elif _TOOL_REQUEST.search(content):
             tools = tuple(n for m in _NAME.finditer(content) if (n := _decode_json_string(m.group(1))))[-1:]
         else:

@@ -69,7 +69,14 @@ class SessionRow:
     def fingerprint(self) -> str:
         return "|".join(
             str(x)
-            for x in (self.updated_raw, self.newest_message, self.title, self.kind, self.parent_id, self.output_tokens_total)
+            for x in (
+                self.updated_raw,
+                self.newest_message,
+                self.title,
+                self.kind,
+                self.parent_id,
+                self.output_tokens_total,
+            )
         )
 
 

@@ -128,8 +128,17 @@ class OpenCodeStore:
         self.write(
             "INSERT INTO session (id, project_id, parent_id, slug, directory, path, title, version, agent, model, "
             "time_created, time_updated) VALUES (?, 'global', ?, 'quiet-otter', ?, ?, ?, '1.18.33', ?, ?, ?, ?)",
-            (sid, parent.session_id if parent else None, cwd, cwd.lstrip("/"), title or default, agent, model_json,
-             _ms(at), _ms(at)),
+            (
+                sid,
+                parent.session_id if parent else None,
+                cwd,
+                cwd.lstrip("/"),
+                title or default,
+                agent,
+                model_json,
+                _ms(at),
+                _ms(at),
+            ),
             at=at,
         )
         return OpenCodeSession(self, sid, model=model, agent=agent, cwd=cwd)
@@ -179,8 +188,16 @@ class OpenCodeSession:
     def prompt(self, text: str, at: Moment) -> str:
         """The user sends a prompt: a user message and its text part. Returns the message id."""
         ident = self.store.new_id("msg", at)
-        self._message(ident, {"role": "user", "time": {"created": _ms(at)}, "agent": self.agent,
-                              "model": {"providerID": self.model[0], "modelID": self.model[1]}}, at)
+        self._message(
+            ident,
+            {
+                "role": "user",
+                "time": {"created": _ms(at)},
+                "agent": self.agent,
+                "model": {"providerID": self.model[0], "modelID": self.model[1]},
+            },
+            at,
+        )
         self._part(self.store.new_id("prt", at), ident, {"type": "text", "text": text}, at)
         self.user_id = ident
         self.touch(at)
@@ -189,8 +206,12 @@ class OpenCodeSession:
     def attach(self, filename: str, at: Moment) -> None:
         """A file attached to the newest prompt (a ``file`` part: never a prompt)."""
         assert self.user_id is not None, "attach after a prompt"
-        self._part(self.store.new_id("prt", at), self.user_id,
-                   {"type": "file", "mime": "text/plain", "filename": filename, "url": f"file:///{filename}"}, at)
+        self._part(
+            self.store.new_id("prt", at),
+            self.user_id,
+            {"type": "file", "mime": "text/plain", "filename": filename, "url": f"file:///{filename}"},
+            at,
+        )
 
     def synthetic(self, text: str, at: Moment) -> None:
         """A text part OpenCode adds itself (``synthetic: true``) to the newest prompt."""
@@ -202,10 +223,16 @@ class OpenCodeSession:
         provider, model_id = model or self.model
         ident = self.store.new_id("msg", at)
         self._assistant = {
-            "parentID": self.user_id, "role": "assistant", "mode": self.agent, "agent": self.agent,
-            "path": {"cwd": self.cwd, "root": "/"}, "cost": 0,
+            "parentID": self.user_id,
+            "role": "assistant",
+            "mode": self.agent,
+            "agent": self.agent,
+            "path": {"cwd": self.cwd, "root": "/"},
+            "cost": 0,
             "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}},
-            "modelID": model_id, "providerID": provider, "time": {"created": _ms(at)},
+            "modelID": model_id,
+            "providerID": provider,
+            "time": {"created": _ms(at)},
         }
         self._created = at
         self._message(ident, self._assistant, at)
@@ -216,8 +243,12 @@ class OpenCodeSession:
     def text(self, text: str, at: Moment) -> None:
         """The assistant writes text."""
         assert self.assistant_id is not None, "text after reply"
-        self._part(self.store.new_id("prt", at), self.assistant_id,
-                   {"type": "text", "text": text, "time": {"start": _ms(at), "end": _ms(at)}}, at)
+        self._part(
+            self.store.new_id("prt", at),
+            self.assistant_id,
+            {"type": "text", "text": text, "time": {"start": _ms(at), "end": _ms(at)}},
+            at,
+        )
 
     def tool(self, name: str, at: Moment, *, input: dict[str, Any] | None = None, started: bool = True) -> str:
         """A tool call runs; *started* False leaves it parked before its work (no metadata),
@@ -246,8 +277,9 @@ class OpenCodeSession:
         """The tool call completes."""
         data = self._tools[call]
         state = data["state"]
-        state.update({"status": "completed", "output": output, "title": data["tool"],
-                      "metadata": {"output": output, "exit": 0}})
+        state.update(
+            {"status": "completed", "output": output, "title": data["tool"], "metadata": {"output": output, "exit": 0}}
+        )
         state["time"]["end"] = _ms(at)
         self._part(call, self.assistant_id or "", data, at)
 
@@ -258,12 +290,17 @@ class OpenCodeSession:
         self._assistant["tokens"]["output"] = output_tokens
         self._assistant["time"]["completed"] = _ms(at)
         self._assistant["finish"] = finish
-        self._part(self.store.new_id("prt", at), self.assistant_id,
-                   {"type": "step-finish", "reason": finish, "tokens": self._assistant["tokens"], "cost": 0}, at)
+        self._part(
+            self.store.new_id("prt", at),
+            self.assistant_id,
+            {"type": "step-finish", "reason": finish, "tokens": self._assistant["tokens"], "cost": 0},
+            at,
+        )
         self._message(self.assistant_id, self._assistant, at, created=self._created)
         self.store.write(
             "UPDATE session SET tokens_output = tokens_output + ?, time_updated = ? WHERE id = ?",
-            (output_tokens, _ms(at), self.session_id), at=at,
+            (output_tokens, _ms(at), self.session_id),
+            at=at,
         )
 
     def todos(self, rows: Iterable[tuple[str, str, str]], at: Moment) -> None:
@@ -273,18 +310,29 @@ class OpenCodeSession:
             self.store.write(
                 "INSERT INTO todo (session_id, content, status, priority, position, time_created, time_updated) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (self.session_id, content, status, priority, position, _ms(at), _ms(at)), at=at,
+                (self.session_id, content, status, priority, position, _ms(at), _ms(at)),
+                at=at,
             )
 
-    def subagent(self, description: str, at: Moment, *, agent: str = "general",
-                 model: tuple[str, str] | None = None) -> OpenCodeSession:
+    def subagent(
+        self, description: str, at: Moment, *, agent: str = "general", model: tuple[str, str] | None = None
+    ) -> OpenCodeSession:
         """A ``task`` tool call starts a child session; returns the child."""
-        child = self.store.session(cwd=self.cwd, at=at, title=f"{description} (@{agent} subagent)", agent=agent,
-                                   parent=self, model=model or self.model)
+        child = self.store.session(
+            cwd=self.cwd,
+            at=at,
+            title=f"{description} (@{agent} subagent)",
+            agent=agent,
+            parent=self,
+            model=model or self.model,
+        )
         self.tool("task", at, input={"description": description, "subagent_type": agent})
         return child
 
     def archive(self, at: Moment) -> None:
         """The session is archived (it leaves the board)."""
-        self.store.write("UPDATE session SET time_archived = ?, time_updated = ? WHERE id = ?",
-                         (_ms(at), _ms(at), self.session_id), at=at)
+        self.store.write(
+            "UPDATE session SET time_archived = ?, time_updated = ? WHERE id = ?",
+            (_ms(at), _ms(at), self.session_id),
+            at=at,
+        )

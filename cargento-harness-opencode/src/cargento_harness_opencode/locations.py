@@ -12,7 +12,11 @@ __all__ = ["DEFAULT", "PATTERN", "VARIABLE", "databases", "roots"]
 
 #: OpenCode has no relocation variable of its own; it follows XDG.
 VARIABLE: str | None = None
-DEFAULT = {"linux": "$XDG_DATA_HOME/opencode", "darwin": "$XDG_DATA_HOME/opencode", "win32": "$LOCALAPPDATA/opencode/data"}
+DEFAULT = {
+    "linux": "$XDG_DATA_HOME/opencode",
+    "darwin": "$XDG_DATA_HOME/opencode",
+    "win32": "$LOCALAPPDATA/opencode/data",
+}
 #: Database files in a root (channel builds use suffixed names such as ``opencode-dev.db``).
 PATTERN = "opencode*.db"
 

@@ -77,9 +77,7 @@ def discover(ctx: HarnessContext) -> Discovery:
                 if row.id in seen:
                     continue
                 seen.add(row.id)
-                children = ":".join(
-                    f"{c.id}={c.stamps}" for c in snap.rows.values() if c.parent_id == row.id
-                )
+                children = ":".join(f"{c.id}={c.stamps}" for c in snap.rows.values() if c.parent_id == row.id)
                 refs.append(
                     SessionRef(
                         harness=KEY,

@@ -65,7 +65,9 @@ PROMPT_MESSAGES = 8
 MAX_TASKS = 200
 _DEFAULT_TITLE = re.compile(r"^(New|Child) session - \d{4}-\d{2}-\d{2}T")
 _SUBAGENT_SUFFIX = re.compile(r"\s*\(@[\w.-]+ subagent\)\s*$")
-_CONTINUATIONS = frozenset({"proceed", "continue", "go on", "go ahead", "yes", "y", "ok", "okay", "sure", "do it", "next"})
+_CONTINUATIONS = frozenset(
+    {"proceed", "continue", "go on", "go ahead", "yes", "y", "ok", "okay", "sure", "do it", "next"}
+)
 _STATUS: dict[str, TaskStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
@@ -98,19 +100,26 @@ def _messages(conn: sqlite3.Connection, name: str, sid: str) -> list[records.Mes
         conn,
         "SELECT id, time_created, time_updated, data FROM message WHERE session_id = ? "
         "ORDER BY time_created DESC, id DESC LIMIT ?",
-        (sid, MAX_MESSAGES), name=name, max_rows=MAX_MESSAGES,
+        (sid, MAX_MESSAGES),
+        name=name,
+        max_rows=MAX_MESSAGES,
     )
     return [records.parse_message(*row) for row in reversed(rows)]
 
 
-def _prompts(conn: sqlite3.Connection, name: str, users: list[records.Message]) -> tuple[tuple[str, datetime | None], ...]:
+def _prompts(
+    conn: sqlite3.Connection, name: str, users: list[records.Message]
+) -> tuple[tuple[str, datetime | None], ...]:
     wanted = users[-PROMPT_MESSAGES:]
     if not wanted:
         return ()
     marks = ", ".join("?" for _ in wanted)
     rows = sqlite.query(
-        conn, f"SELECT message_id, data FROM part WHERE message_id IN ({marks}) ORDER BY message_id, id LIMIT ?",
-        (*[m.id for m in wanted], MAX_PARTS), name=name, max_rows=MAX_PARTS,
+        conn,
+        f"SELECT message_id, data FROM part WHERE message_id IN ({marks}) ORDER BY message_id, id LIMIT ?",
+        (*[m.id for m in wanted], MAX_PARTS),
+        name=name,
+        max_rows=MAX_PARTS,
     )
     texts: dict[str, list[str]] = {}
     for message_id, raw in rows:
@@ -130,8 +139,11 @@ def _tools(conn: sqlite3.Connection, name: str, message_id: str) -> list[records
         guard.format("json_extract(data, '$.state.time.start')"),
     ]
     rows = sqlite.query(
-        conn, f"SELECT {', '.join(fields)} FROM part WHERE message_id = ? ORDER BY id LIMIT ?",
-        (message_id, MAX_PARTS), name=name, max_rows=MAX_PARTS,
+        conn,
+        f"SELECT {', '.join(fields)} FROM part WHERE message_id = ? ORDER BY id LIMIT ?",
+        (message_id, MAX_PARTS),
+        name=name,
+        max_rows=MAX_PARTS,
     )
     return [tool for row in rows if (tool := records.tool_part(*row)) is not None]
 
@@ -150,7 +162,8 @@ def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str]) -> int | 
         conn,
         f"SELECT SUM(CASE WHEN {counted} THEN CAST({output} AS INTEGER) END), "
         f"COUNT(CASE WHEN {counted} THEN 1 END) FROM message WHERE session_id IN ({marks})",
-        tuple(ids), name=name,
+        tuple(ids),
+        name=name,
     )
     if not rows or not rows[0][1]:
         return None
@@ -165,8 +178,11 @@ def _todos(conn: sqlite3.Connection, name: str, sid: str) -> tuple[Task, ...]:
     order = "position" if "position" in cols else "rowid"
     stamps = ", ".join(c if c in cols else "NULL" for c in ("time_created", "time_updated"))
     rows = sqlite.query(
-        conn, f"SELECT content, status, {stamps} FROM todo WHERE session_id = ? ORDER BY {order} LIMIT ?",
-        (sid, MAX_TASKS), name=name, max_rows=MAX_TASKS,
+        conn,
+        f"SELECT content, status, {stamps} FROM todo WHERE session_id = ? ORDER BY {order} LIMIT ?",
+        (sid, MAX_TASKS),
+        name=name,
+        max_rows=MAX_TASKS,
     )
     tasks = []
     for content, status, created, updated in rows:
@@ -231,7 +247,8 @@ def _detail(conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: st
     generating = last is not None and last.generating
     running = [t for t in tools if t.status == "running"]
     parked = tuple(
-        (GATED_TOOLS[t.tool], t.started_at) for t in running
+        (GATED_TOOLS[t.tool], t.started_at)
+        for t in running
         if generating and t.tool in GATED_TOOLS and not t.has_metadata and t.started_at is not None
     )
     turn = _turn(messages)
@@ -241,7 +258,8 @@ def _detail(conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: st
     assistants = [m for m in messages if m.role == "assistant"]
     events = tuple(
         (m.completed_at or m.updated_at or m.created_at, m.output_tokens)
-        for m in assistants if m.output_tokens and m.completed_at is not None
+        for m in assistants
+        if m.output_tokens and m.completed_at is not None
     )
     return Detail(
         turn=turn,

@@ -41,8 +41,9 @@ class OpenCodeSimulation:
         done.prompt("Draft the release notes", at=earlier + timedelta(seconds=1))
         done.reply(at=earlier + timedelta(seconds=2))
         done.end_turn(at=earlier + timedelta(seconds=40), output_tokens=380)
-        self.live: OpenCodeSession = self.store.session(cwd=str(home / "work" / "api"), at=start,
-                                                        title="Fix the date parser")
+        self.live: OpenCodeSession = self.store.session(
+            cwd=str(home / "work" / "api"), at=start, title="Fix the date parser"
+        )
         self.start = start
         self.schedule = Schedule(start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"opencode-demo:{seed}")
 
@@ -56,9 +57,16 @@ class OpenCodeSimulation:
 
         def todos(stage: int) -> Action:
             def write(at: datetime) -> None:
-                rows = [(t, "completed" if k < stage else "in_progress" if k == stage else "pending",
-                         "high" if k == 0 else "medium") for k, t in enumerate(_TODOS)]
+                rows = [
+                    (
+                        t,
+                        "completed" if k < stage else "in_progress" if k == stage else "pending",
+                        "high" if k == 0 else "medium",
+                    )
+                    for k, t in enumerate(_TODOS)
+                ]
                 s.todos(rows, at)
+
             return write
 
         def ask(at: datetime) -> None:
@@ -71,9 +79,21 @@ class OpenCodeSimulation:
         asked: list[str] = []
 
         def question(at: datetime) -> None:
-            asked.append(s.wait("question", at, input={"questions": [{
-                "question": "Accept ISO week dates (2026-W49) too?", "header": "ISO weeks",
-                "options": [{"label": "Yes"}, {"label": "No"}]}]}))
+            asked.append(
+                s.wait(
+                    "question",
+                    at,
+                    input={
+                        "questions": [
+                            {
+                                "question": "Accept ISO week dates (2026-W49) too?",
+                                "header": "ISO weeks",
+                                "options": [{"label": "Yes"}, {"label": "No"}],
+                            }
+                        ]
+                    },
+                )
+            )
 
         def question_answered(at: datetime) -> None:
             for ident in asked:

@@ -129,7 +129,14 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
             newest_ms=newest,
             stamps=stamps,
         )
-    return Snapshot(stamp=stamp, window_s=ctx.window_s, rows=out, has_messages=has_messages, has_parts=has_parts, has_todos=has_todos)
+    return Snapshot(
+        stamp=stamp,
+        window_s=ctx.window_s,
+        rows=out,
+        has_messages=has_messages,
+        has_parts=has_parts,
+        has_todos=has_todos,
+    )
 
 
 def _max_count(conn: sqlite3.Connection, name: str, sql: str, param: object) -> tuple[int, int]:
@@ -144,15 +151,19 @@ def _stamps(
     messages = parts = todos = (0, 0)
     try:
         if has_messages:
-            messages = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM message WHERE session_id = ?", ident)
+            messages = _max_count(
+                conn, name, "SELECT MAX(time_updated), COUNT(*) FROM message WHERE session_id = ?", ident
+            )
             newest = sqlite.query(
                 conn,
                 "SELECT id FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 1",
-                (ident,), name=name,
+                (ident,),
+                name=name,
             )
             if newest and has_parts:
-                parts = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM part WHERE message_id = ?",
-                                   newest[0][0])
+                parts = _max_count(
+                    conn, name, "SELECT MAX(time_updated), COUNT(*) FROM part WHERE message_id = ?", newest[0][0]
+                )
         if has_todos:
             todos = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM todo WHERE session_id = ?", ident)
     except HarnessError:

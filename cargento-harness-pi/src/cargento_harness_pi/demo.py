@@ -37,8 +37,9 @@ class PiDemo:
         old.prompt("Tidy the changelog", old_at)
         old.reply("Tidied.", old_at + timedelta(seconds=20), provider="anthropic", model="claude-sonnet-5", output=140)
         old.session_info("Changelog tidy", old_at + timedelta(seconds=21))
-        self.live: PiSession = self.store.session("01a22b31-0000-7000-8000-00000000e002",
-                                                  cwd=str(home / "work/api"), at=start)
+        self.live: PiSession = self.store.session(
+            "01a22b31-0000-7000-8000-00000000e002", cwd=str(home / "work/api"), at=start
+        )
         self.live.model_change("openai-codex", "gpt-5.6-sol", start)
         self.call = ""
         self.schedule = Schedule(start, CYCLE_S, self._script, seed="pi-demo")
@@ -47,8 +48,13 @@ class PiDemo:
         live = self.live
 
         def read(at: datetime) -> None:
-            _, calls = live.assistant(at, text="Looking at the cursor maths.", stop="toolUse",
-                                      calls=[("read", {"path": "src/page.ts"})], output=45)
+            _, calls = live.assistant(
+                at,
+                text="Looking at the cursor maths.",
+                stop="toolUse",
+                calls=[("read", {"path": "src/page.ts"})],
+                output=45,
+            )
             self.call = calls[0]
 
         def tool(at: datetime) -> None:

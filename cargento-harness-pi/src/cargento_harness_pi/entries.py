@@ -19,7 +19,15 @@ __all__ = ["Entry", "Header", "entry_from_record", "header_from_record"]
 
 _MAX_TEXT = 2000
 _BOOT_COMMAND = re.compile(r"(?:spacedock|SPACEDOCK_BIN)[^\n|;&]*\bstatus\b[^\n|;&]*--boot\b")
-_BOOT_KEYS = ("workflow_dir", "workflow_dirs", "workflows", "entity_dir", "entity_dirs", "state_backend", "dispatchable")
+_BOOT_KEYS = (
+    "workflow_dir",
+    "workflow_dirs",
+    "workflows",
+    "entity_dir",
+    "entity_dirs",
+    "state_backend",
+    "dispatchable",
+)
 _MAX_BOOT = 512 * 1024
 _ABSOLUTE = re.compile(r"^(?:/|\\\\|[A-Za-z]:[\\\\/])")
 
@@ -89,7 +97,8 @@ def _text(content: Any) -> str | None:
         text = content
     elif isinstance(content, list):
         text = "\n".join(
-            part["text"] for part in content
+            part["text"]
+            for part in content
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
         )
     else:
@@ -102,7 +111,11 @@ def _full_text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
+        parts = [
+            p["text"]
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+        ]
         return "".join(parts) if parts else None
     return None
 

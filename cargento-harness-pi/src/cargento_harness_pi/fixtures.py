@@ -66,7 +66,12 @@ class PiStore:
         self.flat = flat
 
     def session(
-        self, session_id: str | None = None, *, cwd: str, at: Moment, parent_session: str | None = None,
+        self,
+        session_id: str | None = None,
+        *,
+        cwd: str,
+        at: Moment,
+        parent_session: str | None = None,
         eager: bool = False,
     ) -> PiSession:
         """A new session; *parent_session* marks a fork or clone; *eager* writes the file at once."""
@@ -119,8 +124,13 @@ class PiSession:
         """Append one tree entry continuing the current leaf (or *parent*); return its id."""
         self.count += 1
         eid = uuid.uuid5(uuid.NAMESPACE_URL, f"{self.session_id}/{self.count}").hex[:8]
-        record = {"type": kind, "id": eid, "parentId": parent if parent is not None else self.leaf,
-                  "timestamp": _iso(at), **fields}
+        record = {
+            "type": kind,
+            "id": eid,
+            "parentId": parent if parent is not None else self.leaf,
+            "timestamp": _iso(at),
+            **fields,
+        }
         self.pending.append(record)
         self.leaf = eid
         if self.written or (kind == "message" and fields.get("message", {}).get("role") == "assistant"):
@@ -141,12 +151,19 @@ class PiSession:
 
     def prompt(self, text: str, at: Moment) -> str:
         """A user message."""
-        return self.entry("message", at, message={"role": "user", "content": [{"type": "text", "text": text}],
-                                                   "timestamp": _ms(at)})
+        return self.entry(
+            "message", at, message={"role": "user", "content": [{"type": "text", "text": text}], "timestamp": _ms(at)}
+        )
 
     def assistant(
-        self, at: Moment, *, text: str | None = None, calls: Sequence[tuple[str, dict[str, Any]]] = (),
-        stop: str | None = "stop", provider: str | None = "openai-codex", model: str | None = "gpt-5.6-sol",
+        self,
+        at: Moment,
+        *,
+        text: str | None = None,
+        calls: Sequence[tuple[str, dict[str, Any]]] = (),
+        stop: str | None = "stop",
+        provider: str | None = "openai-codex",
+        model: str | None = "gpt-5.6-sol",
         output: int | None = 20,
     ) -> tuple[str, list[str]]:
         """An assistant message; returns its id and the ids of its tool calls."""
@@ -165,8 +182,13 @@ class PiSession:
         if model is not None:
             message["model"] = model
         if output is not None:
-            message["usage"] = {"input": 100, "output": output, "cacheRead": 0, "cacheWrite": 0,
-                                "totalTokens": 100 + output}
+            message["usage"] = {
+                "input": 100,
+                "output": output,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 100 + output,
+            }
         if stop is not None:
             message["stopReason"] = stop
         message["timestamp"] = _ms(at)
@@ -177,17 +199,24 @@ class PiSession:
         eid, _ = self.assistant(at, text=text, stop=stop, output=output, **kw)
         return eid
 
-    def tool(self, name: str, at: Moment, *, arguments: dict[str, Any] | None = None, output: int = 20,
-             **kw: Any) -> str:
+    def tool(
+        self, name: str, at: Moment, *, arguments: dict[str, Any] | None = None, output: int = 20, **kw: Any
+    ) -> str:
         """An assistant tool call (``stopReason`` ``toolUse``); returns the call id."""
         _, ids = self.assistant(at, calls=[(name, arguments or {})], stop="toolUse", output=output, **kw)
         return ids[0]
 
-    def tool_result(self, call: str, name: str, text: str, at: Moment, *, error: bool = False,
-                    output: int | None = None) -> str:
-        message: dict[str, Any] = {"role": "toolResult", "toolCallId": call, "toolName": name,
-                                   "content": [{"type": "text", "text": text}], "isError": error,
-                                   "timestamp": _ms(at)}
+    def tool_result(
+        self, call: str, name: str, text: str, at: Moment, *, error: bool = False, output: int | None = None
+    ) -> str:
+        message: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": call,
+            "toolName": name,
+            "content": [{"type": "text", "text": text}],
+            "isError": error,
+            "timestamp": _ms(at),
+        }
         if output is not None:
             message["usage"] = {"output": output}
         return self.entry("message", at, message=message)
@@ -200,8 +229,11 @@ class PiSession:
         return self.entry("session_info", at, **fields)
 
     def compaction(self, at: Moment, *, output: int | None = None, first_kept: str | None = None) -> str:
-        fields: dict[str, Any] = {"summary": "Earlier work summarised.", "firstKeptEntryId": first_kept,
-                                  "tokensBefore": 50_000}
+        fields: dict[str, Any] = {
+            "summary": "Earlier work summarised.",
+            "firstKeptEntryId": first_kept,
+            "tokensBefore": 50_000,
+        }
         if output is not None:
             fields["usage"] = {"output": output}
         return self.entry("compaction", at, **fields)
@@ -214,7 +246,13 @@ class PiSession:
 
     def spacedock_boot(self, workflow_dir: str, entity_dir: str, at: Moment) -> str:
         """A ``spacedock status --boot --json`` bash call and its JSON result."""
-        call = self.tool("bash", at, arguments={"command": f"spacedock status --boot --json --workflow-dir {workflow_dir}"})
-        boot = {"workflow_dir": workflow_dir, "entity_dir": entity_dir, "state_backend": "split-root",
-                "dispatchable": [{"slug": "task-1", "current": "implementation", "next": "validation"}]}
+        call = self.tool(
+            "bash", at, arguments={"command": f"spacedock status --boot --json --workflow-dir {workflow_dir}"}
+        )
+        boot = {
+            "workflow_dir": workflow_dir,
+            "entity_dir": entity_dir,
+            "state_backend": "split-root",
+            "dispatchable": [{"slug": "task-1", "current": "implementation", "next": "validation"}],
+        }
         return self.tool_result(call, "bash", json.dumps(boot, indent=2), at)

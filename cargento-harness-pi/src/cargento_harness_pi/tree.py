@@ -65,7 +65,9 @@ class SessionTree:
             self.info = entry
         self._boot_calls.update(entry.boot_calls)
         if (
-            self.boot is None and entry.kind == "toolResult" and entry.boot_dirs is not None
+            self.boot is None
+            and entry.kind == "toolResult"
+            and entry.boot_dirs is not None
             and entry.tool_call_id in self._boot_calls
         ):
             self.boot = entry.boot_dirs

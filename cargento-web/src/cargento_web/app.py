@@ -205,7 +205,9 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
         await read_body(request, SHUTDOWN_BODY_LIMIT)
         stop: Callable[[], None] | None = getattr(request.app.state, "request_shutdown", None)
         if stop is None:
-            return OutboundJSON({"stopping": False, "reason": "this app is not run by the cargento server"}, status_code=503)
+            return OutboundJSON(
+                {"stopping": False, "reason": "this app is not run by the cargento server"}, status_code=503
+            )
         await live.close()
         stop()
         return OutboundJSON({"stopping": True, "pid": settings.pid or os.getpid()})
@@ -213,7 +215,9 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
     async def session_record(request: Request) -> Response:
         record: Callable[[str, str], Any] | None = getattr(hub, "session_record", None)
         if record is None:
-            return OutboundJSON({"error": "no event hub runs in this dashboard, so nothing is recorded about sessions"}, status_code=404)
+            return OutboundJSON(
+                {"error": "no event hub runs in this dashboard, so nothing is recorded about sessions"}, status_code=404
+            )
         harness = request.query_params.get("harness", "")
         sid = request.query_params.get("sid", "")
         if not harness or not sid:
@@ -234,7 +238,9 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
         await read_body(request, TAB_LANE_BODY_LIMIT)
         report: Callable[[], None] | None = getattr(hub, "report_tab_lane", None)
         if report is None:
-            return OutboundJSON({"reported": False, "reason": "no event hub runs in this dashboard to take the report"}, status_code=404)
+            return OutboundJSON(
+                {"reported": False, "reason": "no event hub runs in this dashboard to take the report"}, status_code=404
+            )
         report()
         return OutboundJSON({"reported": True})
 

@@ -45,7 +45,9 @@ def demo_environment(base: Mapping[str, str]) -> Served:
     demo = Demo(load_registry(env=base), base_env=base)
     demo.start()
     live = ", ".join(sorted(demo.simulations)) or "none"
-    print(f"cargento: demo home {demo.home} (removed on exit); simulated harnesses: {live}", file=sys.stderr, flush=True)
+    print(
+        f"cargento: demo home {demo.home} (removed on exit); simulated harnesses: {live}", file=sys.stderr, flush=True
+    )
     for key, fault in sorted(demo.faults.items()):
         print(f"cargento: demo for {key} failed: {fault}", file=sys.stderr)
     return Served(env=demo.env, home=demo.home, close=demo.stop)

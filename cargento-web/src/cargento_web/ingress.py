@@ -103,7 +103,9 @@ def routes(hub: EventHub, guard: object | None = None) -> list[Route]:
             return None, refusal
         presented = request.headers.get(CAPABILITY_HEADER)
         if not presented:
-            return None, _refuse(401, f"refused: the {CAPABILITY_HEADER} header is required (read it from the dashboard's state file)")
+            return None, _refuse(
+                401, f"refused: the {CAPABILITY_HEADER} header is required (read it from the dashboard's state file)"
+            )
         if not hub.check_capability(presented):
             return None, _refuse(403, "refused: wrong capability (it is generated anew by every run of the dashboard)")
         raw = await checks.read_body(request, BODY_LIMIT)

@@ -79,7 +79,10 @@ def stop(port: int, env: Mapping[str, str] | None = None) -> int:
             break
         time.sleep(0.05)
     else:
-        print(f"cargento: the dashboard on port {port} (pid {pid}) did not stop within {STOP_WAIT_S:.0f} s", file=sys.stderr)
+        print(
+            f"cargento: the dashboard on port {port} (pid {pid}) did not stop within {STOP_WAIT_S:.0f} s",
+            file=sys.stderr,
+        )
         return 1
     state = read_state(port, env)
     if state is not None and (state.get("pid") == pid or not pid_alive(state.get("pid"))):
@@ -135,15 +138,22 @@ def daemon(options: Options, env: Mapping[str, str] | None = None) -> int:
         kwargs["start_new_session"] = True
     with open(log_path, "ab") as log_fh:
         child = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=log_fh, stderr=subprocess.STDOUT, close_fds=True,
-            env=dict(os.environ if env is None else env), **kwargs,  # type: ignore[call-overload]
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            close_fds=True,
+            env=dict(os.environ if env is None else env),
+            **kwargs,  # type: ignore[call-overload]
         )
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         code = child.poll()
         if code is not None:
             why = _last_line(log_path) or f"the server exited with code {code}"
-            print(why if why.startswith("cargento:") else f"cargento: the dashboard did not start: {why}", file=sys.stderr)
+            print(
+                why if why.startswith("cargento:") else f"cargento: the dashboard did not start: {why}", file=sys.stderr
+            )
             return code or 1
         state = read_state(options.port, env)
         if state is not None and state.get("pid") == child.pid:
@@ -154,5 +164,8 @@ def daemon(options: Options, env: Mapping[str, str] | None = None) -> int:
                 print(f"log: {log_path}")
                 return 0
         time.sleep(0.1)
-    print(f"cargento: the dashboard (pid {child.pid}) did not answer within {START_WAIT_S:.0f} s; see {log_path}", file=sys.stderr)
+    print(
+        f"cargento: the dashboard (pid {child.pid}) did not answer within {START_WAIT_S:.0f} s; see {log_path}",
+        file=sys.stderr,
+    )
     return 1

@@ -157,8 +157,13 @@ class LiveBoard:
         if found is None:
             b = self._base
             found = BoardBuilder(
-                b.registry, env=b.env, home=b.home, platform=b.platform, window_hours=b.window_hours,
-                clock=b.clock, processes=b.processes,
+                b.registry,
+                env=b.env,
+                home=b.home,
+                platform=b.platform,
+                window_hours=b.window_hours,
+                clock=b.clock,
+                processes=b.processes,
             )
             self._builders[all_sessions] = found
         return found
@@ -366,8 +371,13 @@ class LiveBoard:
 
         try:
             async for changes in awatch(
-                *sorted(paths), stop_event=stop, recursive=recursive, debounce=250, step=20,
-                rust_timeout=1000, ignore_permission_denied=True,
+                *sorted(paths),
+                stop_event=stop,
+                recursive=recursive,
+                debounce=250,
+                step=20,
+                rust_timeout=1000,
+                ignore_permission_denied=True,
             ):
                 self._mark_dirty([path for _change, path in changes])
         except (OSError, RuntimeError) as exc:

@@ -60,9 +60,7 @@ def post_shutdown(port: int, *, timeout: float = 5.0) -> bool:
     """Ask the dashboard on *port* to stop; True when it agreed."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        conn.request(
-            "POST", "/api/shutdown", body=b"", headers={"Host": f"127.0.0.1:{port}", "Content-Length": "0"}
-        )
+        conn.request("POST", "/api/shutdown", body=b"", headers={"Host": f"127.0.0.1:{port}", "Content-Length": "0"})
         response = conn.getresponse()
         response.read(64 * 1024)
         return response.status == 200
@@ -104,4 +102,6 @@ def port_free(host: str, port: int) -> bool:
 
 
 def is_in_use(exc: OSError) -> bool:
-    return exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)) or getattr(exc, "winerror", None) == 10048
+    return (
+        exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)) or getattr(exc, "winerror", None) == 10048
+    )

@@ -63,7 +63,9 @@ def _refuse(status: int, text: str, headers: dict[str, str] | None = None) -> Re
     return PlainTextResponse(text + "\n", status_code=status, headers=headers)
 
 
-def check_host(request: Request, allowed_hosts: Iterable[str], *, any_ip_literal_port: int | None = None) -> Response | None:
+def check_host(
+    request: Request, allowed_hosts: Iterable[str], *, any_ip_literal_port: int | None = None
+) -> Response | None:
     """Refuse a request whose Host header does not name this server (DNS rebinding)."""
     host = request.headers.get("host")
     if host_allowed(host, allowed_hosts, any_ip_literal_port=any_ip_literal_port):
@@ -94,9 +96,10 @@ def check_state_change(request: Request, allowed_origins: Iterable[str] | None =
             return _refuse(403, f"refused: Origin {origin!r} is not this dashboard")
     if request.headers.get("sec-fetch-site", "").lower() == "cross-site":
         return _refuse(403, "refused: a cross-site request cannot change state here")
-    if request.headers.get("sec-fetch-mode", "").lower() == "navigate" or request.headers.get(
-        "sec-fetch-dest", ""
-    ).lower() == "document":
+    if (
+        request.headers.get("sec-fetch-mode", "").lower() == "navigate"
+        or request.headers.get("sec-fetch-dest", "").lower() == "document"
+    ):
         return _refuse(403, "refused: a page navigation cannot change state here")
     return None
 
@@ -128,16 +131,16 @@ async def read_body(request: Request, limit: int) -> bytes:
 class HostGuard:
     """ASGI middleware applying :func:`check_host` to every HTTP request."""
 
-    def __init__(self, app: ASGIApp, *, allowed_hosts: Callable[[], Iterable[str]], any_ip_literal_port: Callable[[], int | None]) -> None:
+    def __init__(
+        self, app: ASGIApp, *, allowed_hosts: Callable[[], Iterable[str]], any_ip_literal_port: Callable[[], int | None]
+    ) -> None:
         self.app = app
         self.allowed_hosts = allowed_hosts
         self.any_ip_literal_port = any_ip_literal_port
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            refusal = check_host(
-                Request(scope), self.allowed_hosts(), any_ip_literal_port=self.any_ip_literal_port()
-            )
+            refusal = check_host(Request(scope), self.allowed_hosts(), any_ip_literal_port=self.any_ip_literal_port())
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return

@@ -61,9 +61,13 @@ def main(argv: list[str] | None = None) -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="cargento-bench-"))
     sids = [f"bench-{n:04d}" for n in range(args.sessions)]
-    registry = load_registry(entry_points=False, extra=[("claude", FakeHarness("claude", [FakeSession(s, age_s=3600) for s in sids]))])
+    registry = load_registry(
+        entry_points=False, extra=[("claude", FakeHarness("claude", [FakeSession(s, age_s=3600) for s in sids]))]
+    )
     builder = BoardBuilder(registry, env={"HOME": str(tmp)}, home=tmp, processes=StaticProcesses())
-    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp / "cargento", notifier=MemoryNotifier(), capability="bench")
+    hub = EventHub(
+        clock=lambda: datetime.now(UTC), state_dir=tmp / "cargento", notifier=MemoryNotifier(), capability="bench"
+    )
     sock = bind_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
     app = create_app(builder=builder, settings=Settings(port=port, watch=False), hub=hub)
@@ -109,7 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         body = json.dumps({"session_id": sid, "hook_event_name": name, "prompt_id": f"p{i // len(sids)}"}).encode()
         started = time.perf_counter()
         if args.forwarder:
-            subprocess.run([sys.executable, "-m", "cargento.forwarders.event_hook", "claude"], input=body, env=env, check=True, timeout=30)
+            subprocess.run(
+                [sys.executable, "-m", "cargento.forwarders.event_hook", "claude"],
+                input=body,
+                env=env,
+                check=True,
+                timeout=30,
+            )
         else:
             conn.request("POST", "/api/events/claude", body=body, headers=headers)
             conn.getresponse().read()
@@ -132,11 +142,20 @@ def main(argv: list[str] | None = None) -> int:
     server.should_exit = True
     hub.close()
     p50, p99 = _percentile(latencies, 0.50), _percentile(latencies, 0.99)
-    print(f"hook POST -> SSE board event: n={len(latencies)} p50={p50:.1f} ms p99={p99:.1f} ms "
-          f"mean={statistics.fmean(latencies) if latencies else float('nan'):.1f} ms misses={misses}"
-          f"{' (through the forwarder process)' if args.forwarder else ''}")
-    record: dict[str, Any] = {"bench": "event_latency", "forwarder": args.forwarder, "n": len(latencies), "p50_ms": round(p50, 2),
-                              "p99_ms": round(p99, 2), "misses": misses, "sessions": args.sessions}
+    print(
+        f"hook POST -> SSE board event: n={len(latencies)} p50={p50:.1f} ms p99={p99:.1f} ms "
+        f"mean={statistics.fmean(latencies) if latencies else float('nan'):.1f} ms misses={misses}"
+        f"{' (through the forwarder process)' if args.forwarder else ''}"
+    )
+    record: dict[str, Any] = {
+        "bench": "event_latency",
+        "forwarder": args.forwarder,
+        "n": len(latencies),
+        "p50_ms": round(p50, 2),
+        "p99_ms": round(p99, 2),
+        "misses": misses,
+        "sessions": args.sessions,
+    }
     print(json.dumps(record))
     return 0 if misses == 0 else 1
 

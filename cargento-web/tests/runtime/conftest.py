@@ -67,19 +67,43 @@ def session(
     """A board row as core would publish it, with only what the hub reads set (every other
     field empty, whatever fields core's row carries today)."""
     given: dict[str, object] = {
-        "harness": harness, "harness_label": harness.title(), "session_id": sid, "key": f"{harness}:{sid}",
-        "display_id": sid[:8], "identity": (harness, "w/proj", sid), "project": "w/proj", "cwd": "/w/proj",
-        "state": state, "detail": "", "waiting": waiting, "subagents": subagents, "tasks": (), "tasks_done": 0,
-        "last_active_at": last_active_at, "read_by_scanning": False, "ended": False, "missing": (), "notes": (),
-        "faults": (), "rate_limits": (), "state_source": state_source,
+        "harness": harness,
+        "harness_label": harness.title(),
+        "session_id": sid,
+        "key": f"{harness}:{sid}",
+        "display_id": sid[:8],
+        "identity": (harness, "w/proj", sid),
+        "project": "w/proj",
+        "cwd": "/w/proj",
+        "state": state,
+        "detail": "",
+        "waiting": waiting,
+        "subagents": subagents,
+        "tasks": (),
+        "tasks_done": 0,
+        "last_active_at": last_active_at,
+        "read_by_scanning": False,
+        "ended": False,
+        "missing": (),
+        "notes": (),
+        "faults": (),
+        "rate_limits": (),
+        "state_source": state_source,
     }
-    values = {f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given}
+    values = {
+        f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given
+    }
     return BoardSession(**values)  # type: ignore[arg-type]
 
 
 def board(now: datetime, *sessions: BoardSession) -> Board:
     given: dict[str, object] = {
-        "schema": 1, "revision": 1, "generated_at": now, "window_hours": 24.0, "all": False, "harnesses": (),
+        "schema": 1,
+        "revision": 1,
+        "generated_at": now,
+        "window_hours": 24.0,
+        "all": False,
+        "harnesses": (),
         "counts": Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
         "sessions": tuple(sessions),
     }

@@ -128,7 +128,9 @@ def test_questions_through_the_hub_notify_on_arrival(make_hub: Callable[..., Eve
 
 def test_deliveries_survive_a_restart_and_list_per_session(make_hub: Callable[..., EventHub], notifier: Any) -> None:
     hub = make_hub()
-    hub.ingest_notification({"session_id": "s1", "hook_event_name": "Notification", "notification_type": "permission_prompt"})
+    hub.ingest_notification(
+        {"session_id": "s1", "hook_event_name": "Notification", "notification_type": "permission_prompt"}
+    )
     assert hub.alerts.drain()
     hub.close()
     again = make_hub()

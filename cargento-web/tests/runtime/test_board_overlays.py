@@ -39,7 +39,9 @@ def test_working_overlay_beats_a_quiet_store_until_the_stop(make_hub: Callable[.
     assert s.state == "idle" and s.state_source == "event:Stop"
 
 
-def test_idle_overlay_reads_idle_at_once_where_recency_says_working(make_hub: Callable[..., EventHub], clock: Any) -> None:
+def test_idle_overlay_reads_idle_at_once_where_recency_says_working(
+    make_hub: Callable[..., EventHub], clock: Any
+) -> None:
     hub = make_hub()
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "Stop"})
     fresh = FakeSession("s1", at=clock() - timedelta(seconds=1))  # written a second before the stop
@@ -49,8 +51,15 @@ def test_idle_overlay_reads_idle_at_once_where_recency_says_working(make_hub: Ca
 
 def test_gate_overlay_makes_needs_input_with_its_wording(make_hub: Callable[..., EventHub], clock: Any) -> None:
     hub = make_hub()
-    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PermissionRequest", "tool_name": "ExitPlanMode",
-                          "tool_input": {"plan": "# Migrate the schema\n\n1. add column"}})
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "s1",
+            "hook_event_name": "PermissionRequest",
+            "tool_name": "ExitPlanMode",
+            "tool_input": {"plan": "# Migrate the schema\n\n1. add column"},
+        },
+    )
     s = row(build(hub, [FakeSession("s1", age_s=1)], clock), "s1")
     assert s.state == "needs_input" and s.waiting.kind == "plan" and s.waiting.text == "Migrate the schema"
 
@@ -62,7 +71,9 @@ def test_a_store_gate_still_outranks_an_event_working_claim(make_hub: Callable[.
     assert row(build(hub, [gated], clock), "s1").state == "needs_input"
 
 
-def test_session_end_persists_and_reads_as_ended_after_a_restart(make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path) -> None:
+def test_session_end_persists_and_reads_as_ended_after_a_restart(
+    make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path
+) -> None:
     hub = make_hub()
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd", "reason": "other"})
     assert hub.flush()
@@ -92,7 +103,9 @@ def test_session_start_withdraws_an_end(make_hub: Callable[..., EventHub], clock
     assert make_hub().session_end("claude", "s1") is None, "the withdrawal reached the disk"
 
 
-def test_no_events_neither_reads_nor_writes_the_ends_store(make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path) -> None:
+def test_no_events_neither_reads_nor_writes_the_ends_store(
+    make_hub: Callable[..., EventHub], clock: Any, tmp_path: Path
+) -> None:
     first = make_hub()
     first.ingest("claude", {"session_id": "s1", "hook_event_name": "SessionEnd"})
     first.close()
@@ -116,7 +129,9 @@ def test_a_corrupt_ends_store_is_discarded_and_says_so(make_hub: Callable[..., E
     assert records_in(tmp_path / "state" / ENDS_FILE)[0]["session_id"] == "s1"
 
 
-def test_transition_into_needs_input_pops_once_not_on_every_refresh(make_hub: Callable[..., EventHub], clock: Any, notifier: Any) -> None:
+def test_transition_into_needs_input_pops_once_not_on_every_refresh(
+    make_hub: Callable[..., EventHub], clock: Any, notifier: Any
+) -> None:
     hub = make_hub()
     gate = Gate(kind="permission", text="asking to run a command", source="store")
     build(hub, [FakeSession("s1", age_s=5)], clock)  # the first board is the baseline
@@ -127,7 +142,9 @@ def test_transition_into_needs_input_pops_once_not_on_every_refresh(make_hub: Ca
     assert "needs input" in notifier.sent[0][0]
 
 
-def test_waiting_at_startup_is_a_baseline_not_a_transition(make_hub: Callable[..., EventHub], clock: Any, notifier: Any) -> None:
+def test_waiting_at_startup_is_a_baseline_not_a_transition(
+    make_hub: Callable[..., EventHub], clock: Any, notifier: Any
+) -> None:
     hub = make_hub()
     build(hub, [FakeSession("s1", age_s=5, gate=Gate(kind="permission"))], clock)
     assert hub.alerts.drain() and notifier.sent == []
@@ -147,7 +164,9 @@ def test_a_turn_end_mark_tells_a_finished_turn_from_a_quiet_one(make_hub: Callab
     hub = make_hub()
     hub.ingest("claude", {"session_id": "done", "hook_event_name": "Stop", "prompt_id": "p"})
     clock.tick(600)
-    board = build(hub, [FakeSession("done", at=clock() - timedelta(seconds=601)), FakeSession("quiet", age_s=600)], clock)
+    board = build(
+        hub, [FakeSession("done", at=clock() - timedelta(seconds=601)), FakeSession("quiet", age_s=600)], clock
+    )
     assert row(board, "done").detail.startswith("turn ended · last active")
     assert row(board, "quiet").detail.startswith("last active")
     # A write after the stop (the next prompt typed with no hook): the mark no longer applies.

@@ -19,18 +19,35 @@ T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def delivery(n: int, outcome: str = "handed-over") -> Delivery:
-    return Delivery(harness="claude", session_id=f"s{n}", kind="gate", raised_at=T0 + timedelta(seconds=n), outcome=outcome, backend="x")
+    return Delivery(
+        harness="claude",
+        session_id=f"s{n}",
+        kind="gate",
+        raised_at=T0 + timedelta(seconds=n),
+        outcome=outcome,
+        backend="x",
+    )
 
 
 def flood(tmp_path: Path, events: int) -> tuple[EventHub, int]:
     """*events* hook events on 200 sessions, half of them a transition into needs input, on a
     machine with no notification backend (each transition is recorded, no cooldown spent)."""
     now = [T0]
-    hub = EventHub(clock=lambda: now[0], state_dir=tmp_path / "state", notifier=NoBackend("no desktop here"), capability="c" * 32)
+    hub = EventHub(
+        clock=lambda: now[0], state_dir=tmp_path / "state", notifier=NoBackend("no desktop here"), capability="c" * 32
+    )
     for i in range(events):
         now[0] = T0 + timedelta(milliseconds=10 * i)
         name = "PermissionRequest" if (i // 200) % 2 == 0 else "Stop"
-        hub.ingest("claude", {"session_id": f"flood-{i % 200:03d}", "hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "make"}})
+        hub.ingest(
+            "claude",
+            {
+                "session_id": f"flood-{i % 200:03d}",
+                "hook_event_name": name,
+                "tool_name": "Bash",
+                "tool_input": {"command": "make"},
+            },
+        )
     assert hub.flush(30)
     journal = hub.deliveries.journal
     assert journal is not None
@@ -104,7 +121,10 @@ def test_a_line_torn_by_a_crash_loses_only_itself(tmp_path: Path) -> None:
 
 
 def test_a_schema_one_file_still_reads(tmp_path: Path) -> None:
-    legacy = {"schema": 1, "ends": [{"harness": "claude", "session_id": "old", "at": "2026-11-30T11:00:00Z", "reason": "exit"}]}
+    legacy = {
+        "schema": 1,
+        "ends": [{"harness": "claude", "session_id": "old", "at": "2026-11-30T11:00:00Z", "reason": "exit"}],
+    }
     (tmp_path / ENDS_FILE).write_bytes(orjson.dumps(legacy))
     hub = EventHub(clock=lambda: T0, state_dir=tmp_path, notifier=NoBackend("x"))
     assert hub.ends is not None and [e.session_id for e in hub.ends.all()] == ["old"]

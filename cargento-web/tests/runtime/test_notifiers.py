@@ -48,7 +48,9 @@ class TestOsascript:
         sent = OsascriptNotifier(exe).send('Claude "needs" input', "it's $(rm -rf /) waiting")
         assert sent.outcome == "handed-over"
         argv = log.read_text().splitlines()
-        assert argv[-2:] == ['Claude "needs" input', "it's $(rm -rf /) waiting"], "passed as data, never spliced into the script"
+        assert argv[-2:] == ['Claude "needs" input', "it's $(rm -rf /) waiting"], (
+            "passed as data, never spliced into the script"
+        )
 
     def test_service_error(self, tmp_path: Path) -> None:
         exe = _script(tmp_path, "osascript", 'echo "execution error: Not authorised" >&2; exit 1')
@@ -88,7 +90,7 @@ def test_bus_address_from_the_runtime_dir(tmp_path: Path) -> None:
 
 
 _SERVICE = textwrap.dedent(
-    '''
+    """
     import asyncio, sys, json
     from dbus_fast.aio import MessageBus
     from dbus_fast.service import ServiceInterface, method
@@ -123,7 +125,7 @@ _SERVICE = textwrap.dedent(
         await asyncio.Event().wait()
 
     asyncio.run(main())
-    '''
+    """
 )
 
 
@@ -134,7 +136,9 @@ def private_bus(tmp_path: Path) -> Iterator[str]:
     socket = tmp_path / "bus"
     daemon = subprocess.Popen(
         [DBUS_DAEMON, "--session", "--nofork", "--print-address=1", f"--address=unix:path={socket}"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
         assert daemon.stdout is not None
@@ -154,8 +158,12 @@ def fake_service(private_bus: str, tmp_path: Path) -> Iterator[tuple[str, Path, 
     def start(mode: str) -> None:
         script = tmp_path / "fake_notifications.py"
         script.write_text(_SERVICE)
-        proc = subprocess.Popen([sys.executable, str(script), private_bus, mode, str(log)], stdout=subprocess.PIPE, text=True,
-                                env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        proc = subprocess.Popen(
+            [sys.executable, str(script), private_bus, mode, str(log)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
         started.append(proc)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
 
@@ -213,15 +221,20 @@ def test_a_bus_that_went_away_could_not_start(fake_service: tuple[str, Path, obj
 
 
 @needs_dbus
-def test_end_to_end_a_gate_event_reaches_the_fake_service(fake_service: tuple[str, Path, object], tmp_path: Path) -> None:
+def test_end_to_end_a_gate_event_reaches_the_fake_service(
+    fake_service: tuple[str, Path, object], tmp_path: Path
+) -> None:
     from datetime import UTC, datetime
 
     from cargento_web.runtime.hub import EventHub
 
     address, log, start = fake_service
     start("ok")  # type: ignore[operator]
-    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state",
-                   notifier=detect_notifier("linux", {"DBUS_SESSION_BUS_ADDRESS": address}))
+    hub = EventHub(
+        clock=lambda: datetime.now(UTC),
+        state_dir=tmp_path / "state",
+        notifier=detect_notifier("linux", {"DBUS_SESSION_BUS_ADDRESS": address}),
+    )
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PermissionRequest", "tool_name": "Bash"})
     assert hub.alerts.drain(10)
     (delivery,) = hub.deliveries_for("claude", "s1")

@@ -47,14 +47,22 @@ def test_recorded_hook_key_sets_read_as_the_right_kinds() -> None:
         body.update(session_id="059b71e1-0000-4000-8000-000000000000", hook_event_name=record["event"])
         body.pop("tool_input", None)
         event = parse_event("claude", body, received_at=T0)
-        expected = {"UserPromptSubmit": "turn_started", "Stop": "turn_stopped", "PostToolUse": "tool_finished",
-                    "SessionStart": "session_started", "SessionEnd": "session_ended", "PreToolUse": "ignored"}
+        expected = {
+            "UserPromptSubmit": "turn_started",
+            "Stop": "turn_stopped",
+            "PostToolUse": "tool_finished",
+            "SessionStart": "session_started",
+            "SessionEnd": "session_ended",
+            "PreToolUse": "ignored",
+        }
         if record["event"] in expected:
             assert event.kind == expected[record["event"]]
 
 
 def test_unknown_fields_are_ignored_and_unknown_events_make_no_claim() -> None:
-    event = parse_event("claude", {"session_id": "a1", "hook_event_name": "MessageDisplay", "delta": "hi", "x": [1]}, received_at=T0)
+    event = parse_event(
+        "claude", {"session_id": "a1", "hook_event_name": "MessageDisplay", "delta": "hi", "x": [1]}, received_at=T0
+    )
     assert event.kind == "ignored"
 
 
@@ -91,28 +99,51 @@ def test_wait_events_need_a_request_id() -> None:
 
 def test_tool_command_is_kept_bounded_for_the_matcher() -> None:
     event = parse_event(
-        "codex", {"session_id": "t1", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "x" * 20000}},
+        "codex",
+        {
+            "session_id": "t1",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "x" * 20000},
+        },
         received_at=T0,
     )
     assert event.command is not None and len(event.command) == 8192
 
 
 def test_notification_session_end_goes_to_the_end_lane() -> None:
-    event = parse_notification("claude", {"session_id": "a1", "hook_event_name": "SessionEnd", "reason": "other"}, received_at=T0)
+    event = parse_notification(
+        "claude", {"session_id": "a1", "hook_event_name": "SessionEnd", "reason": "other"}, received_at=T0
+    )
     assert event.kind == "session_ended" and event.reason == "other"
 
 
 def test_gemini_tool_permission_is_a_command_gate_without_the_command() -> None:
-    body = {"session_id": "g1", "hook_event_name": "Notification", "notification_type": "ToolPermission",
-            "message": "Tool Confirm Shell Command requires execution", "details": {"type": "exec", "command": "rm -rf /"}}
+    body = {
+        "session_id": "g1",
+        "hook_event_name": "Notification",
+        "notification_type": "ToolPermission",
+        "message": "Tool Confirm Shell Command requires execution",
+        "details": {"type": "exec", "command": "rm -rf /"},
+    }
     event = parse_event("gemini", body, received_at=T0)
-    assert event.gate_kind == "command" and event.gate_text is None and event.disposition is not None and event.disposition.blocks
+    assert (
+        event.gate_kind == "command"
+        and event.gate_text is None
+        and event.disposition is not None
+        and event.disposition.blocks
+    )
 
 
 def test_status_quota_keeps_only_the_buckets() -> None:
     event = parse_event(
         "antigravity",
-        {"agent_state": "working", "conversation_id": "c1", "email": "a@b", "quota": {"3p-5h": {"remaining_fraction": 0.5, "reset_time": "t", "x": 1}, "bad": 3}},
+        {
+            "agent_state": "working",
+            "conversation_id": "c1",
+            "email": "a@b",
+            "quota": {"3p-5h": {"remaining_fraction": 0.5, "reset_time": "t", "x": 1}, "bad": 3},
+        },
         received_at=T0,
     )
     assert event.quota == {"3p-5h": {"remaining_fraction": 0.5, "reset_time": "t"}}
@@ -146,12 +177,32 @@ _json = st.recursive(
     max_leaves=20,
 )
 _keys = st.sampled_from(
-    ["session_id", "hook_event_name", "event", "tool_name", "tool_input", "prompt_id", "turn_id", "agent_id",
-     "notification_type", "message", "request_id", "agent_state", "conversation_id", "quota", "details", "reason", "source"]
+    [
+        "session_id",
+        "hook_event_name",
+        "event",
+        "tool_name",
+        "tool_input",
+        "prompt_id",
+        "turn_id",
+        "agent_id",
+        "notification_type",
+        "message",
+        "request_id",
+        "agent_state",
+        "conversation_id",
+        "quota",
+        "details",
+        "reason",
+        "source",
+    ]
 )
 
 
-@given(harness=st.sampled_from([*sorted(default_vocabulary().lanes), "nope"]), body=st.dictionaries(_keys | st.text(max_size=8), _json, max_size=8))
+@given(
+    harness=st.sampled_from([*sorted(default_vocabulary().lanes), "nope"]),
+    body=st.dictionaries(_keys | st.text(max_size=8), _json, max_size=8),
+)
 def test_fuzzed_bodies_raise_nothing_but_payload_error(harness: str, body: dict[str, Any]) -> None:
     try:
         parse_event(harness, body, received_at=T0)

@@ -25,7 +25,9 @@ def state(hub: EventHub, harness: str = "claude", sid: str = SID) -> str | None:
     return overlay.state if overlay else None
 
 
-def test_prompt_claims_working_stamped_now_so_it_outranks_store_recency(make_hub: Callable[..., EventHub], clock: Any) -> None:
+def test_prompt_claims_working_stamped_now_so_it_outranks_store_recency(
+    make_hub: Callable[..., EventHub], clock: Any
+) -> None:
     hub = make_hub()
     hub.ingest("claude", ev("UserPromptSubmit", prompt_id="p1"))
     clock.tick(600)  # a ten-minute tool run: the store reads quiet, the turn has not stopped
@@ -33,7 +35,9 @@ def test_prompt_claims_working_stamped_now_so_it_outranks_store_recency(make_hub
     assert overlay.state == "working" and overlay.at == clock()
 
 
-def test_stop_claims_idle_marks_turn_ended_and_yields_to_a_later_store_write(make_hub: Callable[..., EventHub], clock: Any) -> None:
+def test_stop_claims_idle_marks_turn_ended_and_yields_to_a_later_store_write(
+    make_hub: Callable[..., EventHub], clock: Any
+) -> None:
     hub = make_hub()
     hub.ingest("claude", ev("UserPromptSubmit", prompt_id="p1"))
     clock.tick(5)
@@ -58,24 +62,37 @@ def test_a_new_prompt_withdraws_the_turn_ended_mark(make_hub: Callable[..., Even
 def test_idle_nudge_pops_but_never_marks_blocked(make_hub: Callable[..., EventHub], notifier: Any) -> None:
     hub = make_hub()
     hub.ingest("claude", ev("Stop", prompt_id="p1"))
-    result = hub.ingest_notification(ev("Notification", notification_type="idle_prompt", message="Claude is waiting for your input"))
+    result = hub.ingest_notification(
+        ev("Notification", notification_type="idle_prompt", message="Claude is waiting for your input")
+    )
     assert result.state == "idle"
     assert state(hub) == "idle"
     assert hub.alerts.drain() and len(notifier.sent) == 1
 
 
-@pytest.mark.parametrize("kind", ["auth_success", "agent_completed", "computer_use_enter", "computer_use_exit", "elicitation_complete"])
-def test_informational_notifications_neither_pop_nor_block(make_hub: Callable[..., EventHub], notifier: Any, kind: str) -> None:
+@pytest.mark.parametrize(
+    "kind", ["auth_success", "agent_completed", "computer_use_enter", "computer_use_exit", "elicitation_complete"]
+)
+def test_informational_notifications_neither_pop_nor_block(
+    make_hub: Callable[..., EventHub], notifier: Any, kind: str
+) -> None:
     hub = make_hub()
     hub.ingest_notification(ev("Notification", notification_type=kind, message="something"))
     assert state(hub) is None
     assert hub.alerts.drain() and notifier.sent == []
 
 
-@pytest.mark.parametrize("kind", ["permission_prompt", "elicitation_dialog", "worker_permission_prompt", "agent_needs_input", "brand_new_kind"])
-def test_actionable_and_unknown_notifications_create_needs_input(make_hub: Callable[..., EventHub], notifier: Any, kind: str) -> None:
+@pytest.mark.parametrize(
+    "kind",
+    ["permission_prompt", "elicitation_dialog", "worker_permission_prompt", "agent_needs_input", "brand_new_kind"],
+)
+def test_actionable_and_unknown_notifications_create_needs_input(
+    make_hub: Callable[..., EventHub], notifier: Any, kind: str
+) -> None:
     hub = make_hub()
-    hub.ingest_notification(ev("Notification", notification_type=kind, message="Claude needs your permission to use Bash"))
+    hub.ingest_notification(
+        ev("Notification", notification_type=kind, message="Claude needs your permission to use Bash")
+    )
     overlay = hub.overlays(hub.clock())[("claude", SID)]
     assert overlay.state == "needs_input" and overlay.gate is not None
     assert hub.alerts.drain() and len(notifier.sent) == 1
@@ -91,11 +108,20 @@ def test_untyped_notification_is_idle_by_its_wording_else_actionable(make_hub: C
 
 def test_permission_request_shows_the_question_not_the_command(make_hub: Callable[..., EventHub]) -> None:
     hub = make_hub()
-    hub.ingest("claude", ev("PermissionRequest", tool_name="AskUserQuestion", tool_input={"questions": [{"question": "Which database?"}]}))
+    hub.ingest(
+        "claude",
+        ev(
+            "PermissionRequest",
+            tool_name="AskUserQuestion",
+            tool_input={"questions": [{"question": "Which database?"}]},
+        ),
+    )
     gate = hub.overlays(hub.clock())[("claude", SID)].gate
     assert gate is not None and (gate.kind, gate.text) == ("question", "Which database?")
     hub.ingest("claude", ev("PostToolUse", tool_name="AskUserQuestion"))
-    hub.ingest("claude", ev("PermissionRequest", tool_name="Bash", tool_input={"command": "rm -rf build", "description": "x"}))
+    hub.ingest(
+        "claude", ev("PermissionRequest", tool_name="Bash", tool_input={"command": "rm -rf build", "description": "x"})
+    )
     gate = hub.overlays(hub.clock())[("claude", SID)].gate
     assert gate is not None and gate.text == "asking to use Bash" and "rm" not in (gate.text or "")
 
@@ -143,7 +169,9 @@ def test_gate_clears_on_restart(make_hub: Callable[..., EventHub]) -> None:
     assert state(restarted) is None
 
 
-def test_gate_clears_on_the_sessions_own_transcript_write(make_hub: Callable[..., EventHub], clock: Any, row: Any, board_of: Any) -> None:
+def test_gate_clears_on_the_sessions_own_transcript_write(
+    make_hub: Callable[..., EventHub], clock: Any, row: Any, board_of: Any
+) -> None:
     hub = make_hub()
     hub.ingest_notification(ev("Notification", notification_type="permission_prompt"))
     opened = clock()
@@ -154,7 +182,9 @@ def test_gate_clears_on_the_sessions_own_transcript_write(make_hub: Callable[...
     assert state(hub) is None
 
 
-def test_a_subagent_write_does_not_clear_the_gate(make_hub: Callable[..., EventHub], clock: Any, row: Any, board_of: Any) -> None:
+def test_a_subagent_write_does_not_clear_the_gate(
+    make_hub: Callable[..., EventHub], clock: Any, row: Any, board_of: Any
+) -> None:
     hub = make_hub()
     hub.ingest_notification(ev("Notification", notification_type="permission_prompt"))
     opened = clock()
@@ -177,7 +207,16 @@ def test_plugin_waits_stand_until_every_request_is_answered(make_hub: Callable[.
 
 def test_pi_prompt_wait_says_a_prompt_is_open_without_its_title(make_hub: Callable[..., EventHub]) -> None:
     hub = make_hub()
-    hub.ingest("pi", {"event": "ui.prompt.opened", "session_id": "pi-1", "request_id": "r1", "prompt_kind": "confirm", "title": "Delete?"})
+    hub.ingest(
+        "pi",
+        {
+            "event": "ui.prompt.opened",
+            "session_id": "pi-1",
+            "request_id": "r1",
+            "prompt_kind": "confirm",
+            "title": "Delete?",
+        },
+    )
     gate = hub.overlays(hub.clock())[("pi", "pi-1")].gate
     assert gate is not None and "confirm" in (gate.text or "") and "Delete" not in (gate.text or "")
     hub.ingest("pi", {"event": "ui.prompt.closed", "session_id": "pi-1", "request_id": "r1"})
@@ -230,7 +269,9 @@ def test_antigravity_status_line_working_carries_a_deadline(make_hub: Callable[.
     assert state(hub, "antigravity", conv) is None
 
 
-def test_antigravity_idle_after_working_is_a_turn_end_and_tool_confirmation_is_not_needs_input(make_hub: Callable[..., EventHub]) -> None:
+def test_antigravity_idle_after_working_is_a_turn_end_and_tool_confirmation_is_not_needs_input(
+    make_hub: Callable[..., EventHub],
+) -> None:
     hub = make_hub()
     conv = "4c1d0000-0000-4000-8000-000000000003"
     hub.ingest("antigravity", {"agent_state": "tool_use", "conversation_id": conv, "confirmation_pending": True})
@@ -258,7 +299,9 @@ def test_antigravity_plugin_hooks_only_ask_for_a_rescan(make_hub: Callable[..., 
     assert hub.overlays(hub.clock()) == {}
 
 
-def test_overrule_of_a_session_read_as_waiting_is_recorded(make_hub: Callable[..., EventHub], clock: Any, row: Any, board_of: Any) -> None:
+def test_overrule_of_a_session_read_as_waiting_is_recorded(
+    make_hub: Callable[..., EventHub], clock: Any, row: Any, board_of: Any
+) -> None:
     hub = make_hub()
     waiting = Waiting(kind="question", text="Which?", since=clock(), source="store")
     hub.on_board(board_of(clock(), row(SID, state="needs_input", waiting=waiting, state_source="store")))
@@ -279,7 +322,9 @@ def test_diagnostics_list_arrival_order_and_timings(make_hub: Callable[..., Even
     assert doc["overlays"][0]["state"] == "working"
 
 
-def test_no_events_mode_accepts_nothing_and_publishes_no_capability(make_hub: Callable[..., EventHub], tmp_path: Any) -> None:
+def test_no_events_mode_accepts_nothing_and_publishes_no_capability(
+    make_hub: Callable[..., EventHub], tmp_path: Any
+) -> None:
     hub = make_hub(events=False)
     assert hub.capability is None and hub.routes(object()) == []
     with pytest.raises(PayloadError):
@@ -288,14 +333,21 @@ def test_no_events_mode_accepts_nothing_and_publishes_no_capability(make_hub: Ca
     assert not (tmp_path / "state" / "cargento-ends.json").exists()
 
 
-def test_a_subagents_permission_prompt_is_the_parents_gate_until_its_tool_runs(make_hub: Callable[..., EventHub]) -> None:
+def test_a_subagents_permission_prompt_is_the_parents_gate_until_its_tool_runs(
+    make_hub: Callable[..., EventHub],
+) -> None:
     hub = make_hub()
     hub.ingest("claude", ev("UserPromptSubmit", prompt_id="p1"))
-    hub.ingest("claude", ev("PermissionRequest", tool_name="Bash", agent_id="ae52288e7e5ce317e", tool_input={"command": "make"}))
+    hub.ingest(
+        "claude",
+        ev("PermissionRequest", tool_name="Bash", agent_id="ae52288e7e5ce317e", tool_input={"command": "make"}),
+    )
     assert state(hub) == "needs_input"
     hub.ingest("claude", ev("PostToolUse", tool_name="Bash", tool_input={"command": "make"}))
     assert state(hub) == "needs_input", "the parent's own tool run does not answer the subagent's prompt"
-    hub.ingest("claude", ev("PostToolUse", tool_name="Bash", agent_id="ae52288e7e5ce317e", tool_input={"command": "make"}))
+    hub.ingest(
+        "claude", ev("PostToolUse", tool_name="Bash", agent_id="ae52288e7e5ce317e", tool_input={"command": "make"})
+    )
     assert state(hub) == "working"
 
 

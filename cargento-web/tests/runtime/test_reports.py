@@ -45,13 +45,28 @@ def test_after_tool_reports_from_claude_and_codex_only(make_hub: Callable[..., E
 
 def test_no_irreversible_disables_matching(make_hub: Callable[..., EventHub]) -> None:
     hub = make_hub(irreversible=False)
-    result = hub.ingest("claude", {"session_id": "c1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                                    "tool_input": {"command": "git push -f"}})
+    result = hub.ingest(
+        "claude",
+        {
+            "session_id": "c1",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git push -f"},
+        },
+    )
     assert result.irreversible == () and hub.irreversible_reports() == ()
     assert result.state == "working", "ordinary lifecycle hints remain"
 
 
 def test_reports_stay_in_memory(make_hub: Callable[..., EventHub], tmp_path: Any) -> None:
     first = make_hub()
-    first.ingest("claude", {"session_id": "c1", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "git reset --hard"}})
+    first.ingest(
+        "claude",
+        {
+            "session_id": "c1",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git reset --hard"},
+        },
+    )
     assert make_hub().irreversible_reports() == ()

@@ -18,7 +18,9 @@ from cargento_web.runtime.stores import DELIVERIES_FILE, DeliveriesStore
 WAIT = Waiting(kind="permission", text="asking to run rm -rf build", since=None, source="store")
 
 
-def raise_gate(hub: EventHub, clock: Any, row: Callable[..., Any], board_of: Callable[..., Any], sid: str = "s1") -> None:
+def raise_gate(
+    hub: EventHub, clock: Any, row: Callable[..., Any], board_of: Callable[..., Any], sid: str = "s1"
+) -> None:
     """A store-read transition into Needs input: a quiet baseline board, then a waiting one."""
     hub.on_board(board_of(clock(), row(sid, state="idle", last_active_at=clock())))
     clock.tick(2)
@@ -39,13 +41,17 @@ def test_a_tab_lane_report_is_recorded_in_the_next_delivery(
     doc = hub.session_record("claude", "s1")
     (entry,) = doc["deliveries"]
     assert entry["tab_lane"] == {
-        "reported": True, "reported_at": "2026-11-30T12:00:00Z", "before_s": 42.0,
+        "reported": True,
+        "reported_at": "2026-11-30T12:00:00Z",
+        "before_s": 42.0,
         "words": "a dashboard tab had reported its own notification lane 42 s before this raise",
     }
     assert entry["outcome"] == "handed-over" and entry["kind"] == "gate"
     assert entry["title"] == "Claude · w/proj needs input"
     assert entry["outcome_words"].startswith("handed to this machine's notification service: it accepted the request")
-    assert "seen" not in entry["outcome_words"] and "seen" not in doc["deliveries_note"].replace("never that a person saw", "")
+    assert "seen" not in entry["outcome_words"] and "seen" not in doc["deliveries_note"].replace(
+        "never that a person saw", ""
+    )
 
 
 def test_without_a_tab_lane_the_record_says_so_without_blaming_the_raise(
@@ -78,13 +84,19 @@ def test_every_outcome_has_its_own_words() -> None:
     assert all("seen" not in words for words in OUTCOME_WORDS.values())
 
 
-@pytest.mark.parametrize(("seconds", "words"), [(0.4, "0 s"), (42, "42 s"), (185, "3 min"), (7500, "2 h 5 min"), (7200, "2 h")])
+@pytest.mark.parametrize(
+    ("seconds", "words"), [(0.4, "0 s"), (42, "42 s"), (185, "3 min"), (7500, "2 h 5 min"), (7200, "2 h")]
+)
 def test_lead_words(seconds: float, words: str) -> None:
     assert lead_words(seconds) == words
 
 
 def test_the_record_is_one_sessions_newest_first(
-    make_hub: Callable[..., EventHub], clock: Any, row: Callable[..., Any], board_of: Callable[..., Any], notifier: MemoryNotifier
+    make_hub: Callable[..., EventHub],
+    clock: Any,
+    row: Callable[..., Any],
+    board_of: Callable[..., Any],
+    notifier: MemoryNotifier,
 ) -> None:
     hub = make_hub()
     raise_gate(hub, clock, row, board_of, "s1")
@@ -101,8 +113,15 @@ def test_the_record_is_one_sessions_newest_first(
 
 def test_reports_and_marks_are_in_the_record(make_hub: Callable[..., EventHub], clock: Any) -> None:
     hub = make_hub()
-    hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                          "tool_input": {"command": "git push --force origin main"}})
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "s1",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git push --force origin main"},
+        },
+    )
     clock.tick(5)
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "Stop"})
     clock.tick(5)
@@ -113,7 +132,9 @@ def test_reports_and_marks_are_in_the_record(make_hub: Callable[..., EventHub], 
     assert report["command"] == "git push --force origin main" and report["at"] == "2026-11-30T12:00:00Z"
     assert "not proof that it succeeded" in doc["irreversible"]["note"]
     assert doc["marks"] == {
-        "enabled": True, "reason": None, "turn_ended_at": "2026-11-30T12:00:05Z",
+        "enabled": True,
+        "reason": None,
+        "turn_ended_at": "2026-11-30T12:00:05Z",
         "session_ended": {"at": "2026-11-30T12:00:10Z", "reason": "logout"},
     }
     quiet = hub.session_record("claude", "other")

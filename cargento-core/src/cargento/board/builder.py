@@ -168,7 +168,9 @@ class BoardBuilder:
                 and key in self.last_discovery
                 and self._last_all.get(key) == all_sessions
             )
-            mine_overlays = tuple(sorted(((sid, o) for (h, sid), o in overlays.items() if h == key), key=lambda x: x[0]))
+            mine_overlays = tuple(
+                sorted(((sid, o) for (h, sid), o in overlays.items() if h == key), key=lambda x: x[0])
+            )
             settled = self._settled.get(key)
             if (
                 clean
@@ -184,7 +186,9 @@ class BoardBuilder:
                 sessions.extend(settled.rows)
                 continue
             ctx = self.context(
-                key, now=moment, all_sessions=all_sessions,
+                key,
+                now=moment,
+                all_sessions=all_sessions,
                 changed_paths=None if changes is None else changes.get(key, frozenset()),
             )
             plugin = plugin_of(record)
@@ -221,8 +225,12 @@ class BoardBuilder:
                 self._settled.pop(key, None)
             else:
                 self._settled[key] = _Settled(
-                    until=tick + DERIVED_REUSE_S, overlays=mine_overlays, all_sessions=all_sessions,
-                    at=moment, entry=entry, rows=tuple(derived),
+                    until=tick + DERIVED_REUSE_S,
+                    overlays=mine_overlays,
+                    all_sessions=all_sessions,
+                    at=moment,
+                    entry=entry,
+                    rows=tuple(derived),
                 )
         if not all_sessions:
             sessions = within_window(sessions, moment, self.window_hours)

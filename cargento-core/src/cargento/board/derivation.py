@@ -64,8 +64,17 @@ class RowDeriver:
         idle_for = (now - row.last_active).total_seconds() if row.last_active else None
         inputs: tuple[Any, ...] | None = None
         if state == "idle" and not any(t.created_at is not None and t.status != "completed" for t in reading.tasks):
-            inputs = (reading, row.gate, row.model, row.usage, overlay, row.rate, row.last_active,
-                      *(c.reading for c in row.children), *(c.model for c in row.children))
+            inputs = (
+                reading,
+                row.gate,
+                row.model,
+                row.usage,
+                overlay,
+                row.rate,
+                row.last_active,
+                *(c.reading for c in row.children),
+                *(c.model for c in row.children),
+            )
             memo = self._idle.get((info.key, sid))
             if (
                 memo is not None
@@ -76,49 +85,59 @@ class RowDeriver:
                 return memo.row
         tasks = tuple(board_task(t, now) for t in reading.tasks)
         detail = detail_line(
-            state=state, state_source=state_source, gate=gate, overlay=overlay, reading=reading,
-            tasks=tasks, subagents=subagents, idle_for=idle_for,
+            state=state,
+            state_source=state_source,
+            gate=gate,
+            overlay=overlay,
+            reading=reading,
+            tasks=tasks,
+            subagents=subagents,
+            idle_for=idle_for,
         )
         figures = estimate(reading.turn, now) if state == "working" else None
         project = project_of(reading, home)
-        made = redact_session(BoardSession(
-            harness=info.key,
-            harness_label=info.label,
-            session_id=sid,
-            key=row_key(info.key, sid),
-            display_id=sid[:8],
-            identity=identity(info.key, project, sid),
-            project=project,
-            cwd=reading.cwd,
-            title=reading.title,
-            state=state,
-            detail=detail,
-            waiting=Waiting(kind=gate.kind, text=gate.text, since=gate.since, source=gate.source) if gate else None,
-            subagents=tuple(subagents),
-            tasks=tasks,
-            tasks_done=sum(t.status == "completed" for t in tasks),
-            model=row.model.id if row.model else None,
-            model_display=(row.model.display or row.model.id) if row.model else None,
-            authority=row.model.authority if row.model else None,
-            output_tokens_per_min=row.rate,
-            output_tokens_total=row.usage.output_tokens_total if row.usage else None,
-            started_at=reading.started_at,
-            last_active_at=row.last_active,
-            turn=BoardTurn(elapsed_s=figures.elapsed_s, eta_s=figures.eta_s, long=figures.long) if figures else None,
-            resume_command=reading.resume_command if info.resumable else None,
-            resume_cwd=reading.resume_cwd if info.resumable else None,
-            read_by_scanning=not info.turn_end_observable,
-            instruction=reading.instruction,
-            role=reading.role,
-            loop=reading.loop,
-            ended=reading.ended,
-            missing=reading.missing,
-            notes=reading.notes,
-            faults=tuple(row.faults),
-            rate_limits=row.usage.rate_limits if row.usage else (),
-            ai_units=row.usage.ai_units if row.usage else None,
-            state_source=state_source,
-        ))
+        made = redact_session(
+            BoardSession(
+                harness=info.key,
+                harness_label=info.label,
+                session_id=sid,
+                key=row_key(info.key, sid),
+                display_id=sid[:8],
+                identity=identity(info.key, project, sid),
+                project=project,
+                cwd=reading.cwd,
+                title=reading.title,
+                state=state,
+                detail=detail,
+                waiting=Waiting(kind=gate.kind, text=gate.text, since=gate.since, source=gate.source) if gate else None,
+                subagents=tuple(subagents),
+                tasks=tasks,
+                tasks_done=sum(t.status == "completed" for t in tasks),
+                model=row.model.id if row.model else None,
+                model_display=(row.model.display or row.model.id) if row.model else None,
+                authority=row.model.authority if row.model else None,
+                output_tokens_per_min=row.rate,
+                output_tokens_total=row.usage.output_tokens_total if row.usage else None,
+                started_at=reading.started_at,
+                last_active_at=row.last_active,
+                turn=BoardTurn(elapsed_s=figures.elapsed_s, eta_s=figures.eta_s, long=figures.long)
+                if figures
+                else None,
+                resume_command=reading.resume_command if info.resumable else None,
+                resume_cwd=reading.resume_cwd if info.resumable else None,
+                read_by_scanning=not info.turn_end_observable,
+                instruction=reading.instruction,
+                role=reading.role,
+                loop=reading.loop,
+                ended=reading.ended,
+                missing=reading.missing,
+                notes=reading.notes,
+                faults=tuple(row.faults),
+                rate_limits=row.usage.rate_limits if row.usage else (),
+                ai_units=row.usage.ai_units if row.usage else None,
+                state_source=state_source,
+            )
+        )
         if inputs is not None:
             self._idle[(info.key, sid)] = _IdleRow(inputs=inputs, age=ago(idle_for), row=made)
         else:

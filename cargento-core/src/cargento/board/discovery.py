@@ -83,14 +83,19 @@ class SessionReader:
         seen: set[SessionKey] = set()
         for ref in refs:
             if ref.harness != key:
-                registry.record_fault(key, "discover", f"session {ref.session_id} carries harness {ref.harness!r}", kind="contract")
+                registry.record_fault(
+                    key, "discover", f"session {ref.session_id} carries harness {ref.harness!r}", kind="contract"
+                )
                 continue
             if not all_sessions and ref.modified_at is not None and not ctx.in_window(ref.modified_at):
                 continue
             ident = (key, ref.session_id)
             seen.add(ident)
             cached = self._readings.get(ident)
-            if cached is not None and ((reuse and not ref.fingerprint) or (ref.fingerprint is not None and cached.fingerprint == ref.fingerprint)):
+            if cached is not None and (
+                (reuse and not ref.fingerprint)
+                or (ref.fingerprint is not None and cached.fingerprint == ref.fingerprint)
+            ):
                 reading = cached.reading
             else:
                 result = registry.call(key, "read_session", ref=ref, ctx=ctx)

@@ -79,7 +79,9 @@ def redact_harness(h: BoardHarness) -> BoardHarness:
 
 def _redact_task(t: BoardTask) -> BoardTask:
     subject, active = _redact(t.subject), _redact_optional(t.active_form)
-    return t if subject == t.subject and active == t.active_form else attrs.evolve(t, subject=subject, active_form=active)
+    return (
+        t if subject == t.subject and active == t.active_form else attrs.evolve(t, subject=subject, active_form=active)
+    )
 
 
 def _redact_instruction(i: Instruction) -> Instruction:

@@ -21,10 +21,17 @@ def plugin_of(record: PluginRecord) -> BoardPlugin:
 def undiscovered_entry(info: HarnessInfo, plugin: BoardPlugin, error: str) -> BoardHarness:
     """The entry of a loaded harness whose ``discover`` faulted."""
     return BoardHarness(
-        key=info.key, label=info.label, discovered=False, sessions=0, plugin=plugin,
-        error=error, turn_end_observable=info.turn_end_observable,
-        reports_waits=info.reports_waits, wait_coverage=info.wait_coverage,
-        resumable=info.resumable, mark=info.mark,
+        key=info.key,
+        label=info.label,
+        discovered=False,
+        sessions=0,
+        plugin=plugin,
+        error=error,
+        turn_end_observable=info.turn_end_observable,
+        reports_waits=info.reports_waits,
+        wait_coverage=info.wait_coverage,
+        resumable=info.resumable,
+        mark=info.mark,
     )
 
 
@@ -53,17 +60,24 @@ def fault_line(registry: Registry, key: str) -> str | None:
     return None if last is None else f"{last.hook}: {last.message}"
 
 
-def finish_strip(entries: Iterable[BoardHarness], sessions: list[BoardSession], registry: Registry) -> list[BoardHarness]:
+def finish_strip(
+    entries: Iterable[BoardHarness], sessions: list[BoardSession], registry: Registry
+) -> list[BoardHarness]:
     """The strip as published: each loaded harness's count of rows on the board and its newest
     fault (unless its entry already carries an error), then an entry per plugin that did not
     load, every text redacted."""
     per_harness: dict[str, int] = {}
     for s in sessions:
         per_harness[s.harness] = per_harness.get(s.harness, 0) + 1
-    strip = [attrs.evolve(h, sessions=per_harness.get(h.key, 0), error=h.error or fault_line(registry, h.key)) for h in entries]
+    strip = [
+        attrs.evolve(h, sessions=per_harness.get(h.key, 0), error=h.error or fault_line(registry, h.key))
+        for h in entries
+    ]
     for name, rec in registry.records.items():
         if rec.status != "loaded" and name not in registry.harnesses:
             strip.append(
-                BoardHarness(key=rec.name, label=rec.name, discovered=False, sessions=0, plugin=plugin_of(rec), error=rec.error)
+                BoardHarness(
+                    key=rec.name, label=rec.name, discovered=False, sessions=0, plugin=plugin_of(rec), error=rec.error
+                )
             )
     return [redact_harness(h) for h in strip]

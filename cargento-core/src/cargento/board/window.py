@@ -18,6 +18,7 @@ def within_window(sessions: list[BoardSession], moment: datetime, window_hours: 
     """The rows a windowed board keeps: every session not idle, and idle ones active within it."""
     limit = window_hours * 3600.0
     return [
-        s for s in sessions
+        s
+        for s in sessions
         if s.state != "idle" or (s.last_active_at is not None and (moment - s.last_active_at).total_seconds() <= limit)
     ]

@@ -94,8 +94,11 @@ def _command(target: HookTarget, *, port: int | None, script: bool) -> str:
 def wanted_groups(target: HookTarget, *, port: int | None = None, script: bool = False) -> dict[str, Any]:
     """The ``{event: [groups]}`` a ``settings`` target merges in."""
     return hook_groups(
-        target.events, _command(target, port=port, script=script),
-        sync=target.sync_events, asynchronous=target.asynchronous, timeout=target.timeout,
+        target.events,
+        _command(target, port=port, script=script),
+        sync=target.sync_events,
+        asynchronous=target.asynchronous,
+        timeout=target.timeout,
     )
 
 
@@ -122,13 +125,17 @@ def install(target: HookTarget, *, port: int | None, script: bool, now: datetime
         if path.exists() and path.read_text(encoding="utf-8", errors="replace") == text:
             return f"{name}: {path} is already current"
         backup = save_file(path, text, now)
-        return f"{name}: wrote {path} (start a fresh session to load it)" + (f"; previous copy kept at {backup}" if backup else "")
+        return f"{name}: wrote {path} (start a fresh session to load it)" + (
+            f"; previous copy kept at {backup}" if backup else ""
+        )
     settings = load_settings(path)
     if target.style == "status_line":
         command = _command(target, port=port, script=script)
         current = settings.get("statusLine")
         if isinstance(current, Mapping) and current.get("command") and not is_ours(current):
-            raise Refused(f"{path} already has a status line ({current.get('command')!r}); there is only one, so nothing changed")
+            raise Refused(
+                f"{path} already has a status line ({current.get('command')!r}); there is only one, so nothing changed"
+            )
         if isinstance(current, Mapping) and current.get("command") == command:
             return f"{name}: {path} already runs {command}"
         updated = {**settings, "statusLine": {"type": "command", "command": command, "enabled": True}}
@@ -186,7 +193,11 @@ def _show_one(target: HookTarget) -> str:
         return f"{name:14} {exc}"
     if target.style == "status_line":
         line = settings.get("statusLine")
-        state = "installed" if is_ours(line) else ("another status line is set" if isinstance(line, Mapping) else "not installed")
+        state = (
+            "installed"
+            if is_ours(line)
+            else ("another status line is set" if isinstance(line, Mapping) else "not installed")
+        )
         return f"{name:14} {state}: {path}"
     wanted = set(target.events)
     mine = handlers_of(target.forwarder)
@@ -218,12 +229,18 @@ def main(
     """``cargento hooks ...``; returns the exit status."""
     env = os.environ if env is None else env
     registry = registry if registry is not None else _registry(dict(env))
-    parser = argparse.ArgumentParser(prog="cargento hooks", description="Show, install or remove Cargento's hook entries.")
+    parser = argparse.ArgumentParser(
+        prog="cargento hooks", description="Show, install or remove Cargento's hook entries."
+    )
     parser.add_argument("action", nargs="?", default="show", choices=("show", "install", "remove"))
     parser.add_argument("targets", nargs="*", metavar="TARGET", help="a target that cargento hooks show lists")
     parser.add_argument("--port", type=int, default=None, help="a dashboard port other than 4553")
-    parser.add_argument("--project", type=Path, default=None, help="the project directory (for targets installed per project)")
-    parser.add_argument("--script", action="store_true", help="write console-script commands instead of this interpreter")
+    parser.add_argument(
+        "--project", type=Path, default=None, help="the project directory (for targets installed per project)"
+    )
+    parser.add_argument(
+        "--script", action="store_true", help="write console-script commands instead of this interpreter"
+    )
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)
     except SystemExit as exc:
@@ -275,8 +292,14 @@ def __getattr__(name: str) -> Any:
             harness = name.removesuffix("_NOTIFY_EVENTS" if notify else "_EVENTS").lower()
             forwarder = "notify_hook" if notify else "event_hook"
             match = next(
-                (t for t in targets if t.style == "settings" and t.forwarder == forwarder
-                 and (notify or t.arguments[:1] == (harness,)) and t.name.split("-")[0] == harness),
+                (
+                    t
+                    for t in targets
+                    if t.style == "settings"
+                    and t.forwarder == forwarder
+                    and (notify or t.arguments[:1] == (harness,))
+                    and t.name.split("-")[0] == harness
+                ),
                 None,
             )
             if match is None:

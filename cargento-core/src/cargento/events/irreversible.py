@@ -41,7 +41,9 @@ _SEPARATOR_CHARS = frozenset(";&|\n")
 _PREFIX_WORDS = frozenset({"sudo", "command", "exec", "nohup", "time"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Environment assignments whose value looks secret (``PGPASSWORD=...``), masked in reports.
-_SECRET_ASSIGNMENT = re.compile(r"\b([A-Za-z_]*(?:PASS|TOKEN|SECRET|KEY|AUTH)[A-Za-z_]*=)(?:'[^']*'|\"[^\"]*\"|\S+)", re.IGNORECASE)
+_SECRET_ASSIGNMENT = re.compile(
+    r"\b([A-Za-z_]*(?:PASS|TOKEN|SECRET|KEY|AUTH)[A-Za-z_]*=)(?:'[^']*'|\"[^\"]*\"|\S+)", re.IGNORECASE
+)
 _DROP_TABLE = re.compile(r"\bdrop\s+table\b", re.IGNORECASE)
 _TEMP_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "$TMPDIR/", "${TMPDIR}/")
 #: git options that take a separate value before the subcommand.

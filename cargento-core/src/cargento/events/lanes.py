@@ -102,7 +102,14 @@ class Lane:
         self.last_event_at = event.received_at
         effect = self._effect(event)
         self.log.append(
-            LaneEvent(seq=seq, name=event.name, kind=event.kind, received_at=event.received_at, hook_at=event.hook_at, effect=effect)
+            LaneEvent(
+                seq=seq,
+                name=event.name,
+                kind=event.kind,
+                received_at=event.received_at,
+                hook_at=event.hook_at,
+                effect=effect,
+            )
         )
         return effect
 
@@ -127,7 +134,12 @@ class Lane:
             self._open_gate(event, "permission")
             return f"needs input: a subagent's {event.gate_kind or 'permission'}"
         if event.agent_id is not None and kind not in ("subagent_started", "subagent_stopped"):
-            cleared = kind == "tool_finished" and self.gate is not None and self.gate.agent_id == event.agent_id and self._clear_for_tool(event)
+            cleared = (
+                kind == "tool_finished"
+                and self.gate is not None
+                and self.gate.agent_id == event.agent_id
+                and self._clear_for_tool(event)
+            )
             if self.state == "working" and self.until is not None:
                 self.until = max(self.until, event.received_at + WORKING_TTL)
             return "subagent activity: gate cleared" if cleared else "subagent activity: no claim"
@@ -148,9 +160,14 @@ class Lane:
         if kind == "tool_finished":
             cleared = self._clear_for_tool(event)
             if self._stale(event):
-                return "gate cleared; late tool of a stopped turn" if cleared else "late tool of a stopped turn: ignored"
-            if self.state == "idle" and event.turn_key is None and self.last_stop_at is not None and (
-                event.received_at - self.last_stop_at <= GRACE
+                return (
+                    "gate cleared; late tool of a stopped turn" if cleared else "late tool of a stopped turn: ignored"
+                )
+            if (
+                self.state == "idle"
+                and event.turn_key is None
+                and self.last_stop_at is not None
+                and (event.received_at - self.last_stop_at <= GRACE)
             ):
                 return "tool just after a stop: ignored"
             self._claim("working", event, WORKING_TTL)
@@ -182,7 +199,12 @@ class Lane:
             return self._status(event)
         if kind == "session_started":
             return "session started" if event.reason != "compact" else "compaction restart: no claim"
-        if kind == "subagent_stopped" and self.gate is not None and event.agent_id is not None and self.gate.agent_id == event.agent_id:
+        if (
+            kind == "subagent_stopped"
+            and self.gate is not None
+            and event.agent_id is not None
+            and self.gate.agent_id == event.agent_id
+        ):
             self.gate = None
             return "subagent stopped: its gate cleared"
         if kind in ("subagent_started", "subagent_stopped"):

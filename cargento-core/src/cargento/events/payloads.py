@@ -145,7 +145,9 @@ def _fingerprint(tool_input: object) -> str | None:
 
 
 def _command(tool: str | None, tool_input: object) -> str | None:
-    if tool not in ("Bash", "bash", "shell", "exec_command", "run_shell_command") or not isinstance(tool_input, Mapping):
+    if tool not in ("Bash", "bash", "shell", "exec_command", "run_shell_command") or not isinstance(
+        tool_input, Mapping
+    ):
         return None
     value = tool_input.get("command")
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -168,7 +170,9 @@ def _permission_wording(tool: str | None, tool_input: object) -> tuple[str, str 
             return "question", None
         if tool == "ExitPlanMode":
             plan = _text(tool_input.get("plan"), 2000)
-            first = next((line.strip("# ").strip() for line in (plan or "").splitlines() if line.strip("# ").strip()), None)
+            first = next(
+                (line.strip("# ").strip() for line in (plan or "").splitlines() if line.strip("# ").strip()), None
+            )
             return "plan", clip(first, 160) if first else None
     if tool:
         return "permission", clip(f"asking to use {tool}", 120)
@@ -272,7 +276,11 @@ def parse_notification(
     name = _event_name(body) or "Notification"
     if name == "SessionEnd":
         return parse_event(
-            harness, {**body, "hook_event_name": "SessionEnd"}, received_at=received_at, hook_at=hook_at, vocabulary=vocab
+            harness,
+            {**body, "hook_event_name": "SessionEnd"},
+            received_at=received_at,
+            hook_at=hook_at,
+            vocabulary=vocab,
         )
     sid = _session(body, "notification")
     ntype = _text(body.get("notification_type"), 64)
@@ -316,7 +324,9 @@ def _quota(value: object) -> Mapping[str, Any] | None:
     return out or None
 
 
-def _status(harness: str, name: str, body: Mapping[str, Any], *, received_at: datetime, hook_at: datetime | None) -> LifecycleEvent:
+def _status(
+    harness: str, name: str, body: Mapping[str, Any], *, received_at: datetime, hook_at: datetime | None
+) -> LifecycleEvent:
     state = _text(body.get("agent_state"), 32)
     if state is not None and state not in _AGENT_STATES:
         state = None

@@ -97,7 +97,14 @@ def hook_groups(
     without it no handler carries the key.
     """
     return {
-        event: [{"matcher": "", "hooks": [handler(command, asynchronous=(event not in sync) if asynchronous else None, timeout=timeout)]}]
+        event: [
+            {
+                "matcher": "",
+                "hooks": [
+                    handler(command, asynchronous=(event not in sync) if asynchronous else None, timeout=timeout)
+                ],
+            }
+        ]
         for event in events
     }
 
@@ -133,7 +140,7 @@ def merge_hooks(settings: Mapping[str, Any], wanted: Mapping[str, Any]) -> tuple
     if hooks is None:
         hooks = out["hooks"] = {}
     if not isinstance(hooks, dict):
-        raise ValueError("its \"hooks\" entry is not an object")
+        raise ValueError('its "hooks" entry is not an object')
     added = []
     for event, groups in wanted.items():
         current = hooks.get(event)

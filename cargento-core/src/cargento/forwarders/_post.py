@@ -147,7 +147,9 @@ def read_payload(stream: IO[bytes]) -> Any:
         return None
 
 
-def post(target: Target, body: bytes, capability: str, *, hook_at: float | None = None, timeout_s: float = TIMEOUT_S) -> int | None:
+def post(
+    target: Target, body: bytes, capability: str, *, hook_at: float | None = None, timeout_s: float = TIMEOUT_S
+) -> int | None:
     """POST *body* to ``127.0.0.1``; the HTTP status, or ``None`` when nothing answered."""
     conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=timeout_s)
     headers = {

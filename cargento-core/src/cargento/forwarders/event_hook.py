@@ -42,7 +42,9 @@ USAGE = "usage: cargento-event-hook <harness> [port] [--event NAME]  (the harnes
 _EVENT = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 
 
-def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, env: Mapping[str, str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, env: Mapping[str, str] | None = None
+) -> int:
     started = time.time()
     args = list(sys.argv[1:] if argv is None else argv)
     env = environ() if env is None else env

@@ -37,7 +37,9 @@ from cargento.forwarders.slim import slim_hook_payload
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, env: Mapping[str, str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, env: Mapping[str, str] | None = None
+) -> int:
     started = time.time()
     args = list(sys.argv[1:] if argv is None else argv)
     env = environ() if env is None else env

@@ -101,7 +101,9 @@ def slim_status_line(payload: Mapping[str, Any]) -> dict[str, Any]:
         for name, bucket in list(quota.items())[:16]:
             if isinstance(name, str) and isinstance(bucket, Mapping):
                 block[name[:64]] = {
-                    k: bucket[k] for k in ("remaining_fraction", "reset_time") if isinstance(bucket.get(k), str | int | float)
+                    k: bucket[k]
+                    for k in ("remaining_fraction", "reset_time")
+                    if isinstance(bucket.get(k), str | int | float)
                 }
         if block:
             out["quota"] = block

@@ -98,7 +98,9 @@ def should_post(memo: Mapping[str, Any], state: str | None, quota_hash: str, now
     return state in ("working", "tool_use") and stale
 
 
-def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, env: Mapping[str, str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, env: Mapping[str, str] | None = None
+) -> int:
     started = time.time()
     args = list(sys.argv[1:] if argv is None else argv)
     env = environ() if env is None else env
@@ -114,7 +116,9 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, e
     document = slim_status_line(payload)
     conversation = document.get("conversation_id") or document.get("session_id")
     state = document.get("agent_state")
-    quota_hash = hashlib.blake2b(orjson.dumps(document.get("quota"), option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
+    quota_hash = hashlib.blake2b(
+        orjson.dumps(document.get("quota"), option=orjson.OPT_SORT_KEYS), digest_size=8
+    ).hexdigest()
     memo_path = _memo_path(state_dir(env), conversation if isinstance(conversation, str) else None)
     if not should_post(_read_memo(memo_path), state if isinstance(state, str) else None, quota_hash, started):
         return 0

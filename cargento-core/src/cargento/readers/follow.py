@@ -91,7 +91,9 @@ class JsonlFollower:
             return
         old = self.identity
         if old is not None and (
-            now.ino != old.ino or now.dev != old.dev or now.size < self.offset
+            now.ino != old.ino
+            or now.dev != old.dev
+            or now.size < self.offset
             or (now.size == old.size and now.mtime_ns != old.mtime_ns and now.size <= self.offset)
         ):
             self.reset = True

@@ -129,7 +129,11 @@ class HarnessContract:
         return out
 
     def _builder(self, home: Path, env: Mapping[str, str]) -> BoardBuilder:
-        full = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CONFIG_HOME": str(home / ".config")}
+        full = {
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+        }
         full.update(env)
         registry = load_registry(entry_points=False, extra=[(self.key, self.plugin)])
         assert registry.records[self.key].status == "loaded", registry.records[self.key].error
@@ -255,7 +259,9 @@ class HarnessContract:
         try:
             shutil.copytree(home, pristine / "home", copy_function=shutil.copy2)
 
-            @settings(max_examples=self.fuzz_examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+            @settings(
+                max_examples=self.fuzz_examples, deadline=None, suppress_health_check=list(HealthCheck), database=None
+            )
             @given(data=st.data())
             def run(data: st.DataObject) -> None:
                 target = data.draw(st.sampled_from(files))
@@ -266,12 +272,16 @@ class HarnessContract:
                 try:
                     shutil.copytree(pristine / "home", work / "home", copy_function=shutil.copy2)
                     (work / "home" / rel).write_bytes(damaged_bytes)
-                    ctx = self._ctx(work / "home", {k: v.replace(str(home), str(work / "home")) for k, v in env.items()})
+                    ctx = self._ctx(
+                        work / "home", {k: v.replace(str(home), str(work / "home")) for k, v in env.items()}
+                    )
                     try:
                         self._read_all(ctx)
                     except HarnessError:
                         pass
-                    builder = self._builder(work / "home", {k: v.replace(str(home), str(work / "home")) for k, v in env.items()})
+                    builder = self._builder(
+                        work / "home", {k: v.replace(str(home), str(work / "home")) for k, v in env.items()}
+                    )
                     builder.build(all_sessions=True)
                     bugs = [f for fs in builder.registry.faults.values() for f in fs if f.kind != "expected"]
                     assert not bugs, [(f.hook, f.message, f.traceback) for f in bugs]
@@ -302,9 +312,13 @@ class HarnessContract:
             usual = self.make_relocated_store(home, variable, None)
             assert sessions(home, {})[0] == {usual}, "the default store is read while the variable is unset"
             ids, found = sessions(home, env)
-            assert ids == set(), f"with {variable} set, the default store is not read, even while the relocated one is empty"
+            assert ids == set(), (
+                f"with {variable} set, the default store is not read, even while the relocated one is empty"
+            )
             assert found.locations and found.locations[0].path == str(self.relocated_store_path(variable, target))
-            assert all(loc.origin == f"env {variable}" for loc in found.locations), [loc.origin for loc in found.locations]
+            assert all(loc.origin == f"env {variable}" for loc in found.locations), [
+                loc.origin for loc in found.locations
+            ]
             assert all(Path(loc.path) == target or target in Path(loc.path).parents for loc in found.locations), (
                 f"with {variable} set, only the relocated store is searched: {[loc.path for loc in found.locations]}"
             )

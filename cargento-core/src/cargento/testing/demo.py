@@ -91,7 +91,11 @@ class DemoViewer(Generic[D]):
             self.demo = make(home, ctx)
         self.registry = load_registry(entry_points=False, extra=[(key, plugin)])
         self.builder = BoardBuilder(
-            self.registry, env=self.env, home=home, clock=lambda: self.now, processes=processes if processes is not None else StaticProcesses()
+            self.registry,
+            env=self.env,
+            home=home,
+            clock=lambda: self.now,
+            processes=processes if processes is not None else StaticProcesses(),
         )
 
     def moment(self, seconds: float) -> datetime:

@@ -60,7 +60,10 @@ def demo_tree(home: Path) -> dict[str, tuple[int, bytes]]:
     out: dict[str, tuple[int, bytes]] = {}
     for path in sorted(home.rglob("*")):
         if path.is_file() and not path.name.endswith("-shm"):
-            out[str(path.relative_to(home))] = (path.stat().st_mtime_ns, path.read_bytes().replace(needle.encode(), b"~"))
+            out[str(path.relative_to(home))] = (
+                path.stat().st_mtime_ns,
+                path.read_bytes().replace(needle.encode(), b"~"),
+            )
     return out
 
 
@@ -270,7 +273,9 @@ class DemoContract(Generic[D]):
         before = self.written(viewer)
         board = viewer.at(self.jump_to_s)
         grown = self.written(viewer) - before
-        assert 0 < grown <= most, f"the turn in hand and the start of the present one, not days of turns: {grown} > {most}"
+        assert 0 < grown <= most, (
+            f"the turn in hand and the start of the present one, not days of turns: {grown} > {most}"
+        )
         self.check_jump(viewer, board, before)
         self.close(viewer.demo)
 

@@ -90,8 +90,14 @@ class FakeHarness:
         at = s.active_at(ctx.now)
         turn = TurnEvidence(state=s.turn, started_at=at if s.turn == "open" else None)  # type: ignore[arg-type]
         return SessionReading(
-            ref=ref, title=s.title, cwd=s.cwd, last_active_at=at, started_at=at, turn=turn,
-            parent_id=s.parent_id, agent_name=s.agent_name,
+            ref=ref,
+            title=s.title,
+            cwd=s.cwd,
+            last_active_at=at,
+            started_at=at,
+            turn=turn,
+            parent_id=s.parent_id,
+            agent_name=s.agent_name,
         )
 
     @hookimpl

@@ -40,7 +40,10 @@ def golden_board(
     env = dict(make_context(home, now=moment).env)
     registry = load_registry(entry_points=False, extra=[(key, plugin)])
     builder = BoardBuilder(
-        registry, env=env, home=home, clock=lambda: moment,
+        registry,
+        env=env,
+        home=home,
+        clock=lambda: moment,
         processes=processes if processes is not None else StaticProcesses(),
     )
     return board_at(builder, moment)

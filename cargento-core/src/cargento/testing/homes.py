@@ -160,7 +160,11 @@ def make_context(
         moment = datetime.fromtimestamp(float(now), UTC)
     else:
         moment = now or datetime.now(UTC)
-    base = {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CONFIG_HOME": str(home / ".config")}
+    base = {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
     base.update(env or {})
     return HarnessContext(
         now=moment,

@@ -35,29 +35,43 @@ _ids = st.text(alphabet="0123456789abcdef-", min_size=1, max_size=36)
 
 
 def utc_datetimes() -> st.SearchStrategy[datetime]:
-    return st.datetimes(
-        min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
-    ).map(lambda d: d.replace(microsecond=(d.microsecond // 1000) * 1000))
+    return st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)).map(
+        lambda d: d.replace(microsecond=(d.microsecond // 1000) * 1000)
+    )
 
 
 def refs(harness: str = "fake") -> st.SearchStrategy[SessionRef]:
     return st.builds(
-        SessionRef, harness=st.just(harness), session_id=_ids, path=_text, location=_text,
-        modified_at=st.none() | utc_datetimes(), fingerprint=st.none() | _text,
+        SessionRef,
+        harness=st.just(harness),
+        session_id=_ids,
+        path=_text,
+        location=_text,
+        modified_at=st.none() | utc_datetimes(),
+        fingerprint=st.none() | _text,
     )
 
 
 def tasks() -> st.SearchStrategy[Task]:
     return st.builds(
-        Task, subject=_text, status=st.sampled_from(["pending", "in_progress", "completed"]),
-        active_form=st.none() | _text, id=st.none() | _ids,
-        created_at=st.none() | utc_datetimes(), updated_at=st.none() | utc_datetimes(),
+        Task,
+        subject=_text,
+        status=st.sampled_from(["pending", "in_progress", "completed"]),
+        active_form=st.none() | _text,
+        id=st.none() | _ids,
+        created_at=st.none() | utc_datetimes(),
+        updated_at=st.none() | utc_datetimes(),
     )
 
 
 def gates() -> st.SearchStrategy[Gate]:
-    return st.builds(Gate, kind=st.sampled_from(["permission", "question", "plan", "command", "url"]),
-                     text=st.none() | _text, since=st.none() | utc_datetimes(), source=_text)
+    return st.builds(
+        Gate,
+        kind=st.sampled_from(["permission", "question", "plan", "command", "url"]),
+        text=st.none() | _text,
+        since=st.none() | utc_datetimes(),
+        source=_text,
+    )
 
 
 def model_infos() -> st.SearchStrategy[ModelInfo]:
@@ -69,9 +83,16 @@ def usages() -> st.SearchStrategy[Usage]:
         Usage,
         output_tokens_window=st.none() | st.integers(0, 10**9),
         output_tokens_total=st.none() | st.integers(0, 10**12),
-        rate_limits=st.lists(st.builds(RateLimit, name=_text, used_percent=st.floats(0, 100),
-                                       window_minutes=st.none() | st.integers(1, 100000),
-                                       resets_at=st.none() | utc_datetimes()), max_size=3).map(tuple),
+        rate_limits=st.lists(
+            st.builds(
+                RateLimit,
+                name=_text,
+                used_percent=st.floats(0, 100),
+                window_minutes=st.none() | st.integers(1, 100000),
+                resets_at=st.none() | utc_datetimes(),
+            ),
+            max_size=3,
+        ).map(tuple),
         ai_units=st.none() | st.floats(0, 1e6),
     )
 
@@ -83,9 +104,12 @@ def readings(harness: str = "fake") -> st.SearchStrategy[SessionReading]:
         title=st.none() | _text,
         cwd=st.none() | _text,
         last_active_at=st.none() | utc_datetimes(),
-        turn=st.builds(TurnEvidence, state=st.sampled_from(["open", "ended", "unknown"]),
-                       started_at=st.none() | utc_datetimes(),
-                       completed_s=st.lists(st.floats(0, 1e5), max_size=5).map(tuple)),
+        turn=st.builds(
+            TurnEvidence,
+            state=st.sampled_from(["open", "ended", "unknown"]),
+            started_at=st.none() | utc_datetimes(),
+            completed_s=st.lists(st.floats(0, 1e5), max_size=5).map(tuple),
+        ),
         tasks=st.lists(tasks(), max_size=4).map(tuple),
         subagents=st.lists(st.builds(Subagent, name=_text, running=st.booleans()), max_size=3).map(tuple),
         instruction=st.none() | st.builds(Instruction, text=_text, source=st.sampled_from(["prompt", "agent"])),
@@ -100,7 +124,7 @@ def damaged(original: bytes) -> st.SearchStrategy[bytes]:
         cut.map(lambda i: original[:i]),
         st.binary(max_size=2048),
         st.tuples(cut, st.binary(min_size=1, max_size=64)).map(lambda t: original[: t[0]] + t[1]),
-        st.tuples(cut, st.binary(min_size=1, max_size=64)).map(lambda t: original[: t[0]] + t[1] + original[t[0]:]),
+        st.tuples(cut, st.binary(min_size=1, max_size=64)).map(lambda t: original[: t[0]] + t[1] + original[t[0] :]),
         st.binary(min_size=1, max_size=64).map(lambda b: original + b),
         st.just(original + b'{"type": "user", "message": {"conte'),
         st.just(b"\x00" * min(n, 4096)),

@@ -57,7 +57,12 @@ def create_hub(
     quiet = no_notify or replay
     if notifier is None:
         if quiet:
-            notifier = NoBackend("notifications are off for this run (--no-notify)" if no_notify else "a replay (--as-of) raises no notifications", name="off")
+            notifier = NoBackend(
+                "notifications are off for this run (--no-notify)"
+                if no_notify
+                else "a replay (--as-of) raises no notifications",
+                name="off",
+            )
         else:
             notifier = detect_notifier(platform, env)
     return EventHub(

@@ -84,7 +84,9 @@ class Alerts:
     def gate(self, harness: str, session_id: str, title: str, body: str, now: datetime, *, kind: str = "gate") -> str:
         """Consider a gate alert (``kind`` ``gate`` or ``idle``). Returns what was decided:
         ``raised``, ``no-backend``, ``cooldown``, ``held`` (floor) or ``off``."""
-        return self._consider(Pending(harness=harness, session_id=session_id, kind=kind, title=title, body=body, first_at=now), now)
+        return self._consider(
+            Pending(harness=harness, session_id=session_id, kind=kind, title=title, body=body, first_at=now), now
+        )
 
     def question(self, harness: str, session_id: str, title: str, body: str, now: datetime) -> str:
         """Consider a question alert (its own 15-second floor, no per-session cooldown)."""
@@ -133,10 +135,17 @@ class Alerts:
             self._pending.pop(key, None)
             tab_at = self._tab_lane_at
             delivery = Delivery(
-                harness=item.harness, session_id=item.session_id, kind=item.kind, raised_at=now,
-                outcome="no-backend", backend=self.notifier.name, title=item.title,
+                harness=item.harness,
+                session_id=item.session_id,
+                kind=item.kind,
+                raised_at=now,
+                outcome="no-backend",
+                backend=self.notifier.name,
+                title=item.title,
                 tab_lane_reported_at=tab_at,
-                tab_lane_before_s=round((now - tab_at).total_seconds(), 1) if tab_at is not None and tab_at <= now else None,
+                tab_lane_before_s=round((now - tab_at).total_seconds(), 1)
+                if tab_at is not None and tab_at <= now
+                else None,
             )
             if not self.notifier.available:
                 # No backend: recorded as such, and no cooldown is spent.

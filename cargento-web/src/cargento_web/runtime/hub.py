@@ -211,8 +211,10 @@ class EventHub:
                 self._remember_subagent(event.agent_id)
             if event.session_id is None:
                 return Ingested(
-                    kind=event.kind, effect="no session: quota only" if event.kind == "status" else "rescan",
-                    state=None, changed=event.kind in ("store_moved", "status"),
+                    kind=event.kind,
+                    effect="no session: quota only" if event.kind == "status" else "rescan",
+                    state=None,
+                    changed=event.kind in ("store_moved", "status"),
                 )
             key = (event.harness, event.session_id)
             lane = self._lane(key)
@@ -223,7 +225,9 @@ class EventHub:
                 lane.end()
                 effect = "session ended: overlays retired"
                 if self.ends is not None:
-                    self.ends.record(End(harness=event.harness, session_id=event.session_id, at=now, reason=event.reason), now)
+                    self.ends.record(
+                        End(harness=event.harness, session_id=event.session_id, at=now, reason=event.reason), now
+                    )
                 self.alerts.forget(*key)
             elif (
                 event.kind == "session_started"
@@ -286,7 +290,10 @@ class EventHub:
             return True
         seen = self._board_states.get((harness, session_id))
         return seen is None and any(
-            sub.session_id == session_id for s in self._board_states.values() if s.harness == harness for sub in s.subagents
+            sub.session_id == session_id
+            for s in self._board_states.values()
+            if s.harness == harness
+            for sub in s.subagents
         )
 
     def _record_overrule(self, key: tuple[str, str], event: LifecycleEvent, after: Overlay | None) -> None:
@@ -296,12 +303,23 @@ class EventHub:
         asserted = after.state if after is not None else None
         if asserted == "needs_input":
             return
-        if asserted is None and event.kind not in ("session_ended", "turn_started", "turn_stopped", "tool_finished", "wait_closed", "notification"):
+        if asserted is None and event.kind not in (
+            "session_ended",
+            "turn_started",
+            "turn_stopped",
+            "tool_finished",
+            "wait_closed",
+            "notification",
+        ):
             return
         self._overrules.append(
             Overrule(
-                harness=key[0], session_id=key[1], at=event.received_at, event=event.name,
-                read_as="needs_input", read_source=seen.waiting.source if seen.waiting else seen.state_source,
+                harness=key[0],
+                session_id=key[1],
+                at=event.received_at,
+                event=event.name,
+                read_as="needs_input",
+                read_source=seen.waiting.source if seen.waiting else seen.state_source,
                 asserted=asserted,
             )
         )
@@ -318,7 +336,13 @@ class EventHub:
             text = after.gate.text if after.gate is not None and after.gate.text else "waiting on you"
             return (event.harness, sid, "gate", f"{label} needs input", clip(text, 180))
         if event.kind == "notification" and event.disposition is not None and event.disposition.action == "idle":
-            return (event.harness, sid, "idle", f"{label} is waiting for your input", "the turn ended and the session is idle")
+            return (
+                event.harness,
+                sid,
+                "idle",
+                f"{label} is waiting for your input",
+                "the turn ended and the session is idle",
+            )
         return None
 
     def _label(self, harness: str, session_id: str) -> str:
@@ -374,7 +398,9 @@ class EventHub:
                     and not self._is_subagent(s.harness, s.session_id)
                 ):
                     text = s.waiting.text if s.waiting and s.waiting.text else s.detail
-                    alerts.append((s.harness, s.session_id, "gate", f"{self._label_of(s)} needs input", clip(text, 180)))
+                    alerts.append(
+                        (s.harness, s.session_id, "gate", f"{self._label_of(s)} needs input", clip(text, 180))
+                    )
                 if s.state != "needs_input":
                     self.alerts.forget(s.harness, s.session_id)
             # Sessions missing from this board keep their last reading (the other flavour
@@ -415,8 +441,14 @@ class EventHub:
         lane.gate = None
         self._seq += 1
         lane.log.append(
-            LaneEvent(seq=self._seq, name="(transcript write)", kind="store", received_at=s.last_active_at, hook_at=None,
-                      effect="gate cleared by the session's own write")
+            LaneEvent(
+                seq=self._seq,
+                name="(transcript write)",
+                kind="store",
+                received_at=s.last_active_at,
+                hook_at=None,
+                effect="gate cleared by the session's own write",
+            )
         )
         return True
 
@@ -438,7 +470,12 @@ class EventHub:
                 touched = True
                 continue
             turn_end = self._turn_ends.get((s.harness, s.session_id))
-            if end is None and not s.ended and turn_end is not None and (s.last_active_at is None or s.last_active_at <= turn_end + GRACE):
+            if (
+                end is None
+                and not s.ended
+                and turn_end is not None
+                and (s.last_active_at is None or s.last_active_at <= turn_end + GRACE)
+            ):
                 sessions[i] = attrs.evolve(s, detail=f"turn ended · last active {ago(idle_for)}")
                 touched = True
         return attrs.evolve(board, sessions=tuple(sessions)) if touched else board
@@ -499,7 +536,8 @@ class EventHub:
                 self.irreversible_reports(harness, session_id), enabled=self.irreversible_enabled, events=self.events
             ),
             "marks": marks_doc(
-                events=self.events, turn_ended_at=self.turn_ended_at(harness, session_id),
+                events=self.events,
+                turn_ended_at=self.turn_ended_at(harness, session_id),
                 end=self.session_end(harness, session_id),
             ),
             "problems": status["resets"] + status["write_errors"],
@@ -535,7 +573,9 @@ class EventHub:
                 for j in (self.ends.journal if self.ends else None, self.deliveries.journal)
                 if j is not None and j.reset
             ],
-            "write_errors": [w for w in (self.ends.write_error if self.ends else None, self.deliveries.write_error) if w],
+            "write_errors": [
+                w for w in (self.ends.write_error if self.ends else None, self.deliveries.write_error) if w
+            ],
         }
 
     def diagnostics(self, now: datetime | None = None) -> dict[str, Any]:
@@ -548,28 +588,48 @@ class EventHub:
             for (harness, sid), lane in self._lanes.items():
                 overlay = published.get((harness, sid))
                 newest = max((e.seq for e in lane.log), default=0)
-                lanes.append((newest, {
-                        "harness": harness,
-                        "session_id": sid,
-                        "overlay": _overlay_doc(overlay),
-                        "claim": {"state": lane.state, "at": iso(lane.claim_at), "source": lane.claim_source, "until": iso(lane.until)},
-                        "gate": None if lane.gate is None else {
-                            "kind": lane.gate.kind, "text": lane.gate.text, "since": iso(lane.gate.since),
-                            "origin": lane.gate.origin, "source": lane.gate.source,
-                            "age_s": round((moment - lane.gate.since).total_seconds(), 1),
+                lanes.append(
+                    (
+                        newest,
+                        {
+                            "harness": harness,
+                            "session_id": sid,
+                            "overlay": _overlay_doc(overlay),
+                            "claim": {
+                                "state": lane.state,
+                                "at": iso(lane.claim_at),
+                                "source": lane.claim_source,
+                                "until": iso(lane.until),
+                            },
+                            "gate": None
+                            if lane.gate is None
+                            else {
+                                "kind": lane.gate.kind,
+                                "text": lane.gate.text,
+                                "since": iso(lane.gate.since),
+                                "origin": lane.gate.origin,
+                                "source": lane.gate.source,
+                                "age_s": round((moment - lane.gate.since).total_seconds(), 1),
+                            },
+                            "turn_ended_at": iso(self._turn_ends.get((harness, sid))),
+                            "events": [
+                                {
+                                    "seq": e.seq,
+                                    "name": e.name,
+                                    "kind": e.kind,
+                                    "received_at": iso(e.received_at),
+                                    "hook_at": iso(e.hook_at),
+                                    "delivery_ms": None
+                                    if e.hook_at is None
+                                    else round((e.received_at - e.hook_at).total_seconds() * 1000, 1),
+                                    "age_s": round((moment - e.received_at).total_seconds(), 1),
+                                    "effect": e.effect,
+                                }
+                                for e in lane.log
+                            ],
                         },
-                        "turn_ended_at": iso(self._turn_ends.get((harness, sid))),
-                        "events": [
-                            {
-                                "seq": e.seq, "name": e.name, "kind": e.kind, "received_at": iso(e.received_at),
-                                "hook_at": iso(e.hook_at),
-                                "delivery_ms": None if e.hook_at is None else round((e.received_at - e.hook_at).total_seconds() * 1000, 1),
-                                "age_s": round((moment - e.received_at).total_seconds(), 1),
-                                "effect": e.effect,
-                            }
-                            for e in lane.log
-                        ],
-                    }))
+                    )
+                )
             lanes.sort(key=lambda pair: pair[0], reverse=True)
             ends = [
                 {"harness": e.harness, "session_id": e.session_id, "at": iso(e.at), "reason": e.reason}
@@ -577,8 +637,13 @@ class EventHub:
             ]
             overrules = [
                 {
-                    "harness": o.harness, "session_id": o.session_id, "at": iso(o.at), "event": o.event,
-                    "read_as": o.read_as, "read_source": o.read_source, "asserted": o.asserted,
+                    "harness": o.harness,
+                    "session_id": o.session_id,
+                    "at": iso(o.at),
+                    "event": o.event,
+                    "read_as": o.read_as,
+                    "read_source": o.read_source,
+                    "asserted": o.asserted,
                 }
                 for o in reversed(self._overrules)
             ]
@@ -625,7 +690,12 @@ def _overlay_doc(overlay: Overlay | None) -> dict[str, Any] | None:
         "at": iso(overlay.at),
         "source": overlay.source,
         "until": iso(overlay.until),
-        "gate": None if overlay.gate is None else {
-            "kind": overlay.gate.kind, "text": overlay.gate.text, "since": iso(overlay.gate.since), "source": overlay.gate.source,
+        "gate": None
+        if overlay.gate is None
+        else {
+            "kind": overlay.gate.kind,
+            "text": overlay.gate.text,
+            "since": iso(overlay.gate.since),
+            "source": overlay.gate.source,
         },
     }

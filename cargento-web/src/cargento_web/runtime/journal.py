@@ -166,7 +166,7 @@ class Journal:
         if records is None:
             return self._set_aside("is not a store this build can read")
         self._known = (info.st_ino, info.st_size)
-        if data.startswith(b"{\"schema\":1") or not data.strip():
+        if data.startswith(b'{"schema":1') or not data.strip():
             self._compact_needed = bool(records) or bool(data.strip())
         return records
 
@@ -268,7 +268,9 @@ class Journal:
                 self._write(records)
                 self.write_error = None
             except OSError as exc:
-                self.write_error = f"{self.path}: could not be written ({exc.strerror or exc}); the records are held in memory"
+                self.write_error = (
+                    f"{self.path}: could not be written ({exc.strerror or exc}); the records are held in memory"
+                )
             except Exception as exc:  # a record that does not serialise must not stop the writer
                 self.write_error = f"{self.path}: could not be written ({exc})"
             finally:

@@ -141,7 +141,12 @@ class OsascriptNotifier:
             return Sent(outcome="could-not-start", detail=f"osascript could not be started: {exc.strerror or exc}")
         if done.returncode != 0:
             words = done.stderr.decode("utf-8", "replace").strip()[:200]
-            return Sent(outcome="service-error", detail=f"osascript exited {done.returncode}: {words}" if words else f"osascript exited {done.returncode}")
+            return Sent(
+                outcome="service-error",
+                detail=f"osascript exited {done.returncode}: {words}"
+                if words
+                else f"osascript exited {done.returncode}",
+            )
         return Sent(outcome="handed-over")
 
 
@@ -189,12 +194,17 @@ class FreedesktopNotifier:
             for member in ("ListNames", "ListActivatableNames"):
                 reply = await bus.call(
                     Message(
-                        destination="org.freedesktop.DBus", path="/org/freedesktop/DBus",
-                        interface="org.freedesktop.DBus", member=member,
+                        destination="org.freedesktop.DBus",
+                        path="/org/freedesktop/DBus",
+                        interface="org.freedesktop.DBus",
+                        member=member,
                     )
                 )
                 if reply is not None and reply.message_type == MessageType.METHOD_RETURN and _BUS_NAME in reply.body[0]:
-                    return True, f"freedesktop notifications on the session bus ({(member == 'ListNames' and 'running') or 'activatable'})"
+                    return (
+                        True,
+                        f"freedesktop notifications on the session bus ({(member == 'ListNames' and 'running') or 'activatable'})",
+                    )
             return False, "no org.freedesktop.Notifications service on the session bus"
         finally:
             bus.disconnect()
@@ -215,7 +225,10 @@ class FreedesktopNotifier:
         try:
             reply = await bus.call(
                 Message(
-                    destination=_BUS_NAME, path=_BUS_PATH, interface=_BUS_NAME, member="Notify",
+                    destination=_BUS_NAME,
+                    path=_BUS_PATH,
+                    interface=_BUS_NAME,
+                    member="Notify",
                     signature="susssasa{sv}i",
                     body=[APP_NAME, 0, "", title, body, [], {"urgency": Variant("y", 1)}, -1],
                 )
@@ -289,7 +302,9 @@ def detect_notifier(platform: str, env: Mapping[str, str] | None = None) -> Noti
             return NoBackend("dbus-fast is not installed (pip install 'cargento-core[notify]')", name="freedesktop")
         address = session_bus_address(env)
         if address is None:
-            return NoBackend("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset): no desktop here", name="freedesktop")
+            return NoBackend(
+                "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset): no desktop here", name="freedesktop"
+            )
         linux = FreedesktopNotifier(address).check()
         return linux if linux.available else NoBackend(linux.detail, name="freedesktop")
     if platform == "win32":

@@ -53,7 +53,9 @@ SHAPE_WORDS: dict[str, str] = {
     "recursive-delete": "recursive delete",
 }
 #: Said under every delivery list: the outcomes are about the service, never about a person.
-DELIVERIES_NOTE = "Outcomes report what the notification service did with the request, never that a person saw a banner."
+DELIVERIES_NOTE = (
+    "Outcomes report what the notification service did with the request, never that a person saw a banner."
+)
 #: Said with every list of reports.
 REPORTS_NOTE = (
     "Reports of what an after-tool hook said ran, not proof that it succeeded; a missing hook and an "
@@ -121,8 +123,11 @@ def reports_doc(reports: Iterable[Report], *, enabled: bool, events: bool) -> di
         "note": REPORTS_NOTE,
         "reports": [
             {
-                "at": iso(r.at), "shape": r.shape, "shape_words": SHAPE_WORDS.get(r.shape, r.shape),
-                "command": r.command, "tool": r.tool,
+                "at": iso(r.at),
+                "shape": r.shape,
+                "shape_words": SHAPE_WORDS.get(r.shape, r.shape),
+                "command": r.command,
+                "tool": r.tool,
             }
             for r in reports
         ],

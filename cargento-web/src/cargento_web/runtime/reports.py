@@ -34,14 +34,18 @@ class Report:
 class ReportLog:
     """The in-memory record: newest 1,000 overall, 20 per session, 24 hours."""
 
-    def __init__(self, *, global_limit: int = GLOBAL_LIMIT, session_limit: int = SESSION_LIMIT, max_age: timedelta = MAX_AGE) -> None:
+    def __init__(
+        self, *, global_limit: int = GLOBAL_LIMIT, session_limit: int = SESSION_LIMIT, max_age: timedelta = MAX_AGE
+    ) -> None:
         self.global_limit = global_limit
         self.session_limit = session_limit
         self.max_age = max_age
         self._all: deque[Report] = deque()
         self._per: OrderedDict[tuple[str, str], deque[Report]] = OrderedDict()
 
-    def add(self, harness: str, session_id: str, command: str, at: datetime, *, tool: str | None = None) -> tuple[Report, ...]:
+    def add(
+        self, harness: str, session_id: str, command: str, at: datetime, *, tool: str | None = None
+    ) -> tuple[Report, ...]:
         """Match *command* and record a report per shape found."""
         shapes = match_command(command)
         added = tuple(

@@ -81,7 +81,9 @@ class EndsStore:
                 continue
             reason = record.get("reason")
             ends.pop((harness, sid), None)
-            ends[(harness, sid)] = End(harness=harness, session_id=sid, at=at, reason=reason if isinstance(reason, str) else None)
+            ends[(harness, sid)] = End(
+                harness=harness, session_id=sid, at=at, reason=reason if isinstance(reason, str) else None
+            )
         with self._lock:
             self._ends = dict(sorted(ends.items(), key=lambda kv: kv[1].at)[-self.limit :])
 
@@ -174,8 +176,12 @@ class DeliveriesStore:
         self.journal: Journal | None = None
         if self.path is not None:
             self.journal = Journal(
-                self.path, name="deliveries", bound=limit + no_backend_limit, snapshot=self._records,
-                legacy_key="deliveries", lock=self._lock,
+                self.path,
+                name="deliveries",
+                bound=limit + no_backend_limit,
+                snapshot=self._records,
+                legacy_key="deliveries",
+                lock=self._lock,
             )
 
     @property
@@ -206,7 +212,9 @@ class DeliveriesStore:
 
     def _keep(self, delivery: Delivery) -> None:
         self._seq += 1
-        ring, bound = (self._no_backend, self.no_backend_limit) if delivery.outcome == "no-backend" else (self._real, self.limit)
+        ring, bound = (
+            (self._no_backend, self.no_backend_limit) if delivery.outcome == "no-backend" else (self._real, self.limit)
+        )
         ring.append((self._seq, delivery))
         while len(ring) > bound:
             ring.popleft()
@@ -236,21 +244,34 @@ class DeliveriesStore:
 
 def _delivery_record(d: Delivery) -> dict[str, Any]:
     return {
-        "harness": d.harness, "session_id": d.session_id, "kind": d.kind, "raised_at": iso(d.raised_at),
-        "outcome": d.outcome, "backend": d.backend, "detail": d.detail, "completed_at": iso(d.completed_at),
-        "tab_lane_reported_at": iso(d.tab_lane_reported_at), "tab_lane_before_s": d.tab_lane_before_s,
+        "harness": d.harness,
+        "session_id": d.session_id,
+        "kind": d.kind,
+        "raised_at": iso(d.raised_at),
+        "outcome": d.outcome,
+        "backend": d.backend,
+        "detail": d.detail,
+        "completed_at": iso(d.completed_at),
+        "tab_lane_reported_at": iso(d.tab_lane_reported_at),
+        "tab_lane_before_s": d.tab_lane_before_s,
         "title": d.title,
     }
 
 
 def _delivery(r: Mapping[str, Any]) -> Delivery | None:
     raised = parse_ts(r.get("raised_at"))
-    if raised is None or not all(isinstance(r.get(k), str) for k in ("harness", "session_id", "kind", "outcome", "backend")):
+    if raised is None or not all(
+        isinstance(r.get(k), str) for k in ("harness", "session_id", "kind", "outcome", "backend")
+    ):
         return None
     before = r.get("tab_lane_before_s")
     return Delivery(
-        harness=r["harness"], session_id=r["session_id"], kind=r["kind"], raised_at=raised,
-        outcome=r["outcome"], backend=r["backend"],
+        harness=r["harness"],
+        session_id=r["session_id"],
+        kind=r["kind"],
+        raised_at=raised,
+        outcome=r["outcome"],
+        backend=r["backend"],
         detail=r.get("detail") if isinstance(r.get("detail"), str) else None,
         completed_at=parse_ts(r.get("completed_at")),
         tab_lane_reported_at=parse_ts(r.get("tab_lane_reported_at")),

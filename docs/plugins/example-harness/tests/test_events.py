@@ -52,7 +52,9 @@ class Dashboard:
         settings = Settings(port=self.port, heartbeat_s=0.5, rescan_s=0.5, debounce_s=0.05)
         self.hub: Any = create_hub(builder=builder, settings=settings, options=Options(port=self.port, no_notify=True))
         self.app = create_app(builder=builder, settings=settings, hub=self.hub)
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2))
+        self.server = uvicorn.Server(
+            uvicorn.Config(self.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+        )
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 10
@@ -62,7 +64,9 @@ class Dashboard:
 
     def post(self, body: dict[str, Any]) -> httpx.Response:
         headers = {"Content-Type": "application/json", CAPABILITY_HEADER: self.hub.capability}
-        return httpx.post(self.url + "/api/events/example", content=json.dumps(body).encode(), headers=headers, timeout=10)
+        return httpx.post(
+            self.url + "/api/events/example", content=json.dumps(body).encode(), headers=headers, timeout=10
+        )
 
     def row(self, sid: str) -> dict[str, Any]:
         board = httpx.get(self.url + "/api/data", timeout=10).json()
@@ -76,11 +80,14 @@ class Dashboard:
 @pytest.fixture
 def dashboard(tmp_path: Path) -> Iterator[Dashboard]:
     home = tmp_path / "home"
-    write_jsonl(home / ".example-agent" / "sessions" / "s1.jsonl", [
-        {"type": "start", "cwd": "/w/acme/api", "at": _stamp(900)},
-        {"type": "prompt", "text": "Add a retry to the fetcher", "at": _stamp(899)},
-        {"type": "turn_end", "at": _stamp(890)},
-    ])
+    write_jsonl(
+        home / ".example-agent" / "sessions" / "s1.jsonl",
+        [
+            {"type": "start", "cwd": "/w/acme/api", "at": _stamp(900)},
+            {"type": "prompt", "text": "Add a retry to the fetcher", "at": _stamp(899)},
+            {"type": "turn_end", "at": _stamp(890)},
+        ],
+    )
     old = time.time() - 890
     os.utime(home / ".example-agent" / "sessions" / "s1.jsonl", (old, old))
     made = Dashboard(home)
@@ -99,7 +106,9 @@ def _until(check: Any, timeout: float = 5.0) -> Any:
 
 def test_the_example_lane_drives_its_rows_state(dashboard: Dashboard) -> None:
     assert dashboard.row("s1")["state"] == "idle"
-    asked = dashboard.post({"event": "approval.asked", "session_id": "s1", "request_id": "a1", "question": "Delete the cache?"})
+    asked = dashboard.post(
+        {"event": "approval.asked", "session_id": "s1", "request_id": "a1", "question": "Delete the cache?"}
+    )
     assert asked.status_code == 202, asked.text
     assert _until(lambda: dashboard.row("s1")["state"] == "needs_input")
     waiting = dashboard.row("s1")["waiting"]
@@ -113,10 +122,21 @@ def test_the_example_lane_drives_its_rows_state(dashboard: Dashboard) -> None:
 
 def test_cargento_hooks_show_lists_the_example_target(tmp_path: Path) -> None:
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CARGENTO_LOAD_PLUGINS": "example"}
-    shown = subprocess.run([sys.executable, "-m", "cargento.cli", "hooks", "show"], capture_output=True, text=True, env=env, timeout=120)
+    shown = subprocess.run(
+        [sys.executable, "-m", "cargento.cli", "hooks", "show"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout == f"example        not installed; 0 other handler(s) left alone: {tmp_path / '.example-agent' / 'settings.json'}\n"
-    done = subprocess.run([sys.executable, "-m", "cargento.cli", "hooks", "install", "example", "--script"], capture_output=True, text=True, env=env, timeout=120)
+    assert (
+        shown.stdout
+        == f"example        not installed; 0 other handler(s) left alone: {tmp_path / '.example-agent' / 'settings.json'}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "cargento.cli", "hooks", "install", "example", "--script"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     settings = json.loads((tmp_path / ".example-agent" / "settings.json").read_text())
     assert list(settings["hooks"]) == list(plugin.HOOK_EVENTS)
@@ -136,8 +156,12 @@ def test_the_page_draws_the_example_mark_and_its_coverage_line(dashboard: Dashbo
             mark = page.locator(".strip li[data-harness='example'] svg")
             assert mark.locator("text").text_content() == "EX"
             assert mark.locator("g").get_attribute("fill") == "hsl(140 55% 42%)", "the declared hue"
-            assert mark.locator("path").get_attribute("d") == "M6.5 1.5 H17.5 L23 12 L17.5 22.5 H6.5 L1 12 Z", "the declared hex"
+            assert mark.locator("path").get_attribute("d") == "M6.5 1.5 H17.5 L23 12 L17.5 22.5 H6.5 L1 12 Z", (
+                "the declared hex"
+            )
             line = page.locator(".attention .coverage li[data-harness='example']").inner_text()
-            assert line.split(None, 1) == ["EX", f"Example Agent: {plugin.WAIT_COVERAGE}"], "its mark, then its coverage line"
+            assert line.split(None, 1) == ["EX", f"Example Agent: {plugin.WAIT_COVERAGE}"], (
+                "its mark, then its coverage line"
+            )
         finally:
             browser.close()

@@ -40,6 +40,8 @@ def test_a_recorded_turn_end_reads_idle_at_once(tmp_path: Path) -> None:
     write_session(tmp_path, "open", ended=False)
     write_session(tmp_path, "done", ended=True)
     reg = load_registry(entry_points=False, extra=[("example", plugin)])
-    board = BoardBuilder(reg, env={"HOME": str(tmp_path)}, home=tmp_path, clock=lambda: NOW, processes=StaticProcesses()).build()
+    board = BoardBuilder(
+        reg, env={"HOME": str(tmp_path)}, home=tmp_path, clock=lambda: NOW, processes=StaticProcesses()
+    ).build()
     states = {s.session_id: (s.state, s.project, s.model, s.output_tokens_per_min) for s in board.sessions}
     assert states == {"open": ("working", "acme/api", "toy-1", 12.0), "done": ("idle", "acme/api", "toy-1", 12.0)}

@@ -49,7 +49,9 @@ VARIABLE = "EXAMPLE_AGENT_HOME"
 DEFAULT = ".example-agent"
 #: The agent's hook events, in the order its settings file lists them.
 HOOK_EVENTS = ("prompt", "approval.asked", "approval.answered", "turn.end")
-WAIT_COVERAGE = "Waits are reported only while its approval hook runs Cargento's forwarder (cargento hooks install example)."
+WAIT_COVERAGE = (
+    "Waits are reported only while its approval hook runs Cargento's forwarder (cargento hooks install example)."
+)
 
 
 @hookimpl
@@ -68,7 +70,12 @@ def harness_info() -> HarnessInfo:
 @hookimpl
 def event_lane() -> EventLane:
     return EventLane(
-        events={"prompt": "turn_started", "approval.asked": "wait_opened", "approval.answered": "wait_closed", "turn.end": "turn_stopped"},
+        events={
+            "prompt": "turn_started",
+            "approval.asked": "wait_opened",
+            "approval.answered": "wait_closed",
+            "turn.end": "turn_stopped",
+        },
         adapter="example-agent hooks (settings.json)",
     )
 
