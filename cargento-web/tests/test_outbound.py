@@ -29,7 +29,9 @@ from starlette.routing import Mount, Route
 ANTHROPIC = "sk-ant-api03-" + "Q7x9" * 10
 GITHUB = "ghp_" + "a1B2c3D4" * 5
 PG = "hunter2-pg-secret"
-SECRETS = (ANTHROPIC, GITHUB, PG)
+CLI_PASSWORD = "Tr0ub4dor-and-3"
+URL_PASSWORD = "s3cr3t-in-the-url"
+SECRETS = (ANTHROPIC, GITHUB, PG, CLI_PASSWORD, URL_PASSWORD)
 #: Routes that change state: they are exercised by POSTing below, and their answers checked.
 POSTED = {"/api/events/{harness}", "/api/notify", "/api/shutdown", "/api/tab-lane"}
 #: Query parameters a swept GET route needs.

@@ -11,13 +11,20 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["temporary_prefix", "write_atomic"]
+
+
+def temporary_prefix(name: str) -> str:
+    """The prefix of a temporary file written beside *name*: ``.<name>.<pid>.``. It names the
+    writing process, so a later start can tell a killed writer's leftover from a live writer's
+    file in progress (:func:`cargento.statedir.remove_stale_temporaries`)."""
+    return f".{name}.{os.getpid()}."
 
 
 def write_atomic(path: Path, data: bytes | str, *, durable: bool = True) -> None:
     """Replace *path* with *data* (a ``str`` is written as UTF-8), creating its directory.
 
-    The data goes to a temporary file in *path*'s directory (``.<name>.<random>.tmp``, so the
+    The data goes to a temporary file in *path*'s directory (``.<name>.<pid>.<random>.tmp``, so the
     rename never crosses a file system), is flushed and, when *durable*, synced to disk, then
     renamed over *path* with :func:`os.replace`. On any failure the temporary file is removed,
     *path* keeps its old content and the error is raised. The new file is readable by its owner
@@ -25,7 +32,7 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = True) -> None
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path.name), suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cargento.atomicfile import temporary_prefix
 from cargento.platforms import home_from
 from cargento.processes import pid_alive
 from cargento.readers.jsonobject import read_json_object
@@ -79,13 +80,6 @@ def read_state(port: int, env: Mapping[str, str] | None = None, *, max_bytes: in
     regular file (a named pipe there must not hang ``--status`` or a hook: the open never
     blocks)."""
     return read_json_object(state_file(port, env), max_bytes=max_bytes)
-
-
-def temporary_prefix(name: str) -> str:
-    """The prefix of a temporary file written beside *name* in the state directory. It names
-    the writing process, so a later start can tell a crashed writer's leftover from a live
-    writer's file in progress (:func:`remove_stale_temporaries`)."""
-    return f".{name}.{os.getpid()}."
 
 
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")

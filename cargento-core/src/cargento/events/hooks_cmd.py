@@ -37,6 +37,7 @@ from cargento.events.settings import (
     save_file,
 )
 from cargento.events.targets import HOOK_TIMEOUT_S, HookTarget
+from cargento.platforms import home_from
 
 if TYPE_CHECKING:
     from cargento.plugins import Registry
@@ -57,17 +58,12 @@ __all__ = [
 ]
 
 
-def _home(env: Mapping[str, str]) -> Path:
-    value = env.get("HOME") or env.get("USERPROFILE")
-    return Path(value) if value else Path.home()
-
-
 def declared_targets(registry: Registry, env: Mapping[str, str], project: Path | None) -> list[HookTarget]:
     """Every hook target of every loaded plugin, in harness-key order then each plugin's own.
 
     A plugin whose hook fails contributes none (the fault is recorded on the registry).
     """
-    home = _home(env)
+    home = home_from(env)
     found: list[HookTarget] = []
     for key in registry.loaded():
         if not registry.implements(key, "hook_targets"):

@@ -13,18 +13,16 @@ bundle, so a bundled file and what ``cargento hooks install`` writes cannot drif
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shlex
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cargento.atomicfile import write_atomic
 from cargento.events.targets import HOOK_TIMEOUT_S
 
 __all__ = [
@@ -239,13 +237,5 @@ def save_file(path: Path, document: Mapping[str, Any] | str, now: datetime) -> P
         backup = path.with_name(f"{path.name}.cargento-backup-{now.strftime('%Y%m%d%H%M%S')}")
         shutil.copy2(path, backup)
     data = document if isinstance(document, str) else json.dumps(document, indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, data)
     return backup

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +27,7 @@ from typing import IO, Any
 
 import orjson
 
+from cargento.atomicfile import write_atomic
 from cargento.forwarders._post import (
     Target,
     capability_for,
@@ -40,7 +39,8 @@ from cargento.forwarders._post import (
     stdin_bytes,
 )
 from cargento.forwarders.slim import slim_status_line
-from cargento.statedir import state_dir, temporary_prefix
+from cargento.readers.jsonobject import read_json_object
+from cargento.statedir import state_dir
 
 __all__ = ["MEMO_PREFIX", "main"]
 
@@ -58,22 +58,13 @@ def _memo_path(directory: Path, conversation: str | None) -> Path:
 
 
 def _read_memo(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as fh:
-            value = json.loads(fh.read(4096))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
+    return read_json_object(path, max_bytes=4096) or {}
 
 
 def _write_memo(path: Path, memo: Mapping[str, Any], now: float) -> None:
     fresh = not path.exists()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix("statusline"), suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(orjson.dumps(dict(memo)))
-        os.replace(tmp, path)
+        write_atomic(path, orjson.dumps(dict(memo)), durable=False)
     except OSError:
         return
     if fresh:

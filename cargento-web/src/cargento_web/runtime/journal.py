@@ -34,7 +34,6 @@ import errno
 import os
 import queue
 import stat
-import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -42,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from cargento.atomicfile import write_atomic
 from cargento.redact import redact_tree
-from cargento.statedir import temporary_prefix
 
 __all__ = ["MAX_BYTES", "SCHEMA", "Journal", "open_regular_nonblocking", "records_in"]
 
@@ -340,17 +339,7 @@ class Journal:
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.stat(self.path, follow_symlinks=False).st_mode):
                 raise OSError(errno.EINVAL, "not a regular file; left alone", str(self.path))
-        fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(self.path.name), suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomic(self.path, data)
         info = os.stat(self.path)
         self.bytes_written += len(data)
         self._lines_on_disk = len(records)
