@@ -9,7 +9,7 @@ from cargento.board import Board, BoardSession
 from cargento.testing.demo import DemoViewer
 from cargento.testing.demo_contract import DemoContract
 from cargento_harness_copilot import plugin
-from cargento_harness_copilot.simulation import CYCLE_S, LEAD_S, CopilotSimulation
+from cargento_harness_copilot.demo import CYCLE_S, LEAD_S, CopilotSimulation
 
 DAYS_ON = LEAD_S + 2 * 24 * 3600  # a cycle boundary two days on (960 cycles)
 

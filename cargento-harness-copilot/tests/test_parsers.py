@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from cargento.testing import make_context
-from cargento_harness_copilot.events import SessionSummary, gate_kind
-from cargento_harness_copilot.reading import gate, summary_for
+from cargento_harness_copilot.mapping import gate, summary_for
+from cargento_harness_copilot.records import SessionSummary, gate_kind
 from cargento_harness_copilot.workspace import parse_workspace
 from hypothesis import given
 from hypothesis import strategies as st

@@ -9,7 +9,7 @@ from cargento.board import BoardBuilder
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento_harness_copilot import plugin
-from cargento_harness_copilot.simulation import CYCLE_S, CopilotSimulation
+from cargento_harness_copilot.demo import CYCLE_S, CopilotSimulation
 
 START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

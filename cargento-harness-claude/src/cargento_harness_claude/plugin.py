@@ -7,7 +7,7 @@
 * :mod:`~cargento_harness_claude.subagents`, :mod:`~cargento_harness_claude.teams`,
   :mod:`~cargento_harness_claude.tasks`, :mod:`~cargento_harness_claude.pidfile` - the other
   parts of the store;
-* :mod:`~cargento_harness_claude.reading` and :mod:`~cargento_harness_claude.gates` - mapping
+* :mod:`~cargento_harness_claude.mapping` and :mod:`~cargento_harness_claude.gates` - mapping
   it all onto core's models.
 """
 
@@ -32,10 +32,9 @@ from cargento import (
 from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark
 
-from cargento_harness_claude import demo, discovery, gates, locations
+from cargento_harness_claude import demo, discovery, gates, locations, mapping
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
-from cargento_harness_claude import reading as mapping
 from cargento_harness_claude.stuck import Showroom, StuckSession
 
 KEY = "claude"

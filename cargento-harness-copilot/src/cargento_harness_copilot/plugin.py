@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 from cargento import (
@@ -17,12 +16,11 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.locations import describe
 from cargento.models import HarnessMark
 
-from cargento_harness_copilot import locations
-from cargento_harness_copilot import reading as sessions
-from cargento_harness_copilot.simulation import CopilotSimulation
+from cargento_harness_copilot import discovery
+from cargento_harness_copilot import mapping as sessions
+from cargento_harness_copilot.demo import CopilotSimulation
 
 KEY = "copilot"
 
@@ -46,26 +44,7 @@ def harness_info() -> HarnessInfo:
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    root = locations.root(ctx)
-    where = describe(root.path, origin=root.origin)
-    ledger_file = locations.ledger_path(root.path)
-    places = [where]
-    if where.status != "present":
-        return Discovery(locations=tuple(places))
-    places.append(describe(ledger_file, role="database", origin=root.origin))
-    found, problems = locations.find_sessions(root.path)
-    refs = [
-        SessionRef(
-            harness=KEY,
-            session_id=files.session_id,
-            path=str(files.events),
-            location=str(root.path),
-            modified_at=datetime.fromtimestamp(files.mtime_ns / 1e9, UTC),
-            fingerprint=sessions.fingerprint(files, ledger_file, ctx),
-        )
-        for files in found
-    ]
-    return Discovery(locations=tuple(places), sessions=tuple(refs), problems=tuple(problems))
+    return discovery.discover(ctx)
 
 
 @hookimpl

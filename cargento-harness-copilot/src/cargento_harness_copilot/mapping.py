@@ -1,7 +1,7 @@
 """Turning one Copilot session's files into core's models.
 
 The per-file parse state (core's :func:`~cargento.readers.follow_summary`: a follower and the running
-:class:`~cargento_harness_copilot.events.SessionSummary`) lives in the plugin cache, so a
+:class:`~cargento_harness_copilot.records.SessionSummary`) lives in the plugin cache, so a
 refresh reads only the bytes appended since the previous build. The gate, model and usage
 hooks read the same cached summary; if the cache lost it, they fold the file again.
 """
@@ -20,7 +20,7 @@ from cargento.timestamps import newest_plausible
 from cargento.turns import LONG_TURN_S
 
 from cargento_harness_copilot import ledger, locations, todos
-from cargento_harness_copilot.events import SessionSummary
+from cargento_harness_copilot.records import SessionSummary
 from cargento_harness_copilot.workspace import read_workspace
 
 __all__ = [
