@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import orjson
-from cargento.board import BoardBuilder, board_json
+from cargento.board import Board, BoardBuilder, board_json
 from cargento.models import Gate
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
@@ -14,14 +14,14 @@ from cargento.testing.fakes import FakeHarness, FakeSession
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
-def _build(sessions: list[FakeSession], *, key: str = "fake", now: datetime = NOW, **kw: object) -> object:
+def _build(sessions: list[FakeSession], *, key: str = "fake", now: datetime = NOW, all_sessions: bool = False) -> Board:
     reg = load_registry(entry_points=False, extra=[(key, FakeHarness(key, sessions))])
     b = BoardBuilder(reg, env={"HOME": "/home/u"}, clock=lambda: now, processes=StaticProcesses())
-    return b.build(**kw)  # type: ignore[arg-type]
+    return b.build(all_sessions=all_sessions)
 
 
-def _state(board: object, sid: str) -> str:
-    return next(s.state for s in board.sessions if s.session_id == sid)  # type: ignore[attr-defined]
+def _state(board: Board, sid: str) -> str:
+    return next(s.state for s in board.sessions if s.session_id == sid)
 
 
 def test_recency_fallback_90_seconds() -> None:
@@ -33,15 +33,20 @@ def test_recency_fallback_90_seconds() -> None:
 def test_recorded_turn_end_is_idle_at_once() -> None:
     board = _build([FakeSession("done", age_s=2, turn="ended")])
     assert _state(board, "done") == "idle"
-    (s,) = board.sessions  # type: ignore[attr-defined]
+    (s,) = board.sessions
     assert s.detail.startswith("last active")
 
 
 def test_gate_outranks_everything() -> None:
     gate = Gate(kind="question", text="Which database?", source="transcript")
     board = _build([FakeSession("q", age_s=1, turn="ended", gate=gate)])
-    (s,) = board.sessions  # type: ignore[attr-defined]
-    assert s.state == "needs_input" and s.waiting.text == "Which database?" and s.detail == "Which database?"
+    (s,) = board.sessions
+    assert (
+        s.state == "needs_input"
+        and s.waiting is not None
+        and s.waiting.text == "Which database?"
+        and s.detail == "Which database?"
+    )
 
 
 def test_order_needs_input_working_idle_by_recency() -> None:
@@ -54,20 +59,20 @@ def test_order_needs_input_working_idle_by_recency() -> None:
             FakeSession("wait", age_s=9000, gate=gate),
         ]
     )
-    assert [s.session_id for s in board.sessions] == ["wait", "work", "idle-new", "idle-old"]  # type: ignore[attr-defined]
+    assert [s.session_id for s in board.sessions] == ["wait", "work", "idle-new", "idle-old"]
 
 
 def test_display_window_hides_old_idle_unless_all() -> None:
     sessions = [FakeSession("recent", age_s=3600), FakeSession("ancient", age_s=3 * 86400)]
-    assert [s.session_id for s in _build(sessions).sessions] == ["recent"]  # type: ignore[attr-defined]
-    assert {s.session_id for s in _build(sessions, all_sessions=True).sessions} == {"recent", "ancient"}  # type: ignore[attr-defined]
+    assert [s.session_id for s in _build(sessions).sessions] == ["recent"]
+    assert {s.session_id for s in _build(sessions, all_sessions=True).sessions} == {"recent", "ancient"}
 
 
 def test_children_fold_into_parent_and_add_activity_and_rate() -> None:
     parent = FakeSession("p", age_s=600, tokens_window=600)
     child = FakeSession("c", age_s=20, tokens_window=1200, parent_id="p", agent_name="researcher")
     board = _build([parent, child])
-    (row,) = board.sessions  # type: ignore[attr-defined]
+    (row,) = board.sessions
     assert row.session_id == "p"
     assert row.state == "working", "a running child counts as parent activity"
     assert [(a.name, a.running) for a in row.subagents] == [("researcher", True)]
@@ -76,12 +81,12 @@ def test_children_fold_into_parent_and_add_activity_and_rate() -> None:
 
 def test_orphan_child_keeps_its_own_row() -> None:
     board = _build([FakeSession("c", parent_id="gone", agent_name="x")])
-    assert [s.session_id for s in board.sessions] == ["c"]  # type: ignore[attr-defined]
+    assert [s.session_id for s in board.sessions] == ["c"]
 
 
 def test_unmeasured_rate_is_null_not_zero() -> None:
     board = _build([FakeSession("u", tokens_window=None)])
-    doc = orjson.loads(board_json(board))  # type: ignore[arg-type]
+    doc = orjson.loads(board_json(board))
     assert doc["sessions"][0]["output_tokens_per_min"] is None
 
 
@@ -89,7 +94,7 @@ def test_display_ids_widen_on_collision() -> None:
     a = "0199aaaa-bbbb-7000-8000-000000000001"
     b = "0199aaaa-bbbb-7000-8000-000000000002"
     board = _build([FakeSession(a), FakeSession(b), FakeSession("12345678-unique")])
-    ids = {s.session_id: s.display_id for s in board.sessions}  # type: ignore[attr-defined]
+    ids = {s.session_id: s.display_id for s in board.sessions}
     assert ids[a] != ids[b] and len(ids[a]) > 8 and ids["12345678-unique"] == "12345678"
 
 
@@ -101,7 +106,7 @@ def test_identity_and_project_label() -> None:
             FakeSession("s3", cwd="rel/path"),
         ]
     )
-    by = {s.session_id: s for s in board.sessions}  # type: ignore[attr-defined]
+    by = {s.session_id: s for s in board.sessions}
     assert by["s1"].project == "acme/api" and by["s1"].identity == ("fake", "acme/api", "s1")
     assert by["s2"].project == "(home)"
     assert by["s3"].project is None
@@ -123,19 +128,19 @@ def test_turn_estimate_only_while_working() -> None:
     from cargento.models import SessionReading, TurnEvidence  # noqa: F401  (documented types)
 
     board = _build([FakeSession("w", age_s=5, turn="open")])
-    (s,) = board.sessions  # type: ignore[attr-defined]
+    (s,) = board.sessions
     assert s.turn is not None and s.turn.elapsed_s >= 5 and s.turn.eta_s is None
 
 
 def test_redaction_before_the_page() -> None:
     board = _build([FakeSession("r", title="deploy with sk-ant-abcdefghijklmnopqrstuvwx please")])
-    doc = orjson.loads(board_json(board))  # type: ignore[arg-type]
+    doc = orjson.loads(board_json(board))
     assert "abcdefghijklmnop" not in doc["sessions"][0]["title"]
     assert "…REDACTED" in doc["sessions"][0]["title"]
 
 
 def test_board_document_contract_fields() -> None:
-    doc = orjson.loads(board_json(_build([FakeSession("x")])))  # type: ignore[arg-type]
+    doc = orjson.loads(board_json(_build([FakeSession("x")])))
     for key in ("schema", "revision", "generated_at", "window_hours", "harnesses", "sessions"):
         assert key in doc
     assert doc["schema"] == 1

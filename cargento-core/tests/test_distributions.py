@@ -71,8 +71,8 @@ def test_install_all_from_built_distributions(tmp_path: Path) -> None:
     sessions = tmp_path / "home" / ".example-agent" / "sessions"
     sessions.mkdir(parents=True)
     (sessions / "third-party-1.jsonl").write_bytes(b'{"type":"prompt","text":"hello","at":"2026-11-30T10:00:00Z"}\n')
-    out = subprocess.run([str(exe), "--diagnose"], capture_output=True, text=True, timeout=120, env=clean)
-    assert out.returncode == 0 and "example" in out.stdout and "read, 1 session" in out.stdout
+    diagnosed = subprocess.run([str(exe), "--diagnose"], capture_output=True, text=True, timeout=120, env=clean)
+    assert diagnosed.returncode == 0 and "example" in diagnosed.stdout and "read, 1 session" in diagnosed.stdout
     board = subprocess.run([str(exe), "--json", "--all"], capture_output=True, timeout=120, env=clean)
     doc = orjson.loads(board.stdout)
     assert any(h["key"] == "example" and h["discovered"] for h in doc["harnesses"])

@@ -131,19 +131,20 @@ def test_a_writer_closing_between_the_check_and_the_open_leaves_no_wal_of_ours(
         [sys.executable, "-c", _HOLDING_WRITER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     assert writer.stdout is not None and writer.stdin is not None
+    to_writer, from_writer = writer.stdin, writer.stdout
     try:
         assert writer.stdout.readline().strip() == "ready"
         assert os.path.exists(f"{db}-wal") and os.path.exists(f"{db}-shm")
         real_route = sqlite_reader._route
-        closed = []
+        closed: list[bool] = []
 
         def route_then_writer_closes(*args: object, **kwargs: object) -> str:
             chosen = real_route(*args, **kwargs)  # type: ignore[arg-type]
             if not closed:
                 assert chosen == "shared"
-                writer.stdin.write("close\n")  # type: ignore[union-attr]
-                writer.stdin.flush()  # type: ignore[union-attr]
-                assert writer.stdout.readline().strip() == "closed"  # type: ignore[union-attr]
+                to_writer.write("close\n")
+                to_writer.flush()
+                assert from_writer.readline().strip() == "closed"
                 writer.wait(30)
                 closed.append(True)
             return chosen

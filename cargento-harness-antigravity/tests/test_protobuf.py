@@ -97,6 +97,7 @@ def test_random_blobs_inside_a_real_database_never_raise(step: bytes, traj: byte
         ctx = make_context(home, now=NOW)
         (ref,) = plugin.discover(ctx=ctx).sessions
         reading = plugin.read_session(ref=ref, ctx=ctx)
+        assert reading is not None
         usage = plugin.usage(reading=reading, ctx=ctx)
         plugin.model(reading=reading, ctx=ctx)
         assert usage is not None and usage.output_tokens_total is not None and usage.output_tokens_total >= 5

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cargento.models import Simulation
 from cargento.testing.demo import DemoViewer, board_at
 from cargento_harness_claude import plugin
 from cargento_harness_claude.stuck import Showroom, StuckSession
@@ -14,7 +15,7 @@ TITLE = "Invoice suite against the new ledger"
 def test_the_stuck_session_runs_past_15_minutes_in_a_failed_tool_loop_throughout_the_first_minute(
     tmp_path: Path,
 ) -> None:
-    viewer = DemoViewer(tmp_path / "home", plugin, "claude")
+    viewer: DemoViewer[Showroom] = DemoViewer(tmp_path / "home", plugin, "claude")
     assert isinstance(viewer.demo, Showroom)
     assert any(isinstance(p, StuckSession) for p in viewer.demo.parts)
     for second in range(0, 61, 10):
@@ -28,6 +29,6 @@ def test_the_stuck_session_runs_past_15_minutes_in_a_failed_tool_loop_throughout
 
 
 def test_the_showroom_still_holds_the_cycling_session(tmp_path: Path) -> None:
-    viewer = DemoViewer(tmp_path / "home", plugin, "claude")
+    viewer: DemoViewer[Simulation] = DemoViewer(tmp_path / "home", plugin, "claude")
     titles = {s.title for s in board_at(viewer.builder, viewer.moment(0)).sessions}
     assert {"Orders API work", TITLE} <= titles

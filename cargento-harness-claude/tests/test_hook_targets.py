@@ -21,7 +21,8 @@ def run(argv: list[str], home: Path, **env: str) -> int:
 
 
 def settings(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
+    document: dict[str, Any] = json.loads(path.read_text())
+    return document
 
 
 def test_the_bundled_hooks_json_is_what_the_generator_writes() -> None:
@@ -41,7 +42,7 @@ def test_the_bundle_uses_the_console_script_and_only_session_end_is_sync() -> No
 def test_install_merges_without_touching_other_entries_and_keeps_a_backup(tmp_path: Path) -> None:
     path = tmp_path / ".claude" / "settings.json"
     path.parent.mkdir()
-    original = {
+    original: dict[str, Any] = {
         "model": "opus",
         "hooks": {
             "Notification": [{"matcher": "", "hooks": [OTHER]}],

@@ -273,7 +273,12 @@ def test_one_append_reads_one_transcript_head_and_lists_nothing(
     monkeypatch.setattr(os, "scandir", counting)
     classified: list[str] = []
     real = heads._classify
-    monkeypatch.setattr(heads, "_classify", lambda p: classified.append(p) or real(p))
+
+    def classifying(path: str) -> tuple[heads.Head, bytes]:
+        classified.append(path)
+        return real(path)
+
+    monkeypatch.setattr(heads, "_classify", classifying)
     sessions[1].tokens(5, T0 - 5)
     again = plugin.discover(ctx=attrs.evolve(ctx, changed_paths=frozenset({str(sessions[1].path)})))
     assert listed == [], "no folder is listed for one appended transcript"

@@ -22,7 +22,8 @@ def run(argv: list[str], home: Path, **env: str) -> int:
 
 
 def settings(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
+    document: dict[str, Any] = json.loads(path.read_text())
+    return document
 
 
 def test_the_bundled_codex_hooks_json_is_what_the_generator_writes() -> None:

@@ -15,7 +15,7 @@ from cargento_harness_codex import mapping, plugin
 from cargento_harness_codex.fixtures import CodexSession, CodexStore
 from cargento_harness_codex.meta import read_meta
 from cargento_harness_codex.rollout import Rollout, load
-from cargento_harness_codex.summary import Summary
+from cargento_harness_codex.summary import Said, Summary
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -204,7 +204,7 @@ def test_truncated_file_is_walked_again(tmp_path: Path) -> None:
     meta, _ = read_meta(session.path)
     assert meta is not None
     cache = HarnessCache()
-    assert load(cache, str(session.path), meta, T0).summary.prompt == mapping.Said("Drop me", T0 + timedelta(seconds=1))
+    assert load(cache, str(session.path), meta, T0).summary.prompt == Said("Drop me", T0 + timedelta(seconds=1))
     with open(session.path, "r+b") as fh:
         fh.truncate(size)
     again = load(cache, str(session.path), meta, T0 + timedelta(seconds=2))

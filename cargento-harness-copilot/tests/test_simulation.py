@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +15,11 @@ from cargento_harness_copilot.demo import CYCLE_S, CopilotSimulation
 START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
+def stopped_at(moment: datetime) -> Callable[[], datetime]:
+    """A board clock that always reads *moment*."""
+    return lambda: moment
+
+
 def test_live_session_cycles_through_the_states(tmp_path: Path) -> None:
     sim = CopilotSimulation(tmp_path, START)
     registry = load_registry(entry_points=False, extra=[("copilot", plugin)])
@@ -22,7 +28,7 @@ def test_live_session_cycles_through_the_states(tmp_path: Path) -> None:
     for second in (2, 12, 26, 60, 1 + CYCLE_S + 2):
         moment = START + timedelta(seconds=second)
         sim.step(moment)
-        builder = BoardBuilder(registry, env=env, home=tmp_path, clock=lambda m=moment: m, processes=StaticProcesses())
+        builder = BoardBuilder(registry, env=env, home=tmp_path, clock=stopped_at(moment), processes=StaticProcesses())
         live = next(s for s in builder.build(all_sessions=True).sessions if s.project == "work/parser")
         seen.append((live.state, tuple(a.running for a in live.subagents), live.tasks_done))
     assert seen == [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,13 +21,13 @@ from cargento_web.app import create_app
 from cargento_web.page import IMPORT_MAP
 from cargento_web.settings import Settings
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 MOMENT = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
 
 
-def _app(builder_for: Any, tmp_path: Path, plugins: list[tuple[str, object]], **settings: Any) -> Any:
+def _app(builder_for: Any, tmp_path: Path, plugins: Sequence[tuple[str, object]], **settings: Any) -> Any:
     builder = builder_for(plugins, tmp_path, clock=lambda: MOMENT)
     return create_app(builder=builder, settings=Settings(port=4553, **settings))
 
@@ -194,8 +195,8 @@ class _Hub:
     def routes(self, guard: Any) -> list[Route]:
         self.guard = guard
 
-        async def events(request: Request) -> PlainTextResponse:
-            refusal = guard.check_state_change(request)
+        async def events(request: Request) -> Response:
+            refusal: Response | None = guard.check_state_change(request)
             if refusal is not None:
                 return refusal
             body = await guard.read_body(request, 16)

@@ -661,7 +661,12 @@ def test_the_session_page_prints_what_became_of_a_raise(
     hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=notifier)
     reported: list[float] = []
     take_report = hub.report_tab_lane
-    hub.report_tab_lane = lambda now=None: (reported.append(time.monotonic()), take_report(now))[1]  # type: ignore[method-assign]
+
+    def report_tab_lane(now: datetime | None = None) -> None:
+        reported.append(time.monotonic())
+        take_report(now)
+
+    hub.report_tab_lane = report_tab_lane  # type: ignore[method-assign]
     fake = FakeHarness("copilot", [FakeSession("c1", age_s=5, title="Add a login page")], label="GitHub Copilot CLI")
     server = serve(builder_for([("copilot", fake)], tmp_path), hub=hub)
     try:

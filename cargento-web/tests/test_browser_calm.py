@@ -241,8 +241,9 @@ def test_two_pills_of_one_name_are_told_apart(board_server: Any, page_for: Any) 
     busy = server.pi.scripts["pi-busy-0001"]
 
     def twins(ref: SessionRef, now: datetime) -> SessionReading:
+        reading: SessionReading = busy(ref, now)
         return attrs.evolve(
-            busy(ref, now),
+            reading,
             subagents=(
                 Subagent(name="explore", running=True, session_id="a1b2c3d4e5"),
                 Subagent(name="explore", running=False, session_id="f6e5d4c3b2"),

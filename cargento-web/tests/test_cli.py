@@ -16,12 +16,29 @@ from cargento_web.settings import Settings
     ("flags", "called"),
     [({"status": True}, "status"), ({"stop": True}, "stop"), ({"daemon": True}, "daemon"), ({}, "serve")],
 )
-def test_run_dispatches(monkeypatch: pytest.MonkeyPatch, flags: dict[str, bool], called: str) -> None:
+def test_run_dispatches(monkeypatch: pytest.MonkeyPatch, flags: dict[str, Any], called: str) -> None:
     seen: list[str] = []
-    monkeypatch.setattr(lifecycle, "status", lambda port: seen.append("status") or 0)
-    monkeypatch.setattr(lifecycle, "stop", lambda port: seen.append("stop") or 0)
-    monkeypatch.setattr(lifecycle, "daemon", lambda options: seen.append("daemon") or 0)
-    monkeypatch.setattr(cli, "serve", lambda options, served, log_path=None: seen.append("serve") or 0)
+
+    def status(port: int) -> int:
+        seen.append("status")
+        return 0
+
+    def stop(port: int) -> int:
+        seen.append("stop")
+        return 0
+
+    def daemon(options: Options) -> int:
+        seen.append("daemon")
+        return 0
+
+    def serve(options: Options, served: object, log_path: str | None = None) -> int:
+        seen.append("serve")
+        return 0
+
+    monkeypatch.setattr(lifecycle, "status", status)
+    monkeypatch.setattr(lifecycle, "stop", stop)
+    monkeypatch.setattr(lifecycle, "daemon", daemon)
+    monkeypatch.setattr(cli, "serve", serve)
     assert cli.run(Options(**flags)) == 0
     assert seen == [called]
 
@@ -92,7 +109,8 @@ def test_the_listening_socket_names_tcp_so_responses_are_not_delayed() -> None:
         try:
             import asyncio.base_events as base
 
-            base._set_nodelay(conn)  # what asyncio does with every accepted connection
+            # typeshed leaves out this private asyncio helper; it is what asyncio does with every accepted connection
+            base._set_nodelay(conn)  # type: ignore[attr-defined]
             assert conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
         finally:
             conn.close()

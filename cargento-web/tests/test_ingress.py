@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,9 +25,9 @@ def _now() -> datetime:
 
 
 @pytest.fixture
-def hub(tmp_path: Path) -> EventHub:
+def hub(tmp_path: Path) -> Iterator[EventHub]:
     made = EventHub(clock=_now, state_dir=tmp_path / "state", notifier=MemoryNotifier(), capability=CAP)
-    yield made  # type: ignore[misc]
+    yield made
     made.close()
 
 

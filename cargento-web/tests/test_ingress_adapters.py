@@ -114,7 +114,7 @@ def test_opencode_parent_permission_asked_then_replied(lane: Lane) -> None:
 
 
 def test_opencode_child_and_unknown_sessions_stay_unclaimed(lane: Lane) -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "permission.asked", "properties": {"id": "per_c", "sessionID": "ses_child_1"}},
         {"type": "permission.asked", "properties": {"id": "per_x", "sessionID": "ses_broken"}},
         {"type": "permission.replied", "properties": {"sessionID": "ses_other", "requestID": "per_unseen"}},

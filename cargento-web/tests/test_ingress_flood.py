@@ -17,7 +17,7 @@ from cargento_web.runtime.notifiers import MemoryNotifier
 
 EVENTS = int(__import__("os").environ.get("FLOOD_EVENTS", "10000"))
 SESSIONS = 40
-CYCLE = (
+CYCLE: tuple[tuple[str, dict[str, Any]], ...] = (
     ("UserPromptSubmit", {}),
     ("PostToolUse", {"tool_name": "Read", "tool_input": {"file_path": "/w/a.py"}}),
     ("PermissionRequest", {"tool_name": "Bash", "tool_input": {"command": "make test"}}),

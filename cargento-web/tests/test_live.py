@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ MOMENT = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
 CLAUDE_A = "claude-code-2.1.332/A-single-turn"
 
 
-def events(url: str, *, seconds: float) -> Iterator[tuple[str, dict[str, Any]]]:
+def events(url: str, *, seconds: float) -> Generator[tuple[str, dict[str, Any]], None, None]:
     """Read SSE events from *url* for at most *seconds*."""
     deadline = time.monotonic() + seconds
     with httpx.Client(timeout=httpx.Timeout(5.0)) as client, client.stream("GET", url) as response:

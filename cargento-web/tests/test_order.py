@@ -6,12 +6,13 @@ from datetime import UTC, datetime
 
 import attrs
 from cargento.board import Board, BoardSession, Counts
+from cargento.board.document import State
 from cargento_web.order import StableOrder
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
-def session(key: str, state: str) -> BoardSession:
+def session(key: str, state: State) -> BoardSession:
     return BoardSession(
         harness="fake",
         harness_label="Fake",
@@ -27,7 +28,7 @@ def session(key: str, state: str) -> BoardSession:
         waiting=None,
         subagents=(),
         tasks=(),
-        tasks_done=0,  # type: ignore[arg-type]
+        tasks_done=0,
         model=None,
         model_display=None,
         authority=None,
@@ -52,7 +53,7 @@ def session(key: str, state: str) -> BoardSession:
     )
 
 
-def board(*rows: tuple[str, str]) -> Board:
+def board(*rows: tuple[str, State]) -> Board:
     """A board in core's order: the rows as given (core sorts by state, then latest write)."""
     sessions = tuple(session(k, s) for k, s in rows)
     counts = Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0)

@@ -36,9 +36,9 @@ class Spy:
         self.target = target
         self.calls = 0
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self.calls += 1
-        return self.target(*args)
+        return self.target(*args, **kwargs)
 
 
 @pytest.fixture

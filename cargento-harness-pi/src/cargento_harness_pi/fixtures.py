@@ -194,8 +194,9 @@ class PiSession:
         message["timestamp"] = _ms(at)
         return self.entry("message", at, message=message), ids
 
-    def reply(self, text: str, at: Moment, *, output: int = 20, stop: str = "stop", **kw: Any) -> str:
-        """A final assistant answer (``stopReason`` ``stop`` unless told): the turn ends."""
+    def reply(self, text: str, at: Moment, *, output: int | None = 20, stop: str = "stop", **kw: Any) -> str:
+        """A final assistant answer (``stopReason`` ``stop`` unless told): the turn ends; *output* ``None``
+        writes no usage block."""
         eid, _ = self.assistant(at, text=text, stop=stop, output=output, **kw)
         return eid
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -39,7 +39,7 @@ def notifier() -> MemoryNotifier:
 
 
 @pytest.fixture
-def make_hub(tmp_path: Path, clock: Clock, notifier: MemoryNotifier) -> Callable[..., EventHub]:
+def make_hub(tmp_path: Path, clock: Clock, notifier: MemoryNotifier) -> Iterator[Callable[..., EventHub]]:
     hubs: list[EventHub] = []
 
     def make(**kwargs: object) -> EventHub:
@@ -49,7 +49,7 @@ def make_hub(tmp_path: Path, clock: Clock, notifier: MemoryNotifier) -> Callable
         hubs.append(hub)
         return hub
 
-    yield make  # type: ignore[misc]
+    yield make
     for hub in hubs:
         hub.close()
 

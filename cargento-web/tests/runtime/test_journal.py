@@ -82,7 +82,7 @@ def test_a_write_never_runs_on_the_callers_thread(tmp_path: Path) -> None:
 
     store = DeliveriesStore(tmp_path)
     store.load()
-    os.write = spy  # type: ignore[assignment]
+    os.write = spy
     try:
         for n in range(20):
             store.add(delivery(n))

@@ -70,8 +70,10 @@ def no_network() -> Iterator[None]:
 class HarnessContract:
     """Base class of every harness plugin's conformance tests."""
 
-    #: The plugin module (the entry-point target).
-    plugin: ClassVar[Any]
+    #: The plugin module (the entry-point target), or any object carrying its hook functions.
+    #: Not a ``ClassVar``: mypy reads a module assigned in a class body (``plugin = plugin``)
+    #: as an instance variable, and would reject every subclass that sets it.
+    plugin: Any
     #: The harness id (the entry-point name).
     key: ClassVar[str]
     #: Evaluate as of this moment (defaults to now); set it when the home carries fixed times.

@@ -70,8 +70,10 @@ def demo_tree(home: Path) -> dict[str, tuple[int, bytes]]:
 class DemoContract(Generic[D]):
     """Base class of every harness plugin's demo tests (``tests/test_demo.py``)."""
 
-    #: The plugin module (the entry-point target).
-    plugin: ClassVar[Any]
+    #: The plugin module (the entry-point target), or any object carrying its hook functions.
+    #: Not a ``ClassVar``: mypy reads a module assigned in a class body (``plugin = plugin``)
+    #: as an instance variable, and would reject every subclass that sets it.
+    plugin: Any
     #: The harness id (the entry-point name).
     key: ClassVar[str]
     #: The simulation class the ``simulate`` hook returns.
