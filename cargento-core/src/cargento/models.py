@@ -331,6 +331,9 @@ class HarnessContext:
 
 @runtime_checkable
 class Simulation(Protocol):
-    """A live demo store: ``step`` appends what the harness would have written by *now*."""
+    """A live demo store: ``step`` appends what the harness would have written by *now*.
+
+    Optionally ``drain_events()`` returns the hook bodies the steps produced since its last
+    call, for the demo to forward to the event hub (see the ``simulate`` hookspec)."""
 
     def step(self, now: datetime) -> None: ...
