@@ -58,3 +58,17 @@ def test_a_new_prompt_clears_the_raw_name(store: ClaudeStore, board: Any) -> Non
     s.tokens(5, T0 - 5)
     row = _doc_row(board, store)
     assert row["detail"] == "generating…" and row["last_tool_raw"] is None
+
+
+def test_the_raw_name_is_redacted_like_every_shown_text(store: ClaudeStore, board: Any) -> None:
+    import attrs
+    from cargento.board.redaction import redact_session
+
+    s = store.session(SID)
+    s.prompt("list my issues", T0 - 30)
+    s.tool("mcp__linear__list_issues", T0 - 25)
+    [row] = board(store.home).sessions
+    secret = "sk-ant-api03-" + "a1B2c3D4e5" * 9
+    leaky = attrs.evolve(row, last_tool_raw=f"mcp__api__call {secret}")
+    assert secret not in (redact_session(leaky).last_tool_raw or "")
+    assert redact_session(row) is row, "a clean row comes back as the same object"
