@@ -316,7 +316,7 @@ def test_broken_database_is_skipped_with_a_problem(tmp_path: Path, content: byte
     before = snapshot_tree(tmp_path)
     found = plugin.discover(ctx=ctx_for(tmp_path))
     assert [r.session_id for r in found.sessions] == [s.session_id]
-    assert len(found.problems) == 1 and found.problems[0].startswith("opencode-bad.db")
+    assert len(found.problems) == 1 and found.problems[0].startswith(f"{store.data_dir / 'opencode-bad.db'}: ")
     b = board(tmp_path)
     assert len(b.sessions) == 1 and not b.sessions[0].faults
     assert snapshot_tree(tmp_path) == before

@@ -7,6 +7,12 @@ open and close, exactly as it would with the real harnesses. The user's own stor
 touched: every relocation variable a loaded plugin declares is cleared and every home-like
 variable points into the demo home, which is removed when the demo stops.
 
+A simulation may also stand in for the harness's hooks: one with a ``drain_events()`` method
+hands over the hook bodies its steps produced (the harness's own JSON, such as a Claude Code
+``PostToolUse``), and the demo forwards each, with the harness key, to the sink the dashboard
+connects with :meth:`Demo.forward_events` (its event hub's ``ingest``, the path a real hook's
+``POST /api/events/<harness>`` takes), so the event-fed surfaces appear in the demo too.
+
 The plugins' simulations share :class:`Schedule`, the one clock-driven scheduler every demo
 steps its scripted turns with, and :func:`play`, :func:`seeded_uuid` and :func:`require_inside`
 for the picture written at start.
@@ -20,9 +26,11 @@ import shutil
 import tempfile
 import threading
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessError
@@ -30,7 +38,23 @@ from cargento.models import HarnessContext, Simulation
 from cargento.platforms import current_platform
 from cargento.plugins import Fault, Registry
 
-__all__ = ["Action", "Demo", "Plan", "Schedule", "demo_env", "play", "require_inside", "seeded_uuid"]
+__all__ = [
+    "EVENTS_HELD",
+    "Action",
+    "Demo",
+    "EventSink",
+    "Plan",
+    "Schedule",
+    "demo_env",
+    "play",
+    "require_inside",
+    "seeded_uuid",
+]
+
+#: Hook bodies a demo holds while no sink is connected yet (the oldest go first).
+EVENTS_HELD = 256
+#: Where a demo's scripted hook bodies go: ``sink(harness_key, body)``.
+EventSink = Callable[[str, Mapping[str, Any]], object]
 
 _HOME_VARIABLES = (
     "HOME",
@@ -214,6 +238,11 @@ class Demo:
         self.env = demo_env(base_env, self.home, registry.relocation_variables())
         self.simulations: dict[str, Simulation] = {}
         self.faults: dict[str, str] = {}
+        #: Scripted hook bodies the sink refused (events off for this run, a body it rejects).
+        self.events_refused = 0
+        self._sink: EventSink | None = None
+        self._held: deque[tuple[str, Mapping[str, Any]]] = deque(maxlen=EVENTS_HELD)
+        self._events_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -240,9 +269,38 @@ class Demo:
         for key, sim in list(self.simulations.items()):
             try:
                 sim.step(moment)
+                drain = getattr(sim, "drain_events", None)
+                bodies = list(drain()) if callable(drain) else []
             except Exception as exc:  # a broken demo must not stop the others
                 self.faults[key] = f"{type(exc).__name__}: {exc}"
                 del self.simulations[key]
+                continue
+            for body in bodies:
+                self._deliver(key, body)
+
+    def forward_events(self, sink: EventSink) -> None:
+        """Send every scripted hook body to *sink* from now on (those held so far first).
+
+        *sink* is called from the demo's stepping thread, as ``sink(harness_key, body)``; an
+        exception it raises refuses that body alone (counted in :attr:`events_refused`).
+        """
+        with self._events_lock:
+            self._sink = sink
+            held = list(self._held)
+            self._held.clear()
+        for key, body in held:
+            self._deliver(key, body)
+
+    def _deliver(self, key: str, body: Mapping[str, Any]) -> None:
+        with self._events_lock:
+            sink = self._sink
+            if sink is None:
+                self._held.append((key, body))
+                return
+        try:
+            sink(key, body)
+        except Exception:  # events off, or a body the hub rejects: the demo goes on
+            self.events_refused += 1
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):

@@ -199,6 +199,15 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     with a ``close()`` method (for example one holding database connections open, as a running
     harness does) has it called when the demo stops, before the demo home is removed.
 
+    A simulation may also play the harness's hooks, so the surfaces fed by lifecycle events
+    (the irreversible-command reports, for one) appear in the demo too: give it a
+    ``drain_events()`` method returning the hook bodies its steps produced since the last call,
+    each exactly as the harness's hook would post it to ``POST /api/events/<key>`` (a Claude
+    Code ``PostToolUse`` with its ``session_id``, ``tool_name`` and ``tool_input``, say),
+    naming a session its store really holds. The demo calls it after every ``step`` and the
+    dashboard feeds each body to its event hub through the same ingestion a real hook's post
+    takes; nothing else about the demo changes (with ``--no-events`` they are dropped).
+
     :param home: the demo home; nothing outside it may be touched.
     :param ctx: the clock (``ctx.now`` is the demo's start), environment and cache.
     :returns: a :class:`~cargento.models.Simulation`, or ``None`` when the plugin offers no demo.

@@ -221,6 +221,10 @@ class SessionReading:
     thinking: bool = False
     #: Display name of the newest tool call (MCP tools as ``Service · tool``).
     last_tool: str | None = None
+    #: The tool's name as the harness recorded it, when ``last_tool`` renames it (an MCP tool's
+    #: wire string such as ``mcp__linear__list_issues``); ``None`` when the two are the same.
+    #: The page shows it in the tooltip of the row's now column.
+    last_tool_raw: str | None = None
     #: A plugin-chosen working detail that outranks the generic order (``running bash``).
     detail: str | None = None
     tasks: tuple[Task, ...] = ()
@@ -327,6 +331,9 @@ class HarnessContext:
 
 @runtime_checkable
 class Simulation(Protocol):
-    """A live demo store: ``step`` appends what the harness would have written by *now*."""
+    """A live demo store: ``step`` appends what the harness would have written by *now*.
+
+    Optionally ``drain_events()`` returns the hook bodies the steps produced since its last
+    call, for the demo to forward to the event hub (see the ``simulate`` hookspec)."""
 
     def step(self, now: datetime) -> None: ...

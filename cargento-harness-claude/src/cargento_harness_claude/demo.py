@@ -13,6 +13,11 @@ background ``Agent`` subagent that runs in its own sidechain transcript and fini
 later: a ``Bash`` permission prompt on even cycles, an ``AskUserQuestion`` on odd ones. The turn
 then ends (``end_turn`` and ``turn_duration``) and the session idles until the next cycle.
 
+The first turn also force-pushes its branch (:data:`PUSH_AT_S` into the cycle) and hands the
+``PostToolUse`` hook body Claude Code would post for it to the demo (``drain_events``), so the
+dashboard's irreversible-command report shows up within the demo's first minute, fed through
+the event hub as a real hook's post is.
+
 The live session's process is the current one: ``sessions/<pid>.json`` carries this process's
 pid and the start time the process table reports for it, so a board reading the real process
 table trusts it; its status goes ``busy``, ``waiting`` (with ``waitingFor``) and ``idle`` as
@@ -38,6 +43,7 @@ from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import attrs
 from cargento.demo import Action, Schedule, require_inside, seeded_uuid
@@ -47,7 +53,17 @@ from cargento.processes import LocalProcesses
 from cargento_harness_claude import locations
 from cargento_harness_claude.fixtures import AgentTranscript, ClaudeStore, Session, Transcript
 
-__all__ = ["CYCLE_S", "KEEP_AGENTS", "KEEP_RETIRED", "ROTATE_BYTES", "ClaudeDemo", "start", "this_process"]
+__all__ = [
+    "CYCLE_S",
+    "KEEP_AGENTS",
+    "KEEP_RETIRED",
+    "PUSH",
+    "PUSH_AT_S",
+    "ROTATE_BYTES",
+    "ClaudeDemo",
+    "start",
+    "this_process",
+]
 
 #: One scripted turn plus its idle tail, in seconds.
 CYCLE_S = 180.0
@@ -62,6 +78,10 @@ KEEP_AGENTS = 2
 #: When the wait on the human opens, seconds into the cycle, and how long it stands.
 WAIT_AT_S = 66.0
 WAIT_S = (20.0, 40.0)
+#: The first turn's irreversible command, seconds into the cycle (about 25 s into the demo).
+PUSH_AT_S = 19.0
+PUSH = "git push --force origin orders-pagination"
+PUSH_OUTPUT = "To github.com:acme/api.git\n + 3f2c1a9...e81b7d4 orders-pagination -> orders-pagination (forced update)"
 
 
 def this_process(fallback: datetime) -> tuple[int, datetime]:
@@ -174,6 +194,8 @@ class ClaudeDemo:
         self.task_ids: list[str] = []
         self.next_task = 1
         self.pending: str | None = None
+        #: Hook bodies written since the last :meth:`drain_events`.
+        self.events: list[dict[str, Any]] = []
         self.schedule = Schedule(
             self.start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"claude-demo:{seed}", tolerate=(OSError,)
         )
@@ -325,6 +347,8 @@ class ClaudeDemo:
             (answer_at + 20.0, lambda at: self._advance(job, 3, at)),
             (answer_at + 24.0, lambda at: self._end(at)),
         ]
+        if cycle == 0:
+            events.extend(self._push(PUSH_AT_S))
         # The subagent's own script, while the lead goes on with its work.
         for offset, n in ((30.0, 60), (42.0, 90), (50.0, 140)):
             events.append((offset, self._tokens(lambda: self.agent, n)))
@@ -376,6 +400,35 @@ class ClaudeDemo:
             calls.clear()
 
         return [(offset, call), (offset + takes_s, result)]
+
+    def _push(self, offset: float) -> list[tuple[float, Action]]:
+        """The force-push: its ``Bash`` call and result in the transcript, and the
+        ``PostToolUse`` body Claude Code's hook posts once the command has run."""
+        given = {"command": PUSH, "description": "Push the rebased branch"}
+        calls: list[tuple[Session, str]] = []
+
+        def call(at: datetime) -> None:
+            calls.append((self.live, self.live.tool("Bash", at, input=given, tokens=30)))
+
+        def result(at: datetime) -> None:
+            for session, ident in calls:
+                session.result(ident, at, output=PUSH_OUTPUT)
+                self.events.append(
+                    {
+                        "session_id": session.session_id,
+                        "transcript_path": str(session.path),
+                        "cwd": self.api,
+                        "permission_mode": "default",
+                        "hook_event_name": "PostToolUse",
+                        "tool_name": "Bash",
+                        "tool_input": dict(given),
+                        "tool_response": {"stdout": "", "stderr": PUSH_OUTPUT, "interrupted": False, "isImage": False},
+                        "tool_use_id": ident,
+                    }
+                )
+            calls.clear()
+
+        return [(offset, call), (offset + 2.0, result)]
 
     def _status(self, status: str, at: datetime, waiting_for: str | None = None) -> None:
         self.store.pid_file(
@@ -499,6 +552,11 @@ class ClaudeDemo:
     def step(self, now: datetime) -> None:
         """Append what the live session would have written by *now*."""
         self.schedule.step(now)
+
+    def drain_events(self) -> list[dict[str, Any]]:
+        """The hook bodies the steps so far produced, each handed over once."""
+        out, self.events = self.events, []
+        return out
 
     def close(self) -> None:
         """The demo stops: the live process exits cleanly, so its pid file goes."""

@@ -104,6 +104,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         turn=turn,
         thinking=summary.thinking,
         last_tool=summary.last_tool if open_turn or turn.state == "unknown" else None,
+        last_tool_raw=summary.last_tool_raw if open_turn or turn.state == "unknown" else None,
         tasks=tasks.read_tasks(files.task_folders, summary.task_created),
         subagents=tuple(pills),
         parent_id=files.parent_id,

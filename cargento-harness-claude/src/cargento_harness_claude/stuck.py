@@ -8,8 +8,10 @@ meant to show every state the board can.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from cargento.demo import Action, Schedule, seeded_uuid
 from cargento.models import HarnessContext, Simulation
@@ -71,6 +73,15 @@ class Showroom:
         """Step every part to *now*."""
         for part in self.parts:
             part.step(now)
+
+    def drain_events(self) -> list[Mapping[str, Any]]:
+        """The hook bodies every part produced since the last call (parts without any give none)."""
+        out: list[Mapping[str, Any]] = []
+        for part in self.parts:
+            drain = getattr(part, "drain_events", None)
+            if callable(drain):
+                out.extend(drain())
+        return out
 
     def close(self) -> None:
         """Close every part that has something to close (the live process's pid file)."""

@@ -73,6 +73,8 @@ class Summary:
         self.clock = TurnClock()
         self.open_calls: OrderedDict[str, tuple[rec.ToolCall, datetime | None]] = OrderedDict()
         self.last_tool: str | None = None
+        #: The newest tool call's recorded name when ``last_tool`` renames it (MCP tools).
+        self.last_tool_raw: str | None = None
         self.last_kind = ""
         self.outcomes = ToolOutcomes(whole_request=not partial)
         #: Task id to the time its ``TaskCreate`` result was written.
@@ -168,7 +170,7 @@ class Summary:
                 self.first_prompt = prompt
             self.outcomes.new_request()
             self.open_calls.clear()
-            self.last_tool = None
+            self.last_tool = self.last_tool_raw = None
             self.clock.start(at)
         elif self.clock.state == "open":
             self.clock.activity(at)
@@ -202,6 +204,7 @@ class Summary:
             while len(self.open_calls) > _MAX_OPEN_CALLS:
                 self.open_calls.popitem(last=False)
             self.last_tool = rec.tool_display(call.name)
+            self.last_tool_raw = call.name if self.last_tool != call.name else None
         if calls:
             self.last_kind = "tool"
         elif rec.is_synthetic(record) and record.get("isApiErrorMessage") is True:

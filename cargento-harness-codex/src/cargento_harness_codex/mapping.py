@@ -51,6 +51,7 @@ def reading(ref: SessionRef, rollout: Rollout, ctx: HarnessContext) -> SessionRe
         turn=turn,
         thinking=turn.state == "open" and not summary.tool_open,
         last_tool=summary.last_tool,
+        last_tool_raw=summary.last_tool_raw,
         tasks=steps_to_tasks(summary.plan) if summary.plan else (),
         parent_id=meta.parent_id if child else None,
         agent_name=meta.agent_name if child else None,

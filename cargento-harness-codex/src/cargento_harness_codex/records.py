@@ -87,6 +87,8 @@ class Fact:
     #: The thread a usage record belongs to, where the record names one.
     thread_id: str | None = None
     limits: tuple[RateLimit, ...] = ()
+    #: A tool call's name as recorded, when ``text`` (its display name) renames it (MCP tools).
+    raw: str | None = None
 
 
 def is_injected(text: str) -> bool:
@@ -160,10 +162,13 @@ def rate_limits(raw: Any, at: datetime | None) -> tuple[RateLimit, ...]:
     return tuple(out)
 
 
-def _tool_name(payload: dict[str, Any]) -> str | None:
+def _tool_names(payload: dict[str, Any]) -> tuple[str, str | None] | None:
+    """A tool call's display name and, when that renames it, the name as recorded: an MCP tool
+    ``mcp__server__tool`` reads ``server · tool``, a namespaced one's raw name is its namespace
+    and name joined the same way. ``None`` for a record without a usable name."""
     name = payload.get("name")
     if payload.get("type") == "local_shell_call":
-        return "shell"
+        return "shell", None
     if not isinstance(name, str) or not name:
         return None
     if name == "exec":
@@ -175,11 +180,16 @@ def _tool_name(payload: dict[str, Any]) -> str | None:
     if name.startswith("mcp__"):
         parts = name.split("__")
         if len(parts) >= 3 and parts[1] and parts[-1]:
-            return f"{parts[1]} · {'__'.join(parts[2:])}"
+            return f"{parts[1]} · {'__'.join(parts[2:])}", name
     namespace = payload.get("namespace")
     if isinstance(namespace, str) and namespace.startswith("mcp__"):
-        return f"{namespace[5:]} · {name}"
-    return name
+        return f"{namespace[5:]} · {name}", f"{namespace}__{name}"
+    return name, None
+
+
+def _tool_name(payload: dict[str, Any]) -> str | None:
+    names = _tool_names(payload)
+    return names[0] if names else None
 
 
 def _event_fact(payload: dict[str, Any], at: datetime | None) -> Fact:
@@ -242,8 +252,10 @@ def _item_fact(payload: dict[str, Any], at: datetime | None) -> Fact:
             steps = plan_from_exec_source(payload.get("input"))
             if steps is not None:
                 return Fact(kind="plan", at=at, plan=steps, text=_tool_name(payload))
-        name = _tool_name(payload)
-        return Fact(kind="tool_call", at=at, text=name) if name else Fact(kind="other", at=at)
+        names = _tool_names(payload)
+        if names is None:
+            return Fact(kind="other", at=at)
+        return Fact(kind="tool_call", at=at, text=names[0], raw=names[1])
     if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
         return Fact(kind="tool_output", at=at)
     return Fact(kind="other", at=at)

@@ -76,6 +76,7 @@ class Summary:
     plan: tuple[PlanStep, ...] | None = None
     model: str | None = None
     last_tool: str | None = None
+    last_tool_raw: str | None = None
     tool_open: bool = False
     clock: TurnClock = attrs.Factory(TurnClock)
     completed: list[float] = attrs.Factory(list)
@@ -127,7 +128,7 @@ class Summary:
         elif kind == "model":
             self.model = fact.text
         elif kind == "tool_call":
-            self.last_tool = fact.text
+            self.last_tool, self.last_tool_raw = fact.text, fact.raw
             self.tool_open = True
         elif kind == "tool_output":
             self.tool_open = False
@@ -239,7 +240,7 @@ def walk_summary(meta: RolloutMeta, facts: Iterable[Fact], now: datetime) -> Sum
             out.tool_open = kind == "tool_call"
             open_decided = True
         if kind == "tool_call" and out.last_tool is None:
-            out.last_tool = fact.text
+            out.last_tool, out.last_tool_raw = fact.text, fact.raw
         tool_done = open_decided and out.last_tool is not None
         if kind == "turn_start":
             starts.append(index)

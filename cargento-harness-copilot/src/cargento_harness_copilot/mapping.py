@@ -133,6 +133,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         turn=summary.turn(),
         thinking=summary.thinking(),
         last_tool=summary.last_tool,
+        last_tool_raw=summary.last_tool_raw,
         tasks=tasks,
         subagents=_subagents(summary, ctx.now),
         instruction=summary.instruction(),

@@ -109,6 +109,8 @@ class SessionSummary:
     first_prompt: str | None = None
     prompts: deque[tuple[str, datetime | None]] = attrs.Factory(lambda: deque(maxlen=_PROMPTS_KEPT))
     last_tool: str | None = None
+    #: The recorded tool name when ``last_tool`` renames it (an MCP tool shown ``server · tool``).
+    last_tool_raw: str | None = None
     open_tools: dict[str, str] = attrs.Factory(dict)
     subagents: dict[str, SubagentState] = attrs.Factory(dict)
     permissions: dict[str, Permission] = attrs.Factory(dict)
@@ -221,6 +223,7 @@ class SessionSummary:
         server = _str(data.get("mcpServerName"))
         if name is not None:
             self.last_tool = f"{server} · {_str(data.get('mcpToolName')) or name}" if server else name
+            self.last_tool_raw = name if self.last_tool != name else None
             call = _str(data.get("toolCallId"))
             if call is not None:
                 self.open_tools[call] = self.last_tool

@@ -145,6 +145,8 @@ class Summary:
     turn: TurnEvidence = attrs.field(factory=TurnEvidence)
     instruction: Instruction | None = None
     last_tool: str | None = None
+    #: The tool's wire name when ``last_tool`` renames it (``developer__shell``).
+    last_tool_raw: str | None = None
     thinking: bool = False
     newest_at: datetime | None = None
     prompts: int = 0
@@ -171,6 +173,7 @@ def summarise(messages: Iterable[Message]) -> Summary:
     clock = TurnClock()
     prompts: list[tuple[str, datetime | None]] = []
     last_tool: str | None = None
+    last_tool_raw: str | None = None
     last: Message | None = None
     newest: datetime | None = None
     for message in messages:
@@ -179,11 +182,12 @@ def summarise(messages: Iterable[Message]) -> Summary:
         if message.prompt is not None:
             clock.start(message.at)
             prompts.append((message.prompt, message.at))
-            last_tool = None
+            last_tool = last_tool_raw = None
         elif message.role == "assistant":
             if message.tools:
                 clock.activity(message.at)
                 last_tool = tool_label(message.tools[-1])
+                last_tool_raw = message.tools[-1] if last_tool != message.tools[-1] else None
             else:
                 clock.end(message.at)
         else:
@@ -194,6 +198,7 @@ def summarise(messages: Iterable[Message]) -> Summary:
         turn=clock.evidence(boundaries_recorded=False),
         instruction=_instruction(prompts),
         last_tool=last_tool,
+        last_tool_raw=last_tool_raw,
         thinking=thinking,
         newest_at=newest,
         prompts=len(prompts),

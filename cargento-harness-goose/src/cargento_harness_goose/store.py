@@ -166,6 +166,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         turn=summary.turn,
         thinking=summary.thinking,
         last_tool=summary.last_tool,
+        last_tool_raw=summary.last_tool_raw,
         instruction=summary.instruction,
         parent_id=parent,
         agent_name=(row.title or "subagent") if parent else None,

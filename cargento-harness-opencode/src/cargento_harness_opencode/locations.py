@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
 from cargento.readers import scan_dir
 
-__all__ = ["DEFAULT", "PATTERN", "VARIABLE", "databases", "roots"]
+__all__ = ["DEFAULT", "PATTERN", "VARIABLE", "Databases", "databases", "roots"]
 
 #: OpenCode has no relocation variable of its own; it follows XDG.
 VARIABLE: str | None = None
@@ -33,8 +34,24 @@ def roots(ctx: HarnessContext) -> list[Root]:
     return found
 
 
-def databases(root: Path) -> list[Path]:
-    """The ``opencode*.db`` files directly in *root* (never their ``-wal``/``-shm``)."""
-    # A pipe or link loop with a database's name is passed on too, so describe() names it.
+@attrs.frozen(kw_only=True)
+class Databases:
+    """What one root holds under a database's name."""
+
+    #: The regular ``opencode*.db`` files, to be read.
+    readable: tuple[Path, ...]
+    #: Entries with a database's name that are no regular file or cannot be ``stat``-ed (a
+    #: named pipe, a link loop, a dangling link), never opened.
+    skipped: tuple[Path, ...]
+    #: One ``<path>: <cause>`` line per skipped entry (and per root that could not be listed).
+    problems: tuple[str, ...]
+
+
+def databases(root: Path) -> Databases:
+    """The ``opencode*.db`` entries directly in *root* (never their ``-wal``/``-shm``)."""
     scan = scan_dir(root, files=PATTERN)
-    return sorted([Path(f.path) for f in scan.files] + [Path(p) for p in scan.skipped])
+    return Databases(
+        readable=tuple(sorted(Path(f.path) for f in scan.files)),
+        skipped=tuple(sorted(Path(p) for p in scan.skipped)),
+        problems=scan.problems,
+    )

@@ -61,12 +61,16 @@ def discover(ctx: HarnessContext) -> Discovery:
         places.append(where)
         if where.status != "present":
             continue
-        for path in locations.databases(root.path):
+        found = locations.databases(root.path)
+        problems.extend(found.problems)
+        for path in found.skipped:
+            places.append(describe(path, role="database", origin=root.origin))
+        for path in found.readable:
             places.append(describe(path, role="database", origin=root.origin))
             try:
                 snap = store.snapshot(path, ctx)
             except HarnessError as exc:
-                problems.append(f"{path.name}: {exc}")
+                problems.append(store.problem(path, exc))
                 snap = ctx.cache.get(f"snapshot:{path}")
                 if snap is None:
                     continue

@@ -18,10 +18,10 @@ from pathlib import Path
 import attrs
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext
-from cargento.readers import sqlite
+from cargento.readers import split_unreadable, sqlite
 from cargento.timestamps import parse_ts
 
-__all__ = ["MAX_SESSIONS", "SessionRow", "Snapshot", "snapshot"]
+__all__ = ["MAX_SESSIONS", "SessionRow", "Snapshot", "problem", "snapshot"]
 
 #: Sessions listed per database inside the display window (all of them with ``?all=1``,
 #: up to :data:`MAX_ALL`).
@@ -83,6 +83,33 @@ def snapshot(path: Path, ctx: HarnessContext) -> Snapshot:
         conn.close()
     ctx.cache.set(key, made)
     return made
+
+
+#: SQLite's words for a file it cannot read as a database, and the cause they mean.
+_SQLITE_CAUSES = (("file is not a database", "not an SQLite database"), ("malformed", "corrupt database"))
+
+
+def problem(path: Path, exc: HarnessError) -> str:
+    """The ``Discovery.problems`` line for a database :func:`snapshot` could not read:
+    ``<path>: <cause>`` with the cause ``cargento --diagnose`` recognises as unreadable where
+    there is one (``not an SQLite database``, ``corrupt database``, ``permission denied``...),
+    or the error's own words (a lock, a missing table) otherwise."""
+    verdict = sqlite.database_problem(path)
+    if verdict is not None:
+        return f"{path}: {verdict}"
+    text = str(exc)
+    parsed = split_unreadable(text)
+    if parsed is not None:
+        return f"{path}: {parsed[1]}"
+    for words, cause in _SQLITE_CAUSES:
+        if words in text:
+            return f"{path}: {cause}"
+    # The error names the database itself (by path or by name): say it once, in front.
+    for named in (str(path), path.name):
+        if named in text:
+            text = text.split(named, 1)[1].lstrip(": ").strip().removeprefix("is ") or text
+            break
+    return f"{path}: {text}"
 
 
 def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) -> Snapshot:

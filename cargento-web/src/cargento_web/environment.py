@@ -3,7 +3,9 @@
 The default serves the real machine: the process environment and the user's home. ``--demo``
 serves a temporary home in which every harness plugin's ``simulate`` hook writes live stores
 (:class:`cargento.demo.Demo`); every relocation variable points there, so the user's own
-stores are never read or touched, and the home is removed when serving ends.
+stores are never read or touched, and the home is removed when serving ends. The demo's
+scripted hook bodies (a simulation's ``drain_events``) go to the dashboard's event hub once
+:attr:`Served.forward_events` connects it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 from cargento.cli import Options
@@ -27,6 +30,8 @@ class Served:
     env: Mapping[str, str]
     home: Path
     close: Callable[[], None] = lambda: None
+    #: For the demo: connect ``sink(harness_key, body)`` to receive its scripted hook bodies.
+    forward_events: Callable[[Callable[[str, Mapping[str, Any]], object]], None] | None = None
 
 
 def serving_environment(options: Options, env: Mapping[str, str] | None = None) -> Served:
@@ -50,4 +55,4 @@ def demo_environment(base: Mapping[str, str]) -> Served:
     )
     for key, fault in sorted(demo.faults.items()):
         print(f"cargento: demo for {key} failed: {fault}", file=sys.stderr)
-    return Served(env=demo.env, home=demo.home, close=demo.stop)
+    return Served(env=demo.env, home=demo.home, close=demo.stop, forward_events=demo.forward_events)

@@ -26,7 +26,7 @@ from cargento_web.probe import bind_socket, is_in_use, probe
 from cargento_web.settings import Settings
 from cargento_web.statefile import remove_state, write_state
 
-__all__ = ["DashboardServer", "busy_message", "make_hub", "serve"]
+__all__ = ["DashboardServer", "busy_message", "connect_demo_events", "make_hub", "serve"]
 
 log = logging.getLogger("cargento_web")
 
@@ -81,6 +81,17 @@ def make_hub(options: Options, builder: BoardBuilder, settings: Settings) -> obj
     return hub
 
 
+def connect_demo_events(served: Served, hub: object | None) -> bool:
+    """Feed the demo's scripted hook bodies to *hub* through ``ingest``, the path a real
+    hook's ``POST /api/events/<harness>`` takes; ``False`` when there is nothing to connect
+    (not a demo, or no hub)."""
+    ingest: Any = getattr(hub, "ingest", None)
+    if served.forward_events is None or not callable(ingest):
+        return False
+    served.forward_events(lambda harness, body: ingest(harness, body))
+    return True
+
+
 def build_app(options: Options, served: Served, settings: Settings) -> tuple[Starlette, object | None]:
     from cargento_web.app import create_app
 
@@ -89,6 +100,7 @@ def build_app(options: Options, served: Served, settings: Settings) -> tuple[Sta
     clock = (lambda: as_of) if as_of is not None else None
     builder = BoardBuilder(registry, env=served.env, home=served.home, window_hours=options.window_hours, clock=clock)
     hub = make_hub(options, builder, settings)
+    connect_demo_events(served, hub)
     return create_app(builder=builder, settings=settings, hub=hub), hub
 
 

@@ -109,6 +109,7 @@ class RowDeriver:
                 title=reading.title,
                 state=state,
                 detail=detail,
+                last_tool_raw=reading.last_tool_raw if reading.last_tool and detail == reading.last_tool else None,
                 waiting=Waiting(kind=gate.kind, text=gate.text, since=gate.since, source=gate.source) if gate else None,
                 subagents=tuple(subagents),
                 tasks=tasks,

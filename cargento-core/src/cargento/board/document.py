@@ -110,6 +110,9 @@ class BoardSession:
     title: str | None
     state: State
     detail: str
+    #: The tool's recorded name when ``detail`` is a renamed tool (an MCP tool's wire string
+    #: ``mcp__linear__list_issues`` behind ``Linear · list issues``); ``None`` otherwise.
+    last_tool_raw: str | None = None
     waiting: Waiting | None
     subagents: tuple[Subagent, ...]
     tasks: tuple[BoardTask, ...]

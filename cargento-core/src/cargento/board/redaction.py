@@ -39,13 +39,16 @@ def _redact_optional(text: str | None) -> str | None:
 
 
 def redact_session(s: BoardSession) -> BoardSession:
-    """The row with its title, detail, wait text, tasks, instruction, subagent names and notes redacted."""
+    """The row with its title, detail, raw tool name, wait text, tasks, instruction, subagent names and notes redacted."""
     changes: dict[str, Any] = {}
     title, detail = _redact_optional(s.title), _redact(s.detail)
     if title != s.title:
         changes["title"] = title
     if detail != s.detail:
         changes["detail"] = detail
+    raw = _redact_optional(s.last_tool_raw)
+    if raw != s.last_tool_raw:
+        changes["last_tool_raw"] = raw
     if s.waiting is not None and s.waiting.text and _redact(s.waiting.text) != s.waiting.text:
         changes["waiting"] = attrs.evolve(s.waiting, text=_redact(s.waiting.text))
     tasks = tuple(_redact_task(t) for t in s.tasks)

@@ -26,6 +26,7 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
         s.state,
         s.state_source,
         None if s.state == "idle" else s.detail,
+        None if s.state == "idle" else s.last_tool_raw,
         s.waiting,
         s.subagents,
         tuple((t.subject, t.status, t.active_form, t.id) for t in s.tasks),

@@ -123,7 +123,9 @@ def unreadable(path: str | os.PathLike[str], exc: BaseException) -> str:
 
 #: The causes :func:`why` and the store checks give for a path that could not be read at all
 #: (as opposed to one read and found not to hold a session).
-UNREADABLE_CAUSES = frozenset([*_CAUSES.values(), "dangling symlink", "not an SQLite database", "not a folder"])
+UNREADABLE_CAUSES = frozenset(
+    [*_CAUSES.values(), "dangling symlink", "not an SQLite database", "corrupt database", "not a folder"]
+)
 _PREFIXES = ("cannot list ", "cannot read ", "skipped ")
 
 
