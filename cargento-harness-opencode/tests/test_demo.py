@@ -10,7 +10,7 @@ from cargento.readers import query_ro
 from cargento.testing.demo import DemoViewer
 from cargento.testing.demo_contract import DemoContract
 from cargento_harness_opencode import plugin
-from cargento_harness_opencode.simulation import CYCLE_S, LEAD_S, OpenCodeSimulation
+from cargento_harness_opencode.demo import CYCLE_S, LEAD_S, OpenCodeSimulation
 
 DAYS_ON = LEAD_S + 2 * 24 * 3600  # a cycle boundary two days on (960 cycles)
 

@@ -10,7 +10,7 @@ from cargento.board import BoardBuilder
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento_harness_opencode import plugin
-from cargento_harness_opencode.simulation import LEAD_S, OpenCodeSimulation
+from cargento_harness_opencode.demo import LEAD_S, OpenCodeSimulation
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 

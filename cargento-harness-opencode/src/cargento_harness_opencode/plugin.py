@@ -17,17 +17,14 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.errors import HarnessError
 from cargento.events import EventLane, HookTarget
-from cargento.locations import describe
 from cargento.models import HarnessMark
-from cargento.timestamps import parse_ts
 
+from cargento_harness_opencode import discovery
 from cargento_harness_opencode import event_lane as event_lane_module
 from cargento_harness_opencode import hook_targets as hook_targets_module
-from cargento_harness_opencode import locations, store
-from cargento_harness_opencode import reading as sessions
-from cargento_harness_opencode.simulation import OpenCodeSimulation
+from cargento_harness_opencode import mapping as sessions
+from cargento_harness_opencode.demo import OpenCodeSimulation
 
 KEY = "opencode"
 
@@ -52,47 +49,7 @@ def harness_info() -> HarnessInfo:
 
 @hookimpl
 def discover(ctx: HarnessContext) -> Discovery:
-    places = []
-    refs: list[SessionRef] = []
-    problems: list[str] = []
-    seen: set[str] = set()
-    for root in locations.roots(ctx):
-        where = describe(root.path, origin=root.origin)
-        places.append(where)
-        if where.status != "present":
-            continue
-        found = locations.databases(root.path)
-        problems.extend(found.problems)
-        for path in found.skipped:
-            places.append(describe(path, role="database", origin=root.origin))
-        for path in found.readable:
-            places.append(describe(path, role="database", origin=root.origin))
-            try:
-                snap = store.snapshot(path, ctx)
-            except HarnessError as exc:
-                problems.append(store.problem(path, exc))
-                snap = ctx.cache.get(f"snapshot:{path}")
-                if snap is None:
-                    continue
-                stale = True
-            else:
-                stale = False
-            for row in snap.rows.values():
-                if row.id in seen:
-                    continue
-                seen.add(row.id)
-                children = ":".join(f"{c.id}={c.stamps}" for c in snap.rows.values() if c.parent_id == row.id)
-                refs.append(
-                    SessionRef(
-                        harness=KEY,
-                        session_id=row.id,
-                        path=str(path),
-                        location=str(root.path),
-                        modified_at=parse_ts(row.newest_ms) if row.newest_ms else row.updated_at,
-                        fingerprint=None if stale else f"{row.stamps}|{children}",
-                    )
-                )
-    return Discovery(locations=tuple(places), sessions=tuple(refs), problems=tuple(problems))
+    return discovery.discover(ctx)
 
 
 @hookimpl
