@@ -11,7 +11,11 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.testing.hostile import NOBODY, open_up, run_cli, shared_home, unreadable_paths
+from cargento.testing.hostile import (
+    served_and_unreadable,
+    shared_home,
+    unreadable_for_nobody,
+)
 from cargento_harness_codex.fixtures import CodexSession, CodexStore
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -33,12 +37,9 @@ def test_a_pipe_and_link_loops_among_rollouts_hide_nothing(tmp_path: Path) -> No
     os.symlink(loop.name, loop)
     month_loop = day.parent / "31"
     os.symlink(month_loop.name, month_loop)
-    run = run_cli(["--json", "--all"], home, env=ENV)
-    assert run.returncode == 0, run.stderr
-    assert {s["session_id"] for s in run.json()["sessions"]} >= {s.session_id for s in sessions}
-    report = run_cli(["--diagnose", "--json"], home, env=ENV)
-    assert report.returncode == 1
-    assert unreadable_paths(report.json(), "codex") == {
+    served, unreadable = served_and_unreadable(home, "codex", env=ENV)
+    assert served >= {s.session_id for s in sessions}
+    assert unreadable == {
         str(fifo): "not a regular file (named pipe)",
         str(loop): "symlink loop",
         str(month_loop): "symlink loop",
@@ -48,8 +49,6 @@ def test_a_pipe_and_link_loops_among_rollouts_hide_nothing(tmp_path: Path) -> No
 def test_an_unreadable_rollout_is_named_with_its_cause() -> None:
     with shared_home() as home:
         sessions = _two(home)
-        open_up(home)
-        sessions[0].path.chmod(0o600)
-        report = run_cli(["--diagnose", "--json"], home, env=ENV, as_uid=NOBODY)
-        assert report.returncode == 1, report.stdout + report.stderr
-        assert unreadable_paths(report.json(), "codex") == {str(sessions[0].path): "permission denied"}
+        assert unreadable_for_nobody(home, "codex", [sessions[0].path], env=ENV) == {
+            str(sessions[0].path): "permission denied"
+        }

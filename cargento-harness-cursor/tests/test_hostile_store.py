@@ -7,7 +7,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.testing.hostile import NOBODY, open_up, run_cli, shared_home, unreadable_paths
+from cargento.testing.hostile import (
+    run_cli,
+    shared_home,
+    unreadable_for_nobody,
+    unreadable_paths,
+)
 from cargento_harness_cursor.fixtures import CursorChat
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -26,11 +31,9 @@ def _two(home: Path) -> list[CursorChat]:
 def test_an_unreadable_store_is_named_with_its_cause() -> None:
     with shared_home() as home:
         chats = _two(home)
-        open_up(home)
-        chats[0].path.chmod(0o600)
-        report = run_cli(["--diagnose", "--json"], home, env=ENV, as_uid=NOBODY)
-        assert report.returncode == 1, report.stdout + report.stderr
-        assert unreadable_paths(report.json(), "cursor") == {str(chats[0].path): "permission denied"}
+        assert unreadable_for_nobody(home, "cursor", [chats[0].path], env=ENV) == {
+            str(chats[0].path): "permission denied"
+        }
 
 
 def test_a_corrupt_store_is_named_and_the_other_chat_served(tmp_path: Path) -> None:

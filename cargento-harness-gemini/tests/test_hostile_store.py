@@ -7,7 +7,14 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.testing.hostile import NOBODY, open_up, run_cli, shared_home, unreadable_paths
+from cargento.testing.hostile import (
+    NOBODY,
+    open_up,
+    run_cli,
+    served_and_unreadable,
+    shared_home,
+    unreadable_paths,
+)
 from cargento_harness_gemini.fixtures import GeminiChat, GeminiStore
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -32,12 +39,9 @@ def test_a_pipe_and_a_link_loop_with_chat_names_hide_nothing(tmp_path: Path) -> 
     os.mkfifo(fifo)
     loop = folder / "session-2026-01-01T00-01-22222222.jsonl"
     os.symlink(loop.name, loop)
-    run = run_cli(["--json", "--all"], home, env=ENV)
-    assert run.returncode == 0, run.stderr
-    assert {s["session_id"] for s in run.json()["sessions"]} >= {c.session_id for c in chats}
-    report = run_cli(["--diagnose", "--json"], home, env=ENV)
-    assert report.returncode == 1
-    assert unreadable_paths(report.json(), "gemini") == {
+    served, unreadable = served_and_unreadable(home, "gemini", env=ENV)
+    assert served >= {c.session_id for c in chats}
+    assert unreadable == {
         str(fifo): "not a regular file (named pipe)",
         str(loop): "symlink loop",
     }

@@ -7,7 +7,11 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.testing.hostile import NOBODY, open_up, run_cli, shared_home, unreadable_paths
+from cargento.testing.hostile import (
+    served_and_unreadable,
+    shared_home,
+    unreadable_for_nobody,
+)
 from cargento_harness_pi.fixtures import PiSession, PiStore
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -27,11 +31,9 @@ def _two(home: Path) -> list[PiSession]:
 def test_an_unreadable_session_file_is_named_with_its_cause() -> None:
     with shared_home() as home:
         sessions = _two(home)
-        open_up(home)
-        sessions[0].path.chmod(0o600)
-        report = run_cli(["--diagnose", "--json"], home, env=ENV, as_uid=NOBODY)
-        assert report.returncode == 1, report.stdout + report.stderr
-        assert unreadable_paths(report.json(), "pi") == {str(sessions[0].path): "permission denied"}
+        assert unreadable_for_nobody(home, "pi", [sessions[0].path], env=ENV) == {
+            str(sessions[0].path): "permission denied"
+        }
 
 
 def test_a_pipe_with_a_session_name_is_named_and_the_rest_is_served(tmp_path: Path) -> None:
@@ -39,9 +41,6 @@ def test_a_pipe_with_a_session_name_is_named_and_the_rest_is_served(tmp_path: Pa
     sessions = _two(home)
     fifo = sessions[0].path.parent / "2026-01-01T00-00-00-000Z_11111111-0000-4000-8000-000000000000.jsonl"
     os.mkfifo(fifo)
-    run = run_cli(["--json", "--all"], home, env=ENV)
-    assert run.returncode == 0, run.stderr
-    assert {s["session_id"] for s in run.json()["sessions"]} >= {s.session_id for s in sessions}
-    report = run_cli(["--diagnose", "--json"], home, env=ENV)
-    assert report.returncode == 1
-    assert unreadable_paths(report.json(), "pi") == {str(fifo): "not a regular file (named pipe)"}
+    served, unreadable = served_and_unreadable(home, "pi", env=ENV)
+    assert served >= {s.session_id for s in sessions}
+    assert unreadable == {str(fifo): "not a regular file (named pipe)"}

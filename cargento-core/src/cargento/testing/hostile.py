@@ -22,7 +22,16 @@ from typing import Any
 import attrs
 import orjson
 
-__all__ = ["NOBODY", "CliRun", "open_up", "run_cli", "shared_home", "unreadable_paths"]
+__all__ = [
+    "NOBODY",
+    "CliRun",
+    "open_up",
+    "run_cli",
+    "served_and_unreadable",
+    "shared_home",
+    "unreadable_for_nobody",
+    "unreadable_paths",
+]
 
 #: The conventional unprivileged user and group id.
 NOBODY = 65534
@@ -121,3 +130,31 @@ def unreadable_paths(report: Any, harness: str) -> dict[str, str]:
         if entry["key"] == harness:
             return {u["path"]: u["cause"] for u in entry["unreadable"]}
     raise KeyError(harness)
+
+
+def served_and_unreadable(
+    home: Path, harness: str, *, env: Mapping[str, str] | None = None
+) -> tuple[set[str], dict[str, str]]:
+    """Run the real board over a hostile *home*: ``cargento --json --all`` must succeed and
+    ``cargento --diagnose --json`` must exit 1. Returns the session ids served and the
+    ``path -> cause`` of what diagnose names unreadable for *harness*."""
+    board = run_cli(["--json", "--all"], home, env=env)
+    assert board.returncode == 0, board.stderr
+    report = run_cli(["--diagnose", "--json"], home, env=env)
+    assert report.returncode == 1, report.stdout + report.stderr
+    return {s["session_id"] for s in board.json()["sessions"]}, unreadable_paths(report.json(), harness)
+
+
+def unreadable_for_nobody(
+    home: Path, harness: str, hide: Sequence[Path], *, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Make everything under *home* readable to every user except *hide* (owner only), run
+    ``cargento --diagnose --json`` as :data:`NOBODY` (it must exit 1) and return the
+    ``path -> cause`` it names unreadable for *harness*. As root, this is how a permission
+    error is made real."""
+    open_up(home)
+    for path in hide:
+        path.chmod(0o600 if path.is_file() else 0o700)
+    report = run_cli(["--diagnose", "--json"], home, env=env, as_uid=NOBODY)
+    assert report.returncode == 1, report.stdout + report.stderr
+    return unreadable_paths(report.json(), harness)
