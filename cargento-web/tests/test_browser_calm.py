@@ -389,29 +389,24 @@ def test_attention_shows_the_irreversible_command_reports(
         hub.close()
 
 
-def test_the_now_tooltip_carries_a_tools_full_recorded_name(board_server: Any, browser: Any) -> None:
-    """Once the board publishes ``last_tool_raw`` beside the display name, the tooltip shows it
-    (the document is amended in flight here: core does not publish the field yet)."""
-    import json
+def test_the_now_tooltip_carries_a_tools_full_recorded_name(serve: Any, builder_for: Any, tmp_path: Path, browser: Any) -> None:
+    """An MCP tool shows under its display name; the tooltip adds the recorded wire name."""
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_claude.fixtures import ClaudeStore
 
-    server = board_server()
+    store = ClaudeStore(tmp_path / "home")
+    now = time.time()
+    session = store.session("44444444-4444-4444-8444-444444444444")
+    session.prompt("list my issues", now - 30)
+    session.tool("mcp__linear__list_issues", now - 25)
+    server = serve(builder_for([("claude", claude)], store.home))
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     try:
         page = context.new_page()
-
-        def amend(route: Any) -> None:
-            response = route.fetch()
-            doc = response.json()
-            for s in doc["sessions"]:
-                if s["key"].startswith("pi:pi-busy"):
-                    s["detail"], s["last_tool_raw"] = "Linear · list issues", "mcp__linear__list_issues"
-            route.fulfill(response=response, body=json.dumps(doc))
-
-        page.route("**/api/data*", amend)
         page.goto(server.url + "/")
-        page.wait_for_selector("main li.row[data-key^='pi:pi-busy']")
-        now = page.locator("main li.row[data-key^='pi:pi-busy'] .c-now")
-        assert now.inner_text() == "Linear · list issues"
-        assert now.get_attribute("title") == "Linear · list issues (mcp__linear__list_issues)"
+        page.wait_for_selector("main li.row[data-key^='claude:'] .c-now")
+        now_cell = page.locator("main li.row[data-key^='claude:'] .c-now")
+        assert now_cell.inner_text() == "Linear · list issues"
+        assert now_cell.get_attribute("title") == "Linear · list issues (mcp__linear__list_issues)"
     finally:
         context.close()
