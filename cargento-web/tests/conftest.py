@@ -13,9 +13,11 @@ import httpx
 import pytest
 import uvicorn
 from cargento.board import BoardBuilder
+from cargento.cli import Options
 from cargento.plugins import Registry, load_registry
 from cargento.processes import StaticProcesses
 from cargento_web.app import create_app
+from cargento_web.extensions import ExtensionContext, Extensions, load_extensions
 from cargento_web.probe import bind_socket
 from cargento_web.settings import Settings
 from starlette.applications import Starlette
@@ -74,6 +76,7 @@ class LiveServer:
 
     def __init__(self, app: Starlette, sock: Any) -> None:
         self.app = app
+        self.extensions: Extensions | None = None
         self.port: int = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(
@@ -96,17 +99,51 @@ class LiveServer:
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[..., LiveServer]]:
-    """Start a real server over a builder: ``serve(builder, **settings)``; stopped afterwards."""
+def serve(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+    """Start a real server over a builder: ``serve(builder, **settings)``; stopped afterwards.
+
+    ``features=["cargento_web.<feature>", ...]`` also starts those operator features (see
+    :mod:`cargento_web.extensions`) with ``options`` (default: no flags) and their stores under
+    ``state_dir`` (default: a fresh folder under the test's tmp_path); ``server.extensions``
+    holds them.
+    """
     servers: list[LiveServer] = []
 
-    def start(builder: BoardBuilder, *, hub: object | None = None, **settings: Any) -> LiveServer:
+    def start(
+        builder: BoardBuilder,
+        *,
+        hub: object | None = None,
+        features: tuple[str, ...] | list[str] = (),
+        options: Options | None = None,
+        state_dir: Path | None = None,
+        demo: bool = False,
+        **settings: Any,
+    ) -> LiveServer:
         sock = bind_socket("127.0.0.1", 0)
         port = sock.getsockname()[1]
         values: dict[str, Any] = {"port": port, "heartbeat_s": 0.5, "rescan_s": 0.5, "debounce_s": 0.05}
         values.update(settings)
-        app = create_app(builder=builder, settings=Settings(**values), hub=hub)
+        served_settings = Settings(**values)
+        extensions = Extensions()
+        app_holder: list[Starlette] = []
+        if features:
+            folder = state_dir or tmp_path / f"cargento-home-{len(servers)}"
+            context = ExtensionContext(
+                options=options or Options(),
+                settings=served_settings,
+                builder=builder,
+                hub=hub,
+                state_dir=folder,
+                env=builder.env,
+                changed=extensions.changed,
+                latest_board=lambda: app_holder[0].state.live.latest() if app_holder else None,
+                demo=demo,
+            )
+            extensions.items = tuple(load_extensions(context, features))
+        app = create_app(builder=builder, settings=served_settings, hub=hub, extensions=extensions)
+        app_holder.append(app)
         server = LiveServer(app, sock)
+        server.extensions = extensions
         servers.append(server)
         return server
 

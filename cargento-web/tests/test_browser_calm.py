@@ -389,7 +389,9 @@ def test_attention_shows_the_irreversible_command_reports(
         hub.close()
 
 
-def test_the_now_tooltip_carries_a_tools_full_recorded_name(serve: Any, builder_for: Any, tmp_path: Path, browser: Any) -> None:
+def test_the_now_tooltip_carries_a_tools_full_recorded_name(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
     """An MCP tool shows under its display name; the tooltip adds the recorded wire name."""
     from cargento_harness_claude import plugin as claude
     from cargento_harness_claude.fixtures import ClaudeStore

@@ -25,6 +25,10 @@ __all__ = ["SERVE_GROUP", "Options", "main", "parse_args", "serve_implementation
 SERVE_GROUP = "cargento.serve"
 
 DEFAULT_PORT = 4553
+DEFAULT_HISTORY_DAYS = 14.0
+DEFAULT_HISTORY_MAX_BYTES = 1_048_576
+#: The standard OTLP/HTTP port.
+DEFAULT_OTLP_PORT = 4318
 ALLOWED_HOSTS = ("127.0.0.1", "0.0.0.0")
 
 
@@ -48,6 +52,33 @@ class Options:
     no_notify: bool = False
     open_browser: bool = False
     verbose: bool = False
+    #: One-shot: delete the history, session-end and discard records, clear reading
+    #: permission (never the spend timestamps), and exit; refused while a dashboard answers.
+    forget: bool = False
+    #: ``--observer-model`` (True), ``--no-observer-model`` (False) or neither (None).
+    observer_model: bool | None = None
+    unasked_readings: bool = False
+    interaction_origin_session: str | None = None
+    interaction_origin_registration_file: str | None = None
+    no_spacedock: bool = False
+    no_tripwires: bool = False
+    no_usage: bool = False
+    no_git: bool = False
+    no_dismiss: bool = False
+    no_annotations: bool = False
+    no_ask: bool = False
+    no_focus: bool = False
+    no_history: bool = False
+    no_reach: bool = False
+    reach_url: str | None = None
+    no_quiet_hours: bool = False
+    quiet_hours: str | None = None
+    history_days: float = DEFAULT_HISTORY_DAYS
+    history_max_bytes: int = DEFAULT_HISTORY_MAX_BYTES
+    #: The OpenTelemetry (OTLP/HTTP) receiver's loopback port; 0 turns it off.
+    otlp_port: int = DEFAULT_OTLP_PORT
+    #: Push the board's metrics to this OTLP collector (``--otlp-endpoint``).
+    otlp_endpoint: str | None = None
 
 
 class UsageError(Exception):
@@ -86,6 +117,52 @@ def _hours(text: str) -> float:
     if not value > 0 or value != value or value == float("inf"):
         raise argparse.ArgumentTypeError(f"--window-hours must be a positive number, not {text!r}")
     return value
+
+
+def _positive_days(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--history-days takes a number of days, not {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"--history-days must be more than zero, not {text!r}")
+    return value
+
+
+def _positive_bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--history-max-bytes takes a whole number of bytes, not {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"--history-max-bytes must be more than zero, not {text!r}")
+    return value
+
+
+def _otlp_port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--otlp-port takes a whole number (0 turns it off), not {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"--otlp-port must be from 0 (off) to 65535, not {value}")
+    return value
+
+
+def _web_url(flag: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if not (text.startswith("http://") or text.startswith("https://")) or len(text) > 2048:
+            raise argparse.ArgumentTypeError(f"{flag} takes an http:// or https:// URL, not {text!r}")
+        return text
+
+    return parse
+
+
+def _origin_session(text: str) -> str:
+    harness, sep, sid = text.partition(":")
+    if not sep or not harness or not sid:
+        raise argparse.ArgumentTypeError(f"--interaction-origin-session takes <harness>:<session id>, not {text!r}")
+    return text
 
 
 def _moment(text: str) -> datetime:
@@ -133,6 +210,97 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--open", dest="open_browser", action="store_true", help="open the dashboard in a browser once it serves"
     )
+    p.add_argument(
+        "--forget",
+        action="store_true",
+        help="delete the local history, the session ends and discard records, clear reading permission, and exit",
+    )
+    observer = p.add_mutually_exclusive_group()
+    observer.add_argument(
+        "--observer-model",
+        dest="observer_model",
+        action="store_const",
+        const=True,
+        default=None,
+        help="offer optional Codex goal summaries",
+    )
+    observer.add_argument(
+        "--no-observer-model",
+        dest="observer_model",
+        action="store_const",
+        const=False,
+        help="refuse every model call for this run (readings, summaries, unasked checks)",
+    )
+    p.add_argument(
+        "--unasked-readings",
+        action="store_true",
+        help="check annotated sessions for departures on observed state changes, unasked (off by default)",
+    )
+    p.add_argument(
+        "--interaction-origin-session",
+        type=_origin_session,
+        default=None,
+        metavar="HARNESS:SID",
+        help="the one session whose read-only terminal prototype may register (with the next flag)",
+    )
+    p.add_argument(
+        "--interaction-origin-registration-file",
+        default=None,
+        metavar="FILE",
+        help="the private file holding the terminal prototype's registration capability",
+    )
+    p.add_argument("--no-spacedock", action="store_true", help="do not read Spacedock workflow definitions")
+    p.add_argument("--no-tripwires", action="store_true", help="disable workflow stage conditions and their store")
+    p.add_argument("--no-usage", action="store_true", help="fetch no vendor quota and ignore pushed quota this run")
+    p.add_argument("--no-git", action="store_true", help="run no end-of-session git probe this run")
+    p.add_argument("--no-dismiss", action="store_true", help="neither read nor write the sessions marked handled")
+    p.add_argument("--no-annotations", action="store_true", help="neither read nor write the goals you typed")
+    p.add_argument("--no-ask", action="store_true", help="let no session ask you a question this run")
+    p.add_argument("--no-focus", action="store_true", help="never raise a session's terminal this run")
+    p.add_argument("--no-history", action="store_true", help="keep and read back no local history this run")
+    p.add_argument("--no-reach", action="store_true", help="post no off-machine reach nudge this run")
+    p.add_argument(
+        "--reach-url",
+        type=_web_url("--reach-url"),
+        default=None,
+        metavar="URL",
+        help="webhook for reach nudges (over CARGENTO_REACH_URL and ~/.cargento/reach_url)",
+    )
+    p.add_argument("--no-quiet-hours", action="store_true", help="notify whatever the local time this run")
+    p.add_argument(
+        "--quiet-hours",
+        default=None,
+        metavar="HH:MM-HH:MM",
+        help="hold non-urgent notifications in this local window (over CARGENTO_QUIET_HOURS)",
+    )
+    p.add_argument(
+        "--history-days",
+        type=_positive_days,
+        default=DEFAULT_HISTORY_DAYS,
+        metavar="N",
+        help="keep local history this many days (default 14)",
+    )
+    p.add_argument(
+        "--history-max-bytes",
+        type=_positive_bytes,
+        default=DEFAULT_HISTORY_MAX_BYTES,
+        metavar="N",
+        help="size cap (and read cap) of the local history store (default 1048576)",
+    )
+    p.add_argument(
+        "--otlp-port",
+        type=_otlp_port,
+        default=DEFAULT_OTLP_PORT,
+        metavar="N",
+        help="loopback port of the OpenTelemetry receiver (default 4318; 0 turns it off)",
+    )
+    p.add_argument(
+        "--otlp-endpoint",
+        type=_web_url("--otlp-endpoint"),
+        default=None,
+        metavar="URL",
+        help="push the board's metrics to this OTLP/HTTP collector",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="tracebacks in --diagnose")
     p.add_argument("--version", action="version", version=_version())
     return p
@@ -146,13 +314,23 @@ def _version() -> str:
 
 def parse_args(argv: Sequence[str] | None = None) -> Options:
     ns = build_parser().parse_args(argv)
-    modes = [n for n in ("diagnose", "daemon", "status", "stop") if getattr(ns, n)]
+    modes = [n for n in ("diagnose", "daemon", "status", "stop", "forget") if getattr(ns, n)]
     if ns.json and not ns.diagnose:
         modes.append("json")
     if len(modes) > 1:
         raise UsageError("choose one of " + ", ".join("--" + m for m in modes))
-    if ns.demo and (ns.status or ns.stop or ns.diagnose):
-        raise UsageError("--demo serves a dashboard; it does not combine with --status, --stop or --diagnose")
+    if ns.demo and (ns.status or ns.stop or ns.diagnose or ns.forget):
+        raise UsageError("--demo serves a dashboard; it does not combine with --status, --stop, --forget or --diagnose")
+    if ns.unasked_readings and ns.observer_model is False:
+        raise UsageError("--unasked-readings asks a model; --no-observer-model refuses every model call")
+    if (ns.interaction_origin_session is None) != (ns.interaction_origin_registration_file is None):
+        raise UsageError(
+            "the terminal prototype needs both --interaction-origin-session and --interaction-origin-registration-file"
+        )
+    if ns.quiet_hours is not None and ns.no_quiet_hours:
+        raise UsageError("--quiet-hours and --no-quiet-hours contradict each other")
+    if ns.reach_url is not None and ns.no_reach:
+        raise UsageError("--reach-url and --no-reach contradict each other")
     return Options(**vars(ns))
 
 

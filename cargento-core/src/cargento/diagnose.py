@@ -14,7 +14,11 @@ from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
 from cargento.readers.regular import split_unreadable
 
-__all__ = ["HarnessReport", "Report", "UnreadableStore", "diagnose", "render_text"]
+__all__ = ["OWN_STORES_GROUP", "HarnessReport", "OwnStore", "Report", "UnreadableStore", "diagnose", "render_text"]
+
+#: The entry-point group a dashboard distribution registers ``own_stores(env) -> Iterable[OwnStore]``
+#: in, so ``--diagnose`` names the server's own stores without core importing the server.
+OWN_STORES_GROUP = "cargento.own_stores"
 
 
 @attrs.frozen(kw_only=True)
@@ -36,6 +40,19 @@ class UnreadableStore:
     #: ``permission denied``, ``symlink loop``, ``not a regular file (named pipe)``, ``not an
     #: SQLite database``...
     cause: str
+
+
+@attrs.frozen(kw_only=True)
+class OwnStore:
+    """One of the dashboard's own stores (annotations, history, dismissals...) as found on disk."""
+
+    #: The store's name as the page and the header say it (``annotations``).
+    name: str
+    path: str
+    #: ``absent``, ``read`` or ``unreadable``.
+    status: str
+    #: What was read (``12 records``) or why it could not be (``not valid JSON``).
+    detail: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -64,6 +81,8 @@ class Report:
     ok: bool
     #: No discovered store was unreadable (see :attr:`HarnessReport.unreadable`).
     stores_ok: bool = True
+    #: The dashboard's own stores, from every :data:`OWN_STORES_GROUP` entry point.
+    own_stores: tuple[OwnStore, ...] = ()
 
 
 def _found(loc: StoreLocation, count: int) -> str:
@@ -141,7 +160,22 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
         ok=not registry.failed(),
         # A harness whose read the watchdog had to abandon is a store that could not be read.
         stores_ok=not any(h.unreadable for h in reports) and not builder.stuck,
+        own_stores=own_stores(builder.env),
     )
+
+
+def own_stores(env: Mapping[str, str]) -> tuple[OwnStore, ...]:
+    """What every installed dashboard says of its own stores; a failing one is reported as
+    such rather than stopping the report."""
+    import importlib.metadata as md
+
+    found: list[OwnStore] = []
+    for ep in sorted(md.entry_points(group=OWN_STORES_GROUP), key=lambda e: e.name):
+        try:
+            found.extend(ep.load()(env))
+        except Exception as exc:  # a dashboard's problem must not hide the harness report
+            found.append(OwnStore(name=ep.name, path="", status="unreadable", detail=f"{type(exc).__name__}: {exc}"))
+    return tuple(found)
 
 
 def _unreadable(
@@ -195,6 +229,12 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         if h.fault_count:
             lines.append(f"  faults: {h.fault_count}")
             lines.extend(f"    {f}" for f in h.faults)
+    if report.own_stores:
+        lines.append("")
+        lines.append("Cargento's own stores:")
+        for own in report.own_stores:
+            extra = f" ({own.detail})" if own.detail else ""
+            lines.append(f"  {own.name:<12} {own.path or '(no path)'} · {own.status}{extra}")
     lines.append("")
     lines.append("all plugins loaded" if report.ok else "some installed harness plugins did not load")
     if not report.stores_ok:

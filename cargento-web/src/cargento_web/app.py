@@ -32,6 +32,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from cargento_web.extensions import Extensions
 from cargento_web.live import LiveBoard
 from cargento_web.outbound import OutboundJSON, install_log_redaction
 from cargento_web.page import render_page
@@ -95,13 +96,18 @@ def _open_port(settings: Settings) -> int | None:
     return settings.port if settings.host == "0.0.0.0" else None
 
 
-def document(board: Board) -> bytes:
-    """The ``/api/data`` document: the board JSON with every string redacted.
+def document(board: Board, extras: dict[str, Any] | None = None) -> bytes:
+    """The ``/api/data`` document: the board JSON, plus the features' top-level keys
+    (*extras*, never replacing a board key), with every string redacted.
 
     Core redacts the session texts; this also covers harness faults, store problems and
-    anything else a plugin put in a string, so no credential-shaped value reaches the page.
+    anything else a plugin or a feature put in a string, so no credential-shaped value
+    reaches the page.
     """
-    return orjson.dumps(redact_tree(serde.unstructure(board)), option=orjson.OPT_NON_STR_KEYS)
+    doc: dict[str, Any] = serde.unstructure(board)
+    for key, value in (extras or {}).items():
+        doc.setdefault(key, value)
+    return orjson.dumps(redact_tree(doc), option=orjson.OPT_NON_STR_KEYS)
 
 
 def _flag(request: Request, name: str, default: bool) -> bool:
@@ -140,17 +146,31 @@ class _Headers:
         await self.app(scope, receive, wrapped)
 
 
-def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None = None) -> Starlette:
+def create_app(
+    *, builder: BoardBuilder, settings: Settings, hub: object | None = None, extensions: Extensions | None = None
+) -> Starlette:
     """The dashboard application over *builder*.
 
     With *hub* (the event ingress), its overlays are applied to every board, its routes are
     mounted behind the same guard, and ``hub.on_board(board)`` is called on every build.
+    *extensions* (the operator features, :mod:`cargento_web.extensions`) add their routes,
+    their keys of ``/api/data`` and their page configuration, and see every board.
     """
     install_log_redaction()
-    live = LiveBoard(builder, settings, hub)
+    features = extensions if extensions is not None else Extensions()
+    live = LiveBoard(builder, settings, hub, extensions=features)
+    features.listen(live.invalidate)
     guard = Guard(settings)
+    resets = _store_resets(hub) + [
+        {"store": s.name, "text": s.detail or "it could not be read, so it was set aside and started empty", "at": None}
+        for s in features.own_stores()
+        if s.status == "reset"
+    ]
     page = render_page(
-        settings, notifications=redact_tree(_notification_status(hub)), store_resets=redact_tree(_store_resets(hub))
+        settings,
+        notifications=redact_tree(_notification_status(hub)),
+        store_resets=redact_tree(resets),
+        features=redact_tree(features.page_config()),
     )
 
     async def index(request: Request) -> Response:
@@ -160,17 +180,18 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
             headers={"Content-Security-Policy": page.csp, "Cache-Control": "no-store"},
         )
 
-    rendered: dict[bool, tuple[Board, bytes]] = {}
+    rendered: dict[bool, tuple[Board, int, bytes]] = {}
 
     async def data(request: Request) -> Response:
         flavour = _flag(request, "all", settings.all_sessions)
         board = await live.board(flavour)
+        generation = features.generation
         cached = rendered.get(flavour)
-        if cached is not None and cached[0] is board:
-            body = cached[1]  # every tab refetching one revision shares one rendering
+        if cached is not None and cached[0] is board and cached[1] == generation:
+            body = cached[2]  # every tab refetching one revision shares one rendering
         else:
-            body = document(board)
-            rendered[flavour] = (board, body)
+            body = document(board, features.document() if features.items else None)
+            rendered[flavour] = (board, generation, body)
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     capability: str | None = getattr(hub, "capability", None) if hub is not None else None
@@ -256,6 +277,7 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
     ]
     if hub is not None and hasattr(hub, "routes"):
         routes.extend(hub.routes(guard))
+    routes.extend(features.routes(guard))
     routes.append(Mount("/static", app=StaticFiles(packages=[("cargento_web", "static")]), name="static"))
 
     app = Starlette(
@@ -268,16 +290,17 @@ def create_app(*, builder: BoardBuilder, settings: Settings, hub: object | None 
                 any_ip_literal_port=lambda: _open_port(settings),
             ),
         ],
-        lifespan=_lifespan(live),
+        lifespan=_lifespan(live, features),
     )
     app.state.live = live
     app.state.settings = settings
     app.state.guard = guard
     app.state.hub = hub
+    app.state.extensions = features
     return app
 
 
-def _lifespan(live: LiveBoard) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+def _lifespan(live: LiveBoard, features: Extensions) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         live.attach(asyncio.get_running_loop())
@@ -289,6 +312,7 @@ def _lifespan(live: LiveBoard) -> Callable[[Starlette], AbstractAsyncContextMana
             if callable(unsubscribe):
                 unsubscribe()
             await live.close()
+            await anyio.to_thread.run_sync(features.close)
             close = getattr(hub, "close", None)
             if callable(close):
                 close()

@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
+import attrs
 from cargento.board import Board, BoardBuilder
 
+from cargento_web.extensions import Extensions
 from cargento_web.order import StableOrder
 from cargento_web.settings import Settings
 
@@ -87,6 +89,18 @@ class Feed:
         self.full_at = 0.0
         #: The order rows are published in: a row moves only when its state changes.
         self.order = StableOrder()
+        #: The published revision: it moves when the builder's does or when an extension's
+        #: share of the document did (``(builder revision, extension generation)``).
+        self.revision = 0
+        self._revision_of: tuple[int, int] | None = None
+
+    def stamp(self, board: Board, generation: int) -> Board:
+        """*board* carrying the published revision for its content and the extensions'."""
+        of = (board.revision, generation)
+        if of != self._revision_of:
+            self._revision_of = of
+            self.revision += 1
+        return board if board.revision == self.revision else attrs.evolve(board, revision=self.revision)
 
     def note_paths(self, paths: Iterable[str]) -> None:
         """Record changed store paths; a path no harness owns forces a full rescan."""
@@ -132,9 +146,17 @@ class LiveBoard:
     build and, if it has ``on_board(board)``, it is handed each board built.
     """
 
-    def __init__(self, builder: BoardBuilder, settings: Settings, hub: object | None = None) -> None:
+    def __init__(
+        self,
+        builder: BoardBuilder,
+        settings: Settings,
+        hub: object | None = None,
+        *,
+        extensions: Extensions | None = None,
+    ) -> None:
         self.settings = settings
         self.hub = hub
+        self.extensions = extensions if extensions is not None else Extensions()
         self._builders = {settings.all_sessions: builder}
         self._base = builder
         self.feeds: dict[bool, Feed] = {}
@@ -148,6 +170,11 @@ class LiveBoard:
         self._warm: asyncio.Task[None] | None = None
         #: Number of boards built, for tests and ``/api/health``-free diagnostics.
         self.builds = 0
+
+    def latest(self) -> Board | None:
+        """The board most recently built of the default flavour (``None`` before the first)."""
+        feed = self.feeds.get(self.settings.all_sessions)
+        return feed.board if feed is not None else None
 
     # -- builders -----------------------------------------------------------------------
 
@@ -194,7 +221,8 @@ class LiveBoard:
                 else:
                     if isinstance(amended, Board):
                         board = amended
-            return board
+            self.extensions.on_board(board)
+            return feed.stamp(board, self.extensions.generation)
 
     async def _build(self, feed: Feed) -> Board:
         changes = feed.take_changes() if feed.live else None
@@ -214,6 +242,8 @@ class LiveBoard:
         feed = self.feed(all_sessions)
         fresh = feed.board is not None and time.monotonic() - feed.built_at < REUSE_S
         if feed.board is not None and (feed.live or fresh):
+            # An extension's share may have moved since the build: the revision says so.
+            feed.board = feed.stamp(feed.board, self.extensions.generation)
             return feed.board
         return await self._build(feed)
 
@@ -243,7 +273,8 @@ class LiveBoard:
                     feed.note_paths(paths)
             feed.dirty.set()
         idle_kick = self._kick is None or self._kick.done()
-        if not live and hasattr(self.hub, "on_board") and not self._closing and idle_kick:
+        watched = hasattr(self.hub, "on_board") or bool(self.extensions.items)
+        if not live and watched and not self._closing and idle_kick:
             # No page is open, but the hub reads every board (its notifications): one
             # coalesced build of the default board, and nothing more.
             self._kick = asyncio.get_running_loop().create_task(self._kick_build())

@@ -36,13 +36,15 @@ def render_page(
     *,
     notifications: Mapping[str, Any] | None = None,
     store_resets: Sequence[Mapping[str, Any]] = (),
+    features: Mapping[str, Any] | None = None,
 ) -> Page:
     """Fill the page template with this server's settings; nothing on it comes from a CDN.
 
     *notifications* is the native-notification availability checked at start (with whether
     lifecycle events are on), shown on the page rather than assumed. *store_resets* are the
     server's own stores that could not be read at start (``store``, ``text``, ``at``), which
-    the header names.
+    the header names. *features* is each operator feature's page configuration, by name
+    (``config.features``).
     """
     importmap = orjson.dumps(IMPORT_MAP).decode()
     digest = base64.b64encode(hashlib.sha256(importmap.encode()).digest()).decode()
@@ -52,6 +54,7 @@ def render_page(
         "version": settings.version,
         "notifications": dict(notifications) if notifications is not None else None,
         "store_resets": [dict(r) for r in store_resets],
+        "features": dict(features or {}),
     }
     text = (
         _template()

@@ -8,6 +8,7 @@ import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Callable
 from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
@@ -22,6 +23,7 @@ from cargento.timestamps import iso
 from starlette.applications import Starlette
 
 from cargento_web.environment import Served
+from cargento_web.extensions import ExtensionContext, Extensions, load_extensions
 from cargento_web.probe import bind_socket, is_in_use, probe
 from cargento_web.settings import Settings
 from cargento_web.statefile import remove_state, write_state
@@ -101,7 +103,24 @@ def build_app(options: Options, served: Served, settings: Settings) -> tuple[Sta
     builder = BoardBuilder(registry, env=served.env, home=served.home, window_hours=options.window_hours, clock=clock)
     hub = make_hub(options, builder, settings)
     connect_demo_events(served, hub)
-    return create_app(builder=builder, settings=settings, hub=hub), hub
+    extensions = Extensions()
+    latest: list[Callable[[], Any]] = []
+    context = ExtensionContext(
+        options=options,
+        settings=settings,
+        builder=builder,
+        hub=hub,
+        # The demo's stores live in its own temporary home: it never writes the user's.
+        state_dir=served.home / ".cargento" if options.demo else state_dir(),
+        env=served.env,
+        changed=extensions.changed,
+        latest_board=lambda: latest[0]() if latest else None,
+        demo=options.demo,
+    )
+    extensions.items = tuple(load_extensions(context))
+    app = create_app(builder=builder, settings=settings, hub=hub, extensions=extensions)
+    latest.append(app.state.live.latest)
+    return app, hub
 
 
 def serve(options: Options, served: Served, *, log_path: str | None = None, port: int | None = None) -> int:

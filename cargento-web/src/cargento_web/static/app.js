@@ -5,10 +5,19 @@ import htm from "/static/vendor/htm.mjs";
 import { STATE_TEXT, clock, nativeNotifications, parseRoute, plural } from "/static/format.js";
 import { learnHarnesses } from "/static/marks.js";
 import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, Strip } from "/static/views.js";
+import { CONFIG } from "/static/config.js";
+import { Slot, hasView, tabs as featureTabs, viewFor } from "/static/slots.js";
+// The operator features: each module fills its slots and views when imported (see slots.js).
+import "/static/features.js";
+
+const CORE_VIEWS = ["sessions", "projects", "project", "attention", "session"];
+// The route of a fragment; a view no feature registered falls back to Sessions.
+function routeOf(hash) {
+  const r = parseRoute(hash);
+  return CORE_VIEWS.includes(r.view) || hasView(r.view) ? r : { view: "sessions" };
+}
 
 const html = htm.bind(h);
-const meta = document.querySelector('meta[name="cargento-config"]');
-const CONFIG = Object.assign({ heartbeat_s: 5, all: false, notifications: null, store_resets: [] }, meta ? JSON.parse(meta.content) : {});
 const NATIVE = nativeNotifications(CONFIG.notifications);
 const query = new URLSearchParams(location.search);
 const ALL = query.has("all") ? !["0", "false", "no", "off", ""].includes(query.get("all")) : CONFIG.all;
@@ -26,7 +35,7 @@ const state = {
   lastContact: Date.now(),
   missed: 0,
   error: null,
-  route: parseRoute(location.hash),
+  route: routeOf(location.hash),
   notify: typeof Notification === "undefined" ? "unsupported" : Notification.permission,
   transport: "starting",
   onlyWaits: readOnlyWaits(),
@@ -239,7 +248,7 @@ setInterval(() => redraw(), 1000);
 let focusHeading = false;
 window.addEventListener("hashchange", () => {
   focusHeading = true; // after the new view renders, focus moves to its heading
-  update({ route: parseRoute(location.hash) });
+  update({ route: routeOf(location.hash) });
   window.scrollTo(0, 0);
 });
 
@@ -254,6 +263,7 @@ document.addEventListener("keydown", (ev) => {
   if (ev.key === "a") go("#n=attention");
   else if (ev.key === "p") go("#n=projects");
   else if (ev.key === "s") go("#n=sessions");
+  else if (featureTabs().some(([, , k]) => k && k === ev.key)) go("#n=" + featureTabs().find(([, , k]) => k === ev.key)[0]);
   else if (ev.key === "Escape" && state.route.view === "session") {
     // From a session to its project (to Sessions when it has none)...
     const p = state.route.project;
@@ -275,6 +285,7 @@ function Header() {
     ["sessions", "Sessions", "s"],
     ["projects", "Projects", "p"],
     ["attention", "Attention", "a"],
+    ...featureTabs(),
   ];
   const current = state.route.view === "project" ? "projects" : state.route.view;
   const since = state.lastOk ? Math.round((Date.now() - state.lastOk) / 1000) : null;
@@ -312,6 +323,7 @@ function Header() {
           onChange=${(ev) => setOnlyWaits(ev.currentTarget.checked)} /> notify only when a session waits on you</label>`
       : null}
     <div class="sr-only" role="status" aria-live="polite" id="announce">${state.announce}</div>
+    <${Slot} name="header" board=${b} />
     ${CONFIG.store_resets.length
       ? html`<ul class="store-resets" aria-label="Own stores reset at start">
           ${CONFIG.store_resets.map((r) => html`<li class="store-reset" data-store=${r.store}>
@@ -337,6 +349,8 @@ function Main() {
     recordKept: CONFIG.notifications != null,
   };
   const r = state.route;
+  const own = viewFor(r.view);
+  if (own) return html`<${own} board=${b} ctx=${ctx} route=${r} />`;
   if (r.view === "projects") return html`<${ProjectsView} board=${b} ctx=${ctx} />`;
   if (r.view === "project") return html`<${ProjectView} board=${b} ctx=${ctx} project=${r.project} />`;
   if (r.view === "attention") return html`<${AttentionView} board=${b} ctx=${ctx} />`;

@@ -90,6 +90,8 @@ export function parseRoute(hash) {
     }
   };
   if (n === "projects" || n === "attention" || n === "sessions") return { view: n };
+  // A feature's own view (slots.js); the page shows Sessions where no feature registered it.
+  if (/^[a-z][a-z-]*$/.test(n)) return { view: n };
   if (n.startsWith("project:")) {
     const project = dec(n.slice(8));
     return project == null ? { view: "sessions" } : { view: "project", project };

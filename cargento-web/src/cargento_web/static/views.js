@@ -7,6 +7,7 @@ import {
   projectHash, rate, sessionHash, shortAge,
 } from "/static/format.js";
 import { Mark, harnessMeta } from "/static/marks.js";
+import { Slot, offCountFrom } from "/static/slots.js";
 
 const html = htm.bind(h);
 
@@ -236,10 +237,10 @@ export function SessionRow({ session, ctx, onToggle }) {
         : null}</span>
       <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
       <span class="c-title"><a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>${s.role
-        ? html` <span class="role">${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}
+        ? html` <span class="role">${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}<${Slot} name="row.marks" session=${s} ctx=${ctx} />
         <span class="sid" title=${s.session_id}>${s.display_id}</span></span>
       <span class="c-proj proj" title=${s.project || "no project label"}>${s.project || html`<span class="sr-only">no project label</span>`}</span>
-      <span class="c-now detail" title=${nowTitle(s)}>${nowText(s, ctx)}</span>
+      <span class="c-now detail" title=${nowTitle(s)}><${Slot} name="row.now" session=${s} ctx=${ctx} />${nowText(s, ctx)}</span>
       ${s.state === "working" ? html`<${MiniTurn} turn=${s.turn} ctx=${ctx} />` : html`<span class="c-turn"></span>`}
       <span class="c-model"><${Model} session=${s} /></span>
       <span class="c-rate"><${Rate} session=${s} /></span>
@@ -256,6 +257,7 @@ export function SessionRow({ session, ctx, onToggle }) {
           <${Pills} subagents=${s.subagents} ctx=${ctx} />
           <${Tasks} session=${s} ctx=${ctx} />
           <${Notes} session=${s} />
+          <${Slot} name="row.more" session=${s} ctx=${ctx} />
         </div>`
       : null}
   </li>`;
@@ -321,6 +323,7 @@ export function SessionsView({ board, ctx }) {
     return html`<${ViewHeading}>Sessions</${ViewHeading}><${EmptyBoard} board=${board} />`;
   }
   return html`<${ViewHeading}>Sessions</${ViewHeading}>
+    <${Slot} name="sessions.above" board=${board} ctx=${ctx} />
     <${Legend} sessions=${board.sessions} />
     <section aria-labelledby="h-active">
       <h3 id="h-active" class="group-h">Active <span class="count">${active.length}</span></h3>
@@ -329,7 +332,8 @@ export function SessionsView({ board, ctx }) {
     <section aria-labelledby="h-recent">
       <h3 id="h-recent" class="group-h">Recent <span class="count">${recent.length}</span> <span class="muted small">${windowNote}</span></h3>
       <${Rows} sessions=${recent} ctx=${ctx} empty="No recent sessions in the display window." />
-    </section>`;
+    </section>
+    <${Slot} name="sessions.below" board=${board} ctx=${ctx} />`;
 }
 
 // -- Projects -------------------------------------------------------------------------------
@@ -407,6 +411,7 @@ export function offCountItems(board) {
       items.push({ kind: "label", key: `label:${label}`, text: `“${label}” is the display label of ${list.length} sessions (${list.map((s) => `${s.harness_label} ${s.display_id}`).join(", ")}); pick by id.` });
     }
   }
+  items.push(...offCountFrom(board));
   return items;
 }
 
@@ -493,6 +498,7 @@ export function AttentionView({ board, ctx }) {
       of the other ${rest.length}: ${moving} moving, ${quiet} quiet, ${ended} ended.
     </p>
     <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length}</span></h3>
+    <${Slot} name="attention.needs" board=${board} ctx=${ctx} />
     ${needs.length
       ? html`<ul class="rows">${needs.map((s) => html`<${NeedsItem} key=${s.key} session=${s} ctx=${ctx} />`)}</ul>`
       : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
@@ -500,6 +506,7 @@ export function AttentionView({ board, ctx }) {
     ${looping.length || long.length
       ? html`<${Rows} sessions=${[...looping, ...long]} ctx=${ctx} empty="" />`
       : html`<p class="empty">No failed-tool loop and no turn at 15 minutes or more observed.</p>`}
+    <${Slot} name="attention.groups" board=${board} ctx=${ctx} />
     <h3 class="group-h">ALSO AT RISK, OFF THE SESSION COUNT <span class="count">${off.length}</span></h3>
     ${off.length
       ? html`<ul class="off-count">${off.map((x) => html`<li data-kind=${x.kind} key=${x.key}>${x.text}</li>`)}</ul>`
@@ -592,6 +599,8 @@ export function SessionPage({ board, ctx, route }) {
     return html`${crumbs}<section class="session-page missing-session">
       <h2 class="view-h" id="view-h" tabindex="-1">${m.label} session ${route.sid}</h2>
       <p>This session is not in the current payload${board.all ? "" : " (it may be idle outside the display window; try ?all=1)"}.</p>
+      <${Slot} name="session.first" board=${board} ctx=${ctx} route=${route} session=${null} />
+      <${Slot} name="session.sections" board=${board} ctx=${ctx} route=${route} session=${null} />
       <${SessionRecord} harness=${route.harness} sid=${route.sid} revision=${board.revision} ctx=${ctx} />
     </section>`;
   }
@@ -611,8 +620,10 @@ export function SessionPage({ board, ctx, route }) {
       <${CopyButton} text=${s.session_id} label="COPY ID" what="session id" />
       <${CopyButton} text=${location.href} label="COPY LINK" what="link" />
       ${resumable(s) ? html`<${CopyButton} text=${s.resume_command} label="COPY RESUME" what="resume command" />` : null}
+      <${Slot} name="session.controls" board=${board} ctx=${ctx} route=${route} session=${s} />
     </div>
     <div class="columns">
+      <${Slot} name="session.first" board=${board} ctx=${ctx} route=${route} session=${s} />
       <div class="col">
         <h3>Session activity</h3>
         <p class="detail">${detailText(s, ctx)}</p>
@@ -646,6 +657,7 @@ export function SessionPage({ board, ctx, route }) {
         </dl>
       </div>
     </div>
+    <${Slot} name="session.sections" board=${board} ctx=${ctx} route=${route} session=${s} />
     <${SessionRecord} harness=${s.harness} sid=${s.session_id} revision=${board.revision} ctx=${ctx} />
   </section>`;
 }
