@@ -21,6 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from cargento import hookspecs
 from cargento.errors import HarnessError
+from cargento.telemetry.vocabulary import TelemetryVocabulary
 from cargento.events.payloads import LifecycleEvent
 from cargento.events.vocabulary import EventLane
 from cargento.models import (
@@ -62,6 +63,7 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "event_lane": (EventLane, type(None)),
     "refine_event": (LifecycleEvent,),
     "hook_targets": (tuple,),
+    "telemetry": (TelemetryVocabulary, type(None)),
 }
 
 
