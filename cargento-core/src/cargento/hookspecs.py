@@ -36,7 +36,6 @@ import pluggy
 from cargento.events.payloads import LifecycleEvent
 from cargento.events.targets import HookTarget
 from cargento.events.vocabulary import EventLane
-from cargento.telemetry.vocabulary import TelemetryVocabulary
 from cargento.models import (
     Discovery,
     Gate,
@@ -48,6 +47,7 @@ from cargento.models import (
     Simulation,
     Usage,
 )
+from cargento.telemetry.vocabulary import TelemetryVocabulary
 
 __all__ = ["HOOK_NAMES", "PROJECT", "REQUIRED_HOOKS", "hookspec"]
 

@@ -21,7 +21,6 @@ from packaging.version import InvalidVersion, Version
 
 from cargento import hookspecs
 from cargento.errors import HarnessError
-from cargento.telemetry.vocabulary import TelemetryVocabulary
 from cargento.events.payloads import LifecycleEvent
 from cargento.events.vocabulary import EventLane
 from cargento.models import (
@@ -33,6 +32,7 @@ from cargento.models import (
     Simulation,
     Usage,
 )
+from cargento.telemetry.vocabulary import TelemetryVocabulary
 
 __all__ = [
     "ENTRY_POINT_GROUP",
