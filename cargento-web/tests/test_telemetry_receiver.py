@@ -47,7 +47,9 @@ def real_vocabularies() -> dict[str, TelemetryVocabulary]:
     return vocabularies(load_registry(), {"HOME": "/nonexistent"}, "http://127.0.0.1:4318")
 
 
-def _metric_request(name: str, value: int, sid: str, *, cumulative: bool, service: str, extra: dict[str, str]) -> bytes:
+def _metric_request(
+    name: str, value: int, sid: str, *, cumulative: bool, service: str, extra: dict[str, str], at: datetime = NOW
+) -> bytes:
     """One sum data point, built with the proto classes (the exporters' own wire format)."""
     from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
     from opentelemetry.proto.metrics.v1.metrics_pb2 import (
@@ -63,7 +65,7 @@ def _metric_request(name: str, value: int, sid: str, *, cumulative: bool, servic
     def kv(k: str, v: str) -> KeyValue:
         return KeyValue(key=k, value=AnyValue(string_value=v))
 
-    nanos = int(NOW.timestamp() * 1e9)
+    nanos = int(at.timestamp() * 1e9)
     temporality = (
         AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE
         if cumulative

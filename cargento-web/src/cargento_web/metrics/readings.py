@@ -17,7 +17,7 @@ from typing import Literal
 import attrs
 from cargento.board import Board, BoardSession
 
-__all__ = ["PROJECT_LIMIT", "Sample", "board_samples", "project_labels"]
+__all__ = ["PROJECT_LIMIT", "SERIES", "Sample", "board_samples", "project_labels"]
 
 #: Most distinct ``project`` label values published; beyond it, ``other``.
 PROJECT_LIMIT = 50
@@ -26,6 +26,17 @@ WINDOW_LIMIT = 8
 OTHER = "other"
 NO_PROJECT = "none"
 STATES = ("working", "needs_input", "idle")
+#: Every series name this module can publish (a counter gains ``_total`` in the text format).
+SERIES = (
+    "cargento_sessions",
+    "cargento_waits_open",
+    "cargento_wait_age_seconds",
+    "cargento_output_tokens_per_minute",
+    "cargento_turn_elapsed_seconds",
+    "cargento_quota_used_ratio",
+    "cargento_store_read_faults",
+    "cargento_notifications",
+)
 
 
 @attrs.frozen(kw_only=True)
