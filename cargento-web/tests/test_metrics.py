@@ -259,3 +259,34 @@ def test_otlp_endpoint_pushes_the_same_instruments(serve: Any, builder_for: Any,
     }
     assert sessions[("alpha", "needs_input")] == 1 and sessions[("beta", "working")] == 1
     assert any(p.resource.get("service.name") == "cargento" for p in points)
+
+
+def test_the_latency_histograms_count_builds_and_stream_publications(metrics_server: Any) -> None:
+    from cargento_web.metrics.latency import Latency
+
+    latency = Latency("x", "y")
+    for seconds in (0.0005, 0.003, 0.003, 20.0, float("nan"), -1.0):
+        latency.observe(seconds)
+    buckets, total, count = latency.cumulative()
+    assert count == 4 and dict(buckets)["0.001"] == 1 and dict(buckets)["0.005"] == 3 and dict(buckets)["+Inf"] == 4
+    assert total == pytest.approx(20.0065)
+
+    stop = threading.Event()
+
+    def listen() -> None:
+        with httpx.stream("GET", metrics_server.url + "/api/stream", timeout=10) as response:
+            for _ in response.iter_lines():
+                if stop.is_set():
+                    return
+
+    threading.Thread(target=listen, daemon=True).start()
+    time.sleep(0.5)
+    metrics_server.extensions.changed()  # a change with no store write: a new revision goes out
+    deadline = time.monotonic() + 10
+    count = 0.0
+    while time.monotonic() < deadline and not count:
+        series = _series(httpx.get(metrics_server.url + "/metrics", timeout=5).text)
+        count = series.get(("cargento_sse_latency_seconds_count", ()), 0.0)
+        time.sleep(0.1)
+    stop.set()
+    assert count >= 1, "a revision published on the stream is timed"
