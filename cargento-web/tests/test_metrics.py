@@ -283,10 +283,10 @@ def test_the_latency_histograms_count_builds_and_stream_publications(metrics_ser
     time.sleep(0.5)
     metrics_server.extensions.changed()  # a change with no store write: a new revision goes out
     deadline = time.monotonic() + 10
-    count = 0.0
-    while time.monotonic() < deadline and not count:
+    published = 0.0
+    while time.monotonic() < deadline and not published:
         series = _series(httpx.get(metrics_server.url + "/metrics", timeout=5).text)
-        count = series.get(("cargento_sse_latency_seconds_count", ()), 0.0)
+        published = series.get(("cargento_sse_latency_seconds_count", ()), 0.0)
         time.sleep(0.1)
     stop.set()
-    assert count >= 1, "a revision published on the stream is timed"
+    assert published >= 1, "a revision published on the stream is timed"
