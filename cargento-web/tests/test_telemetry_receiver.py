@@ -557,7 +557,9 @@ def test_the_demo_feeds_telemetry_in_each_vocabularys_own_shape(tmp_path: Path) 
     finally:
         demo.stop()
     figures = ledger.snapshot(now + timedelta(seconds=5))
-    working = {s.key for s in board.sessions if s.state == "working" and s.harness in found and found[s.harness].output_tokens}
+    working = {
+        s.key for s in board.sessions if s.state == "working" and s.harness in found and found[s.harness].output_tokens
+    }
     assert working and set(figures) == working
     kinds = {found[f["harness"]].output_tokens[0].kind for f in figures.values()}
     assert kinds == {"metric", "event"}, "both shapes are exercised"
