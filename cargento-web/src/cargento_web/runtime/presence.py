@@ -1,0 +1,87 @@
+"""Which dashboard tabs are in front of someone, as the tabs themselves report it.
+
+Each page reports, on load, on every visibility change and every :data:`HEARTBEAT_S` seconds
+while it is visible (``POST /api/presence``), whether it is visible and which session's page
+it shows. A tab that stops reporting is forgotten after :data:`TAB_LIFE`, so a closed or
+crashed tab never reads as visible for long. Two readings come out:
+
+* :meth:`Presence.showing`: a visible tab shows this session, so a raise about it is not also
+  sent (you are looking at it);
+* :meth:`Presence.away_for`: how long no tab has been visible, which the reach nudges read as
+  "away from the desk". Before any tab ever reported, the whole run counts as away.
+
+A statement about tabs, never about a person: a visible tab on an unattended screen reads as
+present. That is the safe side for a nudge (one fewer ping), and the page says so.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+
+import attrs
+
+__all__ = ["HEARTBEAT_S", "TAB_LIFE", "TAB_LIMIT", "Presence", "TabReport"]
+
+#: How often a visible page reports again.
+HEARTBEAT_S = 15
+#: A tab silent this long is forgotten (closed, crashed, or its machine asleep).
+TAB_LIFE = timedelta(seconds=45)
+#: Tabs remembered at most (the oldest reports go first).
+TAB_LIMIT = 64
+
+
+@attrs.frozen(kw_only=True)
+class TabReport:
+    tab: str
+    visible: bool
+    #: ``(harness, session_id)`` of the session page the tab shows, if it shows one.
+    session: tuple[str, str] | None
+    at: datetime
+
+
+class Presence:
+    """The tabs' own reports; thread-safe."""
+
+    def __init__(self, started_at: datetime) -> None:
+        self.started_at = started_at
+        self._lock = threading.Lock()
+        self._tabs: dict[str, TabReport] = {}
+        self._visible_until: datetime | None = None
+
+    def report(self, tab: str, visible: bool, session: tuple[str, str] | None, now: datetime) -> None:
+        with self._lock:
+            self._expire(now)
+            previous = self._tabs.get(tab)
+            if previous is not None and previous.visible and not visible:
+                self._visible_until = now
+            self._tabs[tab] = TabReport(tab=tab, visible=visible, session=session if visible else None, at=now)
+            while len(self._tabs) > TAB_LIMIT:
+                oldest = min(self._tabs.values(), key=lambda r: r.at)
+                del self._tabs[oldest.tab]
+            if visible:
+                self._visible_until = now
+
+    def _expire(self, now: datetime) -> None:
+        for tab, seen in list(self._tabs.items()):
+            if now - seen.at > TAB_LIFE:
+                if seen.visible:
+                    self._visible_until = max(self._visible_until or seen.at, seen.at)
+                del self._tabs[tab]
+
+    def visible_tabs(self, now: datetime) -> tuple[TabReport, ...]:
+        with self._lock:
+            self._expire(now)
+            return tuple(r for r in self._tabs.values() if r.visible)
+
+    def showing(self, harness: str, session_id: str, now: datetime) -> bool:
+        """True when a visible tab shows this session's page."""
+        return any(r.session == (harness, session_id) for r in self.visible_tabs(now))
+
+    def away_for(self, now: datetime) -> timedelta:
+        """How long no dashboard tab has been visible (zero while one is)."""
+        if self.visible_tabs(now):
+            return timedelta(0)
+        with self._lock:
+            since = self._visible_until or self.started_at
+        return max(now - since, timedelta(0))
