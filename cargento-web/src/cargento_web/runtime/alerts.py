@@ -169,7 +169,9 @@ class Alerts:
         """The moment of one kind of alert ended (a wait answered, a new turn started): drop
         it if held back, and let the next transition raise again."""
         with self._lock:
-            self._pending.pop((harness, session_id, kind), None)
+            dropped = self._pending.pop((harness, session_id, kind), None)
+            if dropped is not None and not dropped.announced:
+                self.withheld["unconfirmed"] += 1
             self._told.discard((harness, session_id, kind))
 
     def forget(self, harness: str, session_id: str) -> None:

@@ -139,6 +139,8 @@ class EventHub:
         self._quota: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
         self._board_states: dict[tuple[str, str], BoardSession] = {}
         self._seen_board = False
+        #: When the newest board handed to :meth:`on_board` was generated.
+        self._board_at: datetime | None = None
         self._subagents: OrderedDict[str, None] = OrderedDict()
         started = clock()
         self.started_at = started
@@ -427,6 +429,7 @@ class EventHub:
         with self._lock:
             first = not self._seen_board
             self._seen_board = True
+            self._board_at = now
             previous = self._board_states
             current: dict[tuple[str, str], BoardSession] = {}
             for s in board.sessions:
@@ -486,8 +489,13 @@ class EventHub:
                 return item.kind in ("idle", "question")
             if lane is not None and lane.gate is not None:
                 return True
-            if lane is not None and lane.overlay(self.clock()) is not None:
-                # The lane asserts a state and no gate: the wait it reported ended.
+            if (
+                lane is not None
+                and lane.last_event_at is not None
+                and (self._board_at is None or lane.last_event_at > self._board_at)
+            ):
+                # An event came after the newest board and holds no gate: whatever that
+                # board read, the wait has ended since (a gate answered in a second).
                 return False
             return seen is not None and seen.state == "needs_input"
 

@@ -16,12 +16,15 @@ present. That is the safe side for a nudge (one fewer ping), and the page says s
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 import attrs
 
-__all__ = ["HEARTBEAT_S", "TAB_LIFE", "TAB_LIMIT", "Presence", "TabReport"]
+__all__ = ["HEARTBEAT_S", "PRESENCE_BODY_LIMIT", "TAB_LIFE", "TAB_LIMIT", "Presence", "TabReport", "parse_report"]
 
 #: How often a visible page reports again.
 HEARTBEAT_S = 15
@@ -29,6 +32,29 @@ HEARTBEAT_S = 15
 TAB_LIFE = timedelta(seconds=45)
 #: Tabs remembered at most (the oldest reports go first).
 TAB_LIMIT = 64
+#: Largest ``POST /api/presence`` body.
+PRESENCE_BODY_LIMIT = 1024
+_TAB = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}$")
+_HARNESS = re.compile(r"^[a-z][a-z0-9-]{1,31}$")
+
+
+def parse_report(body: Mapping[str, Any]) -> tuple[str, bool, tuple[str, str] | None]:
+    """``{"tab": id, "visible": bool, "session": {"harness", "session_id"} | null}`` read;
+    :class:`ValueError` names what is wrong."""
+    tab, visible, session = body.get("tab"), body.get("visible"), body.get("session")
+    if not isinstance(tab, str) or not _TAB.match(tab):
+        raise ValueError("tab must be 8 to 64 letters, digits, - or _")
+    if not isinstance(visible, bool):
+        raise ValueError("visible must be true or false")
+    if session is None:
+        return tab, visible, None
+    if not isinstance(session, Mapping):
+        raise ValueError("session must be an object with harness and session_id, or null")
+    harness, sid = session.get("harness"), session.get("session_id")
+    if not isinstance(harness, str) or not _HARNESS.match(harness) or not isinstance(sid, str) or not _ID.match(sid):
+        raise ValueError("session must name a harness and a session id")
+    return tab, visible, (harness, sid)
 
 
 @attrs.frozen(kw_only=True)
