@@ -284,3 +284,49 @@ def test_a_finished_turn_followed_at_once_by_the_next_prompt_raises_nothing(tmp_
     _ticked(hub, clock, 10)
     assert heard == ["finished"], "a turn end that stands is heard once"
     hub.close()
+
+
+def test_quiet_hours_across_midnight_hold_everything_but_a_question(tmp_path: Path) -> None:
+    from datetime import timezone
+
+    from cargento.quiethours import parse_window
+
+    zone = timezone(timedelta(hours=1))
+    clock = Clock(datetime(2026, 12, 1, 22, 50, tzinfo=UTC))  # 23:50 local
+    hub, notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
+    heard: list[str] = []
+    hub.alerts.listen(lambda item, now: heard.append(item.kind))
+    _gate(hub, "night")
+    _ticked(hub, clock, 6)
+    assert hub.raise_question("claude", "asker", "Ship it?") == "raised", "a direct question is never held"
+    clock.now = datetime(2026, 12, 2, 5, 14, tzinfo=UTC)  # 06:14 local, past midnight: still quiet
+    _gate(hub, "dawn")
+    _ticked(hub, clock, 6)
+    assert hub.alerts.withheld["quiet"] == 2
+    clock.now = datetime(2026, 12, 2, 5, 20, tzinfo=UTC)  # 06:20 local: the window is over
+    _gate(hub, "morning")
+    _ticked(hub, clock, 6)
+    assert hub.alerts.drain()
+    assert sorted((d.session_id, d.kind) for d in hub.deliveries.all()) == [("asker", "question"), ("morning", "gate")]
+    assert heard == ["question", "gate"], "the reach lane is held the same way"
+    hub.close()
+
+
+def test_no_quiet_hours_holds_nothing(tmp_path: Path) -> None:
+    from cargento_web.runtime import create_hub
+
+    clock = Clock(datetime(2026, 12, 1, 3, tzinfo=UTC))
+    env = {"CARGENTO_HOME": str(tmp_path), "CARGENTO_QUIET_HOURS": "00:00-23:59"}
+    held = create_hub(env=env, clock=clock, platform="linux", notifier=MemoryNotifier())
+    free = create_hub(env=env, clock=clock, platform="linux", notifier=MemoryNotifier(), no_quiet_hours=True)
+    assert held.alerts.quiet is not None and free.alerts.quiet is None
+    for hub in (held, free):
+        _gate(hub)
+    _ticked(held, clock, 0)
+    clock.now += timedelta(seconds=6)
+    held.tick(clock.now)
+    free.tick(clock.now)
+    assert held.alerts.drain() and free.alerts.drain()
+    assert (len(held.deliveries.all()), len(free.deliveries.all())) == (0, 1)
+    held.close()
+    free.close()
