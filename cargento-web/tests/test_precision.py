@@ -34,7 +34,9 @@ from cargento_web.runtime.notifiers import MemoryNotifier
 
 CAPTURES = require_captures_root()
 CLAUDE_EVENTS = next(
-    t.events for t in declared_targets(load_registry(env={}), {"HOME": "/nonexistent"}, None) if t.name == "claude-events"
+    t.events
+    for t in declared_targets(load_registry(env={}), {"HOME": "/nonexistent"}, None)
+    if t.name == "claude-events"
 )
 D = "claude-code-2.1.332/D-tui-permission-ask-compact-exit.jsonl"
 C = "claude-code-2.1.332/C-subagents-sync.jsonl"
@@ -247,7 +249,7 @@ def _gate(hub: EventHub, sid: str = "s1") -> None:
 
 def test_a_session_a_visible_tab_shows_is_not_also_pinged(tmp_path: Path) -> None:
     clock = Clock(datetime(2026, 12, 1, 12, tzinfo=UTC))
-    hub, notifier = _hub(tmp_path, clock)
+    hub, _notifier = _hub(tmp_path, clock)
     hub.presence.report("tab-aaaaaaaa", True, ("claude", "s1"), clock.now)
     _gate(hub, "s1")
     _gate(hub, "s2")
@@ -293,7 +295,7 @@ def test_quiet_hours_across_midnight_hold_everything_but_a_question(tmp_path: Pa
 
     zone = timezone(timedelta(hours=1))
     clock = Clock(datetime(2026, 12, 1, 22, 50, tzinfo=UTC))  # 23:50 local
-    hub, notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
+    hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
     heard: list[str] = []
     hub.alerts.listen(lambda item, now: heard.append(item.kind))
     _gate(hub, "night")
