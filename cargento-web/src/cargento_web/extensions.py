@@ -49,6 +49,7 @@ log = logging.getLogger("cargento_web")
 #: ``own_stores(env) -> Iterable[OwnStore]``.
 FEATURES: tuple[str, ...] = (
     "cargento_web.reach",
+    "cargento_web.focus",
 )
 
 
