@@ -650,6 +650,11 @@ class EventHub:
                 "available": self.notifier.available,
                 "detail": self.notifier.detail,
                 "checked_at": iso(self.notifier_checked_at),
+                #: Quiet hours of this run ("HH:MM-HH:MM", local time), or None.
+                "quiet_hours": self.alerts.quiet.text() if self.alerts.quiet is not None else None,
+                "confirm_s": self.alerts.confirm.total_seconds(),
+                #: Raises the precision rules held back this run (unconfirmed, in-view, quiet).
+                "withheld": dict(self.alerts.withheld),
             },
             "resets": [r for r in (self.ends.reset if self.ends else None, self.deliveries.reset) if r],
             #: The same resets for the page's header: which store, what happened, and when.
