@@ -132,7 +132,7 @@ def test_the_browser_lane_raises_a_standing_wait_once_and_a_quick_answer_never(
     serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
 ) -> None:
     # No desktop backend: the page's lane is the one that raises here.
-    server, hub, fake = _server(
+    server, _hub, fake = _server(
         serve,
         builder_for,
         tmp_path,
