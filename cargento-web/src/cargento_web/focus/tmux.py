@@ -21,7 +21,7 @@ from cargento.events.payloads import Terminal
 __all__ = ["TMUX_TIMEOUT_S", "PaneReach", "Tmux"]
 
 #: Seconds any one tmux command may take.
-TMUX_TIMEOUT_S = 2.0
+TMUX_TIMEOUT_S = 5.0
 
 
 @attrs.frozen(kw_only=True)
