@@ -332,3 +332,49 @@ def test_no_quiet_hours_holds_nothing(tmp_path: Path) -> None:
     assert (len(held.deliveries.all()), len(free.deliveries.all())) == (0, 1)
     held.close()
     free.close()
+
+
+def test_an_event_only_gate_is_confirmed_with_no_page_and_no_build(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    """Nothing but the live board's ticker runs here: no page, and the gate's event asks for
+    one build at most; five seconds later the raise is confirmed on time."""
+    import time as wall
+
+    from cargento.testing.fakes import FakeHarness
+
+    notifier = MemoryNotifier()
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=notifier)
+    serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=hub, rescan_s=60)
+    _gate(hub, "s1")
+    deadline = wall.monotonic() + CONFIRM.total_seconds() + 4
+    while wall.monotonic() < deadline and not notifier.sent:
+        wall.sleep(0.05)
+    assert len(notifier.sent) == 1
+    assert hub.alerts.drain()
+    (delivery,) = hub.deliveries_for("claude", "s1")
+    assert delivery.outcome == "handed-over" and delivery.kind == "gate"
+    hub.close()
+
+
+def test_the_presence_route_takes_a_tabs_report_and_refuses_a_bad_one(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    import httpx
+    from cargento.testing.fakes import FakeHarness
+
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
+    server = serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=hub)
+    own = {"Origin": server.url, "Sec-Fetch-Site": "same-origin"}
+    body = {"tab": "tab-12345678", "visible": True, "session": {"harness": "claude", "session_id": "s1"}}
+    done = httpx.post(server.url + "/api/presence", json=body, headers=own)
+    assert done.status_code == 200 and done.json()["reported"] is True
+    assert hub.presence.showing("claude", "s1", hub.clock())
+    foreign = httpx.post(server.url + "/api/presence", json=body, headers={"Origin": "http://evil.example"})
+    assert foreign.status_code == 403
+    for bad in ({"tab": "x", "visible": True}, {"tab": "tab-12345678", "visible": "yes"}, [1, 2]):
+        assert httpx.post(server.url + "/api/presence", json=bad, headers=own).status_code == 400
+    hidden = {**body, "visible": False}
+    assert httpx.post(server.url + "/api/presence", json=hidden, headers=own).status_code == 200
+    assert not hub.presence.showing("claude", "s1", hub.clock())
+    hub.close()
