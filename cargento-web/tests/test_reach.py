@@ -301,3 +301,16 @@ def test_the_served_feature_posts_once_for_a_standing_wait_and_never_with_no_rea
     assert not off_hub.alerts.has_listeners and len(received.requests) == 1
     hub.close()
     off_hub.close()
+
+
+def test_the_session_record_words_a_nudge_as_a_webhook_post(tmp_path: Path, webhook: tuple[str, Received]) -> None:
+    url, _ = webhook
+    lane, hub, _, _ = make_lane(tmp_path, url + "/hook/x")
+    gate(hub)
+    assert lane.drain() and hub.alerts.drain()
+    record = hub.session_record("claude", "s1")["deliveries"]
+    by_lane = {d["lane"]: d for d in record}
+    assert set(by_lane) == {"reach", "desktop"}
+    assert by_lane["reach"]["outcome_words"].startswith("posted to the reach webhook, which accepted it")
+    assert by_lane["desktop"]["outcome_words"].startswith("handed to this machine's notification service")
+    hub.close()
