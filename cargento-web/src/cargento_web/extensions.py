@@ -50,6 +50,8 @@ log = logging.getLogger("cargento_web")
 FEATURES: tuple[str, ...] = (
     "cargento_web.telemetry",
     "cargento_web.metrics",
+    "cargento_web.reach",
+    "cargento_web.focus",
 )
 
 
