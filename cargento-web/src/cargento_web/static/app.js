@@ -347,6 +347,8 @@ function Main() {
     browserNotify: state.notify,
     recordEveryMs: BEAT_MS,
     recordKept: CONFIG.notifications != null,
+    // The whole document, for slot parts handed only a session (row.marks, row.now, row.more).
+    board: b,
   };
   const r = state.route;
   const own = viewFor(r.view);
