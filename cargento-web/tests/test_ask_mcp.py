@@ -16,7 +16,6 @@ from typing import Any
 import httpx
 import pytest
 from cargento.cli import Options
-from cargento.statedir import state_file
 from cargento.testing.fakes import FakeHarness
 from cargento_web.ask.lane import AskLane
 from cargento_web.runtime import EventHub
@@ -276,9 +275,7 @@ def test_fifty_concurrent_questions_hold_the_cap(dashboard: Any) -> None:
         async with stdio_client(_params(dash.env())) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             calls = [
-                asyncio.create_task(
-                    _call(session, question=f"Question {n}?", options=["left", "right"], timeout_s=120)
-                )
+                asyncio.create_task(_call(session, question=f"Question {n}?", options=["left", "right"], timeout_s=120))
                 for n in range(50)
             ]
             questions = await _wait_for_question(dash, count=limit, within_s=20.0)

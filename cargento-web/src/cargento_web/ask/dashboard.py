@@ -59,7 +59,13 @@ class Outcome:
 
 
 async def request(
-    port: int, method: str, path: str, *, capability: str, body: bytes | None = None, timeout_s: float = REQUEST_TIMEOUT_S
+    port: int,
+    method: str,
+    path: str,
+    *,
+    capability: str,
+    body: bytes | None = None,
+    timeout_s: float = REQUEST_TIMEOUT_S,
 ) -> Reply | None:
     """One HTTP/1.1 request to ``127.0.0.1:port``; ``None`` when nothing answered."""
     head = [

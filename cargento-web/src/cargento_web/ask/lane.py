@@ -57,7 +57,7 @@ from cargento_web.outbound import OutboundJSON
 if TYPE_CHECKING:
     from cargento_web.app import Guard
 
-__all__ = ["ANSWER_BODY_LIMIT", "ASK_BODY_LIMIT", "HOLD_S", "AskLane", "NO_ASK"]
+__all__ = ["ANSWER_BODY_LIMIT", "ASK_BODY_LIMIT", "HOLD_S", "NO_ASK", "AskLane"]
 
 log = logging.getLogger("cargento_web")
 

@@ -76,9 +76,11 @@ def build_server(port: int, env: Mapping[str, str]) -> Any:
         ),
     )
 
-    @server.tool(name=TOOL, description=DESCRIPTION)
+    @server.tool(name=TOOL, description=DESCRIPTION)  # type: ignore[untyped-decorator]
     async def ask_operator(
-        question: Annotated[str, Field(min_length=1, max_length=QUESTION_LIMIT, description="The question, as plain text.")],
+        question: Annotated[
+            str, Field(min_length=1, max_length=QUESTION_LIMIT, description="The question, as plain text.")
+        ],
         options: Annotated[
             list[Annotated[str, Field(min_length=1, max_length=OPTION_LIMIT)]],
             Field(min_length=OPTIONS_MIN, max_length=OPTIONS_MAX, description="The choices, each a short label."),
