@@ -69,12 +69,13 @@ class DemoAsker:
             self._thread.join(5)
 
     def asker(self) -> tuple[str, str, str | None] | None:
-        """The live demo session that asks: a row that is not ended, preferring Claude's."""
+        """The live demo session that asks: a working row (one that could be waiting on a
+        tool call), preferring Claude's; else any row that is not ended."""
         board = self.latest_board()
         if board is None:
             return None
         live = [s for s in board.sessions if not s.ended]
-        live.sort(key=lambda s: (s.harness != "claude", s.session_id))
+        live.sort(key=lambda s: (s.state != "working", s.harness != "claude", s.session_id))
         return (live[0].harness, live[0].session_id, live[0].project) if live else None
 
     def step(self) -> bool:
