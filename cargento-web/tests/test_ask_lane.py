@@ -172,3 +172,14 @@ def test_the_demo_asks_a_live_session_now_and_then(builder_for: Any, tmp_path: P
     assert asker.step() is True
     assert store.outstanding(now[0])[0].text == DEMO_QUESTIONS[1][0]
     assert len(raised) == 2
+
+
+def test_an_unattributed_question_notifies_but_records_no_delivery(lane: Any) -> None:
+    cap = {CAPABILITY_HEADER: lane.hub.capability}
+    assert _post(lane, "/api/ask", {"question": "Who am I?", "options": ["a", "b"]}, **cap).status_code == 201
+    assert lane.notifier.wait_for(1)
+    assert lane.notifier.sent[0] == ("A session asks a question", "Who am I?")
+    assert lane.hub.alerts.drain()
+    # The delivery record is keyed by session: a raise about no session records nothing.
+    assert lane.hub.deliveries.all() == ()
+    assert _post(lane, "/api/ask", {**QUESTION, "question": "Named?"}, **cap).status_code == 201
