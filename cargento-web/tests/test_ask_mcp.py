@@ -294,3 +294,22 @@ def test_fifty_concurrent_questions_hold_the_cap(dashboard: Any) -> None:
             assert [r["choice"] for r in answered] == ["right"] * limit
 
     asyncio.run(go())
+
+
+def test_a_cancelled_tool_call_withdraws_its_question(dashboard: Any) -> None:
+    dash = dashboard()
+
+    async def go() -> None:
+        async with stdio_client(_params(dash.env())) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            call = asyncio.create_task(_call(session, question="Cancel me?", options=["a", "b"], timeout_s=600))
+            [q] = await _wait_for_question(dash, within_s=8.0)
+            call.cancel()
+            deadline = time.monotonic() + 5
+            while dash.data()["questions"] and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert dash.data()["questions"] == []
+            withdrawn = dash.lane.questions.get(q["id"], datetime.now(UTC))
+            assert withdrawn is not None and withdrawn.reason == "the asking session withdrew it"
+
+    asyncio.run(go())
