@@ -23,7 +23,8 @@ What is written (every path relative to the repository root):
   marketplace ``.agents/plugins/marketplace.json``;
 * Gemini CLI: the extension ``plugins/gemini/`` (``gemini-extension.json``,
   ``hooks/hooks.json``, ``skills/cargento/SKILL.md``);
-* Antigravity: ``plugins/antigravity/hooks/hooks.json``.
+* Antigravity: the plugin ``plugins/antigravity/`` (its ``plugin.json`` marker, ``hooks.json``
+  and ``mcp_config.json`` at the plugin root, ``skills/cargento/SKILL.md``).
 """
 
 from __future__ import annotations
@@ -238,7 +239,10 @@ def files() -> dict[str, str]:
     # -- Antigravity -----------------------------------------------------------------------
     from cargento_harness_antigravity.hook_targets import bundled_hooks as antigravity
 
-    out["plugins/antigravity/hooks/hooks.json"] = _json(antigravity())
+    out["plugins/antigravity/plugin.json"] = _json({"name": NAME, "version": version, "description": DESCRIPTION})
+    out["plugins/antigravity/hooks.json"] = _json(antigravity())
+    out["plugins/antigravity/mcp_config.json"] = _json(mcp)
+    out["plugins/antigravity/skills/cargento/SKILL.md"] = skill
     return out
 
 

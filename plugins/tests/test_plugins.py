@@ -48,6 +48,9 @@ SCHEMA_OF = {
     "plugins/codex/.mcp.json": "mcp-config",
     "plugins/gemini/gemini-extension.json": "gemini-extension",
     "plugins/gemini/hooks/hooks.json": "command-hooks",
+    "plugins/antigravity/plugin.json": "antigravity-plugin",
+    "plugins/antigravity/hooks.json": "antigravity-hooks",
+    "plugins/antigravity/mcp_config.json": "mcp-config",
 }
 
 
@@ -94,10 +97,10 @@ def test_a_schema_refuses_what_its_harness_would_refuse() -> None:
 
 def _commands() -> list[tuple[str, str]]:
     found = []
-    for relative in [*(k for k in SCHEMA_OF if k.endswith("hooks.json")), "plugins/antigravity/hooks/hooks.json"]:
+    for relative in [k for k in SCHEMA_OF if k.endswith("hooks.json")]:
         text = json.dumps(_load(relative))
         found += [(relative, c) for c in re.findall(r'"command": "([^"]+)"', text)]
-    for relative in ("plugins/claude/.mcp.json", "plugins/codex/.mcp.json"):
+    for relative in ("plugins/claude/.mcp.json", "plugins/codex/.mcp.json", "plugins/antigravity/mcp_config.json"):
         found += [(relative, s["command"]) for s in _load(relative)["mcpServers"].values()]
     found += [
         ("plugins/gemini/gemini-extension.json", s["command"])
@@ -138,6 +141,7 @@ def test_the_skill_is_a_valid_skill() -> None:
         "plugins/claude/skills/cargento/SKILL.md",
         "plugins/codex/skills/cargento/SKILL.md",
         "plugins/gemini/skills/cargento/SKILL.md",
+        "plugins/antigravity/skills/cargento/SKILL.md",
     ):
         text = (ROOT / relative).read_text()
         head = re.match(r"^---\nname: (?P<name>.+)\ndescription: (?P<description>.+)\n---\n", text)
@@ -160,3 +164,13 @@ def test_the_claude_plugins_mcp_server_answers_a_real_session(tmp_path: Path) ->
             return [t.name for t in (await session.list_tools()).tools]
 
     assert asyncio.run(go()) == ["ask_operator"]
+
+
+def test_antigravitys_plugin_hooks_name_events_its_lane_understands() -> None:
+    lane = importlib.import_module("cargento_harness_antigravity.event_lane").LANE
+    for events in _load("plugins/antigravity/hooks.json").values():
+        assert set(events) <= set(lane.events)
+        for name, entries in events.items():
+            handlers = [h for e in entries for h in (e["hooks"] if "hooks" in e else [e])]
+            for handler in handlers:
+                assert shlex.split(handler["command"]) == ["cargento-event-hook", "antigravity", "--event", name]
