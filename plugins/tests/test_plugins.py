@@ -171,6 +171,6 @@ def test_antigravitys_plugin_hooks_name_events_its_lane_understands() -> None:
     for events in _load("plugins/antigravity/hooks.json").values():
         assert set(events) <= set(lane.events)
         for name, entries in events.items():
-            handlers = [h for e in entries for h in (e["hooks"] if "hooks" in e else [e])]
+            handlers = [h for e in entries for h in e.get("hooks", [e])]
             for handler in handlers:
                 assert shlex.split(handler["command"]) == ["cargento-event-hook", "antigravity", "--event", name]
