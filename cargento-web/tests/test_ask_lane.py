@@ -183,3 +183,29 @@ def test_an_unattributed_question_notifies_but_records_no_delivery(lane: Any) ->
     # The delivery record is keyed by session: a raise about no session records nothing.
     assert lane.hub.deliveries.all() == ()
     assert _post(lane, "/api/ask", {**QUESTION, "question": "Named?"}, **cap).status_code == 201
+
+
+# -- attribution ------------------------------------------------------------------------------
+
+
+def test_attribution_reads_only_what_each_harness_plugin_declares() -> None:
+    from cargento.models import HarnessInfo, McpSession
+    from cargento_web.ask.attribution import attribute, declared_infos
+
+    infos = declared_infos()
+    claude = attribute({"CLAUDE_CODE_SESSION_ID": "sid-1", "CLAUDE_PROJECT_DIR": "/home/dev/shop"}, infos)
+    assert (claude.harness, claude.session_id, claude.project) == ("claude", "sid-1", "/home/dev/shop")
+    goose = attribute({"AGENT_SESSION_ID": "20261201_4"}, infos)
+    assert (goose.harness, goose.session_id) == ("goose", "20261201_4")
+    # A generic variable with a value of another form, or nothing at all, names no one.
+    assert attribute({"AGENT_SESSION_ID": "run-7"}, infos).harness is None
+    assert attribute({"CODEX_THREAD_ID": "019dba93", "GEMINI_CLI": "1"}, infos).harness is None
+    # Two harnesses that both claim the environment: unattributed, never a guess between them.
+    both = [
+        HarnessInfo(key="one", label="One", mcp_session=McpSession(variable="SHARED_ID")),
+        HarnessInfo(key="two", label="Two", mcp_session=McpSession(variable="SHARED_ID")),
+    ]
+    assert attribute({"SHARED_ID": "x"}, both).session_id is None
+    # The hand-named pair wins, and needs both halves.
+    assert attribute({"CARGENTO_ASK_HARNESS": "pi", "CARGENTO_ASK_SESSION_ID": "p-1"}, infos).harness == "pi"
+    assert attribute({"CARGENTO_ASK_HARNESS": "pi"}, infos).harness is None

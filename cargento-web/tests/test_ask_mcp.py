@@ -117,7 +117,7 @@ def test_a_question_is_listed_and_answered_by_index_over_a_real_mcp_session(dash
     dash = dashboard()
 
     async def go() -> None:
-        env = dash.env(CLAUDE_CODE_SESSION_ID=SESSION, CLAUDE_PROJECT_DIR="/work/shop")
+        env = dash.env(CLAUDE_CODE_SESSION_ID=SESSION, CLAUDE_PROJECT_DIR="/home/dev/shop")
         async with stdio_client(_params(env)) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             tools = (await session.list_tools()).tools
@@ -137,7 +137,7 @@ def test_a_question_is_listed_and_answered_by_index_over_a_real_mcp_session(dash
             listed_after = time.monotonic() - started
             assert question["harness"] == "claude"
             assert question["session_id"] == SESSION
-            assert question["project"] == "/work/shop"
+            assert question["project"] == "/home/dev/shop"
             assert question["text"] == "Deploy <b>now</b>?"
             assert question["options"] == ["Yes, deploy", "No, wait"]
             assert question["asked_at"] < question["expires_at"]

@@ -30,7 +30,7 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, McpSession
 
 from cargento_harness_claude import demo, discovery, gates, locations, mapping
 from cargento_harness_claude import event_lane as event_lane_module
@@ -55,6 +55,8 @@ def harness_info() -> HarnessInfo:
         resumable=True,
         mark=HarnessMark(monogram="CC", hue=24, shape="circle"),
         relocation_variables=(locations.VARIABLE,),
+        # Claude Code starts a stdio MCP server with the session's id and project directory.
+        mcp_session=McpSession(variable="CLAUDE_CODE_SESSION_ID", project_variable="CLAUDE_PROJECT_DIR"),
     )
 
 

@@ -70,12 +70,12 @@ class DemoAsker:
 
     def asker(self) -> tuple[str, str, str | None] | None:
         """The live demo session that asks: a working row (one that could be waiting on a
-        tool call), preferring Claude's; else any row that is not ended."""
+        tool call), else any row that is not ended; the newest first."""
         board = self.latest_board()
         if board is None:
             return None
         live = [s for s in board.sessions if not s.ended]
-        live.sort(key=lambda s: (s.state != "working", s.harness != "claude", s.session_id))
+        live.sort(key=lambda s: (s.state != "working", -(s.last_active_at.timestamp() if s.last_active_at else 0)))
         return (live[0].harness, live[0].session_id, live[0].project) if live else None
 
     def step(self) -> bool:

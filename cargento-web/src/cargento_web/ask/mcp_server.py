@@ -22,10 +22,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
+from cargento.models import HarnessInfo
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from cargento_web.ask.attribution import Attribution, attribute
+from cargento_web.ask.attribution import Attribution, attribute, declared_infos
 from cargento_web.ask.dashboard import Asking, ask
 from cargento_web.ask.questions import (
     DEFAULT_TIMEOUT_S,
@@ -63,11 +64,13 @@ class AskResult(TypedDict):
     reason: str | None
 
 
-def build_server(port: int, env: Mapping[str, str]) -> Any:
-    """The MCP server with its one tool, asking the dashboard on *port*."""
+def build_server(port: int, env: Mapping[str, str], infos: Sequence[HarnessInfo] | None = None) -> Any:
+    """The MCP server with its one tool, asking the dashboard on *port*; the asking session is
+    named from *env* by the harness plugins' declarations (*infos*, the installed plugins'
+    when omitted)."""
     from mcp.server.mcpserver import MCPServer
 
-    who: Attribution = attribute(env)
+    who: Attribution = attribute(env, declared_infos() if infos is None else infos)
     server: Any = MCPServer(
         name="cargento-ask",
         instructions=(
