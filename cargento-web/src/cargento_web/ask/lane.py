@@ -199,6 +199,9 @@ class AskLane(Extension):
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), HOLD_S)
                 question = self.questions.get(question_id, self.clock()) or question
+            if question.status != "open":
+                # Closed lazily (expired on this read): nobody waits on its event any more.
+                self._events.pop(question_id, None)
             return OutboundJSON(question.outcome(), headers={"Cache-Control": "no-store"})
 
         async def answer(request: Request) -> Response:
