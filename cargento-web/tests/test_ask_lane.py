@@ -209,3 +209,25 @@ def test_attribution_reads_only_what_each_harness_plugin_declares() -> None:
     # The hand-named pair wins, and needs both halves.
     assert attribute({"CARGENTO_ASK_HARNESS": "pi", "CARGENTO_ASK_SESSION_ID": "p-1"}, infos).harness == "pi"
     assert attribute({"CARGENTO_ASK_HARNESS": "pi"}, infos).harness is None
+
+
+def test_the_demo_server_shows_a_question_that_the_page_can_answer(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    import time
+
+    from cargento.testing.fakes import FakeSession
+
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
+    builder = builder_for([("claude", FakeHarness("claude", [FakeSession("demo-1")]))], tmp_path)
+    server = serve(builder, hub=hub, features=["cargento_web.ask"], demo=True)
+    deadline = time.monotonic() + 10
+    questions: list[dict[str, Any]] = []
+    while not questions and time.monotonic() < deadline:
+        questions = httpx.get(server.url + "/api/data", timeout=5).json()["questions"]
+        time.sleep(0.2)
+    [q] = questions
+    assert (q["harness"], q["session_id"]) == ("claude", "demo-1")
+    answered = _post(server, f"/api/ask/{q['id']}/answer", {"index": 0})
+    assert answered.status_code == 200
+    assert httpx.get(server.url + "/api/data", timeout=5).json()["questions"] == []
