@@ -54,7 +54,7 @@ export function QuestionCard({ question, board, ctx, showAsker = true }) {
     <p class="ask-text">${q.text}</p>
     <p class="ask-meta muted">
       ${showAsker ? html`<span>asked by <${Asker} question=${q} board=${board} /></span>` : null}
-      ${left !== null && left > 0 ? html`<span> · expires in ${duration(left)}</span>` : null}
+      ${left !== null && left > 0 ? html`<span>${showAsker ? " · " : ""}expires in ${duration(left)}</span>` : null}
     </p>
     <div class="ask-options" role="group" aria-label="Answer options">
       ${q.options.map(
