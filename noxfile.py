@@ -116,7 +116,6 @@ def hookdocs(session: nox.Session) -> None:
 
 @nox.session
 def plugins(session: nox.Session) -> None:
-    """Regenerate the harness plugins under plugins/ (and the marketplaces) from the harness
-    plugins' declarations; ``nox -s plugins -- --check`` only says whether they are current."""
+    """Regenerate the harness plugins under plugins/ (``-- --check``: only check them)."""
     _install_dev(session)
     session.run("python", "plugins/generate.py", *session.posargs)
