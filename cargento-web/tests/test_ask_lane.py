@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx
 import pytest
 from cargento.board import Board
@@ -16,6 +17,7 @@ from cargento.testing.fakes import FakeHarness
 from cargento_web.ask.demo import DEMO_QUESTIONS, DemoAsker
 from cargento_web.ask.questions import (
     OUTSTANDING_LIMIT,
+    PER_SESSION_LIMIT,
     Asked,
     Invalid,
     Questions,
@@ -231,3 +233,15 @@ def test_the_demo_server_shows_a_question_that_the_page_can_answer(
     answered = _post(server, f"/api/ask/{q['id']}/answer", {"index": 0})
     assert answered.status_code == 200
     assert httpx.get(server.url + "/api/data", timeout=5).json()["questions"] == []
+
+
+def test_one_session_cannot_take_every_place() -> None:
+    store = Questions()
+    named = Asked(harness="pi", session_id="p-1", project=None, text="Again?", options=("a", "b"), timeout_s=60)
+    for _ in range(PER_SESSION_LIMIT):
+        store.register(named, T0)
+    with pytest.raises(Refused, match="this session"):
+        store.register(named, T0)
+    # Another session, and an unattributed question, still get a place.
+    store.register(attrs.evolve(named, session_id="p-2"), T0)
+    store.register(_asked(), T0)

@@ -313,3 +313,22 @@ def test_a_cancelled_tool_call_withdraws_its_question(dashboard: Any) -> None:
             assert withdrawn is not None and withdrawn.reason == "the asking session withdrew it"
 
     asyncio.run(go())
+
+
+def test_arguments_outside_the_tools_schema_are_refused_and_register_nothing(dashboard: Any) -> None:
+    dash = dashboard()
+
+    async def go() -> None:
+        async with stdio_client(_params(dash.env())) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for arguments in (
+                {"question": "Pick", "options": ["only"]},
+                {"question": "Pick", "options": [str(n) for n in range(7)]},
+                {"question": "Pick", "options": ["a", "b"], "timeout_s": 5},
+                {"question": "", "options": ["a", "b"]},
+            ):
+                result = await session.call_tool("ask_operator", arguments)
+                assert result.is_error, arguments
+            assert dash.data()["questions"] == []
+
+    asyncio.run(go())

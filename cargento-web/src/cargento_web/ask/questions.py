@@ -35,6 +35,7 @@ __all__ = [
     "OPTIONS_MIN",
     "OPTION_LIMIT",
     "OUTSTANDING_LIMIT",
+    "PER_SESSION_LIMIT",
     "QUESTION_LIMIT",
     "Invalid",
     "Question",
@@ -52,6 +53,9 @@ OPTIONS_MIN = 2
 OPTIONS_MAX = 6
 #: Questions open at once, across every session.
 OUTSTANDING_LIMIT = 20
+#: Questions one named session may have open at once, so a runaway session cannot take
+#: every place (unattributed questions share the overall cap only).
+PER_SESSION_LIMIT = 5
 #: How long an unanswered question waits by default, and the bounds a caller may ask for.
 DEFAULT_TIMEOUT_S = 300
 MIN_TIMEOUT_S = 10
@@ -194,6 +198,12 @@ class Questions:
             self._expire_locked(now)
             if len(self._open) >= self.limit:
                 raise Refused(f"{self.limit} questions are already waiting for an answer")
+            if asked.session_id is not None:
+                mine = sum(
+                    1 for q in self._open.values() if (q.harness, q.session_id) == (asked.harness, asked.session_id)
+                )
+                if mine >= PER_SESSION_LIMIT:
+                    raise Refused(f"this session already has {PER_SESSION_LIMIT} questions waiting for an answer")
             question = Question(
                 id=secrets.token_urlsafe(12),
                 harness=asked.harness,
