@@ -30,6 +30,7 @@ SHIPPED = [
     "cargento_web/static/telemetry.js",
     "cargento_web/static/reach.js",
     "cargento_web/static/focus.js",
+    "cargento_web/static/ask.js",
     "cargento_web/static/app.css",
     "cargento_web/static/favicon.svg",
     "cargento_web/static/vendor/preact.mjs",

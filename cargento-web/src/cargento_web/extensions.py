@@ -52,6 +52,7 @@ FEATURES: tuple[str, ...] = (
     "cargento_web.metrics",
     "cargento_web.reach",
     "cargento_web.focus",
+    "cargento_web.ask",
 )
 
 

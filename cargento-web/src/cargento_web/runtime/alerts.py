@@ -252,7 +252,8 @@ class Alerts:
                     self._session_last[key] = now
                 self._inflight += 1
         if no_backend is not None:
-            self.deliveries.add(no_backend)
+            if no_backend.session_id:
+                self.deliveries.add(no_backend)
             return "no-backend"
         self._ensure_worker()
         try:
@@ -300,7 +301,10 @@ class Alerts:
 
     def _finish(self, delivery: Delivery) -> None:
         try:
-            self.deliveries.add(delivery)
+            # The record is keyed by session: a raise about no session (an unattributed
+            # question) is delivered but records nothing.
+            if delivery.session_id:
+                self.deliveries.add(delivery)
         finally:
             with self._lock:
                 self._inflight -= 1

@@ -3,3 +3,4 @@
 import "/static/telemetry.js";
 import "/static/reach.js";
 import "/static/focus.js";
+import "/static/ask.js";

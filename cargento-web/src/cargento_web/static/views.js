@@ -420,7 +420,6 @@ export const NOT_YET = [
   "Uncommitted work, and the git state at a stop or a session end (no source reads git).",
   "Conflicting completion evidence.",
   "CLOSE THE LOOP outcomes and COMING NEXT actions by project.",
-  "Questions registered through ask_operator, with their answer buttons.",
   "Requests whose session ownership is not established.",
 ];
 
