@@ -54,13 +54,28 @@ class DemoRepos:
             shape = SHAPES[i % len(SHAPES)]
             self.shapes[cwd] = shape
             path = self._inside(cwd)
-            if path is not None and shape != "none":
-                try:
+            if path is None:
+                continue
+            try:
+                if shape == "none":
+                    path.mkdir(parents=True, exist_ok=True)
+                else:
                     make_repo(path, dirty=shape == "dirty", env={"PATH": _path()})
-                except (OSError, subprocess.SubprocessError):
-                    continue  # no git here: the reading says unmeasured, as it should
-        for n, s in enumerate(idle[:ENDINGS]):
-            kind = "end" if s.ended or n % 2 else "stop"
+            except (OSError, subprocess.SubprocessError):
+                continue  # no git here: the reading says unmeasured, as it should
+        # Each of the six readings at least once: per shape, a stop and an end (an ended row
+        # first), then a few more stops.
+        picked: list[tuple[BoardSession, str]] = []
+        for shape in SHAPES:
+            of_shape = sorted((s for s in idle if self.shapes.get(s.cwd or "") == shape), key=lambda s: not s.ended)
+            if of_shape:
+                picked.append((of_shape[0], "end"))
+            if len(of_shape) > 1:
+                picked.append((of_shape[1], "end" if of_shape[1].ended else "stop"))
+        chosen = {(s.harness, s.session_id) for s, _ in picked}
+        extra = [s for s in idle if (s.harness, s.session_id) not in chosen]
+        picked += [(s, "end" if s.ended else "stop") for s in extra[: max(0, ENDINGS - len(picked))]]
+        for s, kind in picked:
             if kind == "end" and not s.ended:
                 self._end(s, board.generated_at)
             readings.record(s, kind, board.generated_at)

@@ -88,10 +88,10 @@ class BoardObserver:
         active_at = s.last_active_at or s.started_at
         if active_at is None or now - active_at > timedelta(days=self.days):
             return []
-        at = min(now, max(active_at, now - timedelta(days=self.days)))
-        made = [self._make(s, "state", at, facts.source, state=facts.state, detail="first seen by this server")]
+        # Observed now: the server saw the state at this board, whatever the store's age.
+        made = [self._make(s, "state", now, facts.source, state=facts.state, detail="first seen by this server")]
         if facts.waiting is not None:
-            made.append(self._make(s, "wait_started", at, facts.source, detail=facts.waiting))
+            made.append(self._make(s, "wait_started", now, facts.source, detail=facts.waiting))
         return made
 
     def _changes(self, s: BoardSession, prior: RowFacts, facts: RowFacts, now: datetime) -> list[Observation]:
