@@ -174,3 +174,23 @@ def test_every_group_and_the_remembered_timeline_filter(
     assert errors == []
     context.close()
     hub.close()
+
+
+@pytest.mark.parametrize("name", ["cargento-history.json", "cargento-dismissals.json"])
+def test_the_header_names_a_reset_store_and_when(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any, name: str
+) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / name).write_bytes(b'{"schema":1,"half a wr')
+    server = serve(
+        builder_for([("fake", FakeHarness("fake", [FakeSession("a")]))], tmp_path), features=FEATURES, state_dir=state
+    )
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    item = page.locator(f'header .store-reset[data-store="{name}"]')
+    item.wait_for(timeout=10_000)
+    text = item.inner_text()
+    assert "was reset at" in text and "kept as" in text
+    assert list(state.glob(name + ".unreadable-*")), "set aside, not repaired"
+    page.close()

@@ -87,7 +87,7 @@ def test_a_store_that_cannot_be_read_whole_is_set_aside_never_written_over(tmp_p
     (tmp_path / HISTORY_FILE).write_bytes(content)
     store = HistoryStore(tmp_path, clock=Clock())
     store.load()
-    assert store.reset is not None and "kept as" in store.reset and "reset at" in store.reset
+    assert store.reset is not None and "kept as" in store.reset and store.reset_at is not None
     aside = [p for p in tmp_path.iterdir() if p.name.startswith(HISTORY_FILE + ".unreadable-")]
     assert len(aside) == 1 and aside[0].read_bytes() == content
     store.record([obs(1)])

@@ -147,7 +147,7 @@ class HistoryExtension(Extension):
 
 def _own_store(path: Path, store: HistoryStore | None) -> OwnStore:
     if store is not None and store.reset:
-        return OwnStore(name=HISTORY_FILE, path=str(path), status="reset", detail=store.reset)
+        return OwnStore(name=HISTORY_FILE, path=str(path), status="reset", detail=store.reset, at=store.reset_at)
     if store is not None:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="read", detail=f"{len(store)} observations")
     return _on_disk(path)

@@ -269,8 +269,8 @@ class HistoryStore:
         return parsed
 
     def _say_reset(self, text: str) -> None:
-        self.reset_at = self.clock()
-        self.reset = f"{text} (reset at {iso(self.reset_at)})"
+        self.reset_at = datetime.now(UTC)
+        self.reset = text
 
     def _set_aside(self, why: str) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
