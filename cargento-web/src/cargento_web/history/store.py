@@ -84,6 +84,8 @@ KINDS = (
     "wait_ended",
     "session_ended",  # detail: the end's reason when one was published
     "task_completed",  # detail: the task's subject
+    "subagent_started",  # a subagent of this session was seen running (detail: its name)
+    "subagent_ended",  # it stopped running (detail: its name)
 )
 _DETAIL_LIMIT = 200
 _HEAD = b'{"schema":1,"store":"history","observations":['

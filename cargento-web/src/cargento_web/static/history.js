@@ -51,6 +51,8 @@ const KIND_WORDS = {
   wait_ended: "the wait ended",
   session_ended: "session ended",
   task_completed: "task completed",
+  subagent_started: "subagent running",
+  subagent_ended: "subagent stopped",
 };
 
 function words(o) {
