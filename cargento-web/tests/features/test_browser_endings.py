@@ -141,6 +141,23 @@ def test_every_group_and_the_remembered_timeline_filter(
     assert "Commit or set aside the 2 uncommitted files" in page.locator(".coming-next").inner_text()
     assert "Read the result of “stop clean session” (clean git state)" in page.locator(".coming-next").inner_text()
 
+    # The row marks on Sessions: dirty with its count, clean, and nothing where unmeasured.
+    page.goto(server.url + "/#n=sessions")
+    page.locator("main .row").first.wait_for(timeout=10_000)
+    marks = {
+        name: page.locator("main .row")
+        .filter(has_text=name)
+        .locator("[data-mark]")
+        .evaluate_all("els => els.map(e => e.dataset.mark + ':' + e.textContent)")
+        for name in ("stop dirty session", "stop clean session", "stop plain session", "busy session")
+    }
+    assert marks == {
+        "stop dirty session": ["dirty:uncommitted · 2"],
+        "stop clean session": ["clean:clean"],
+        "stop plain session": [],
+        "busy session": [],
+    }
+
     # The session page: how it landed, the history, and a filter remembered per session.
     page.goto(server.url + "/#n=session::fake:stop-dirty")
     page.locator(".history .timeline").wait_for(timeout=10_000)

@@ -87,6 +87,7 @@ class HistoryExtension(Extension):
                 _running.append(self.store)
         store = self.store
         self._seed_demo = context.demo
+        self._board_lock = threading.Lock()
         self.observer = BoardObserver(
             known=lambda h, s: store is not None and store.last(h, s) is not None, days=options.history_days
         )
@@ -120,10 +121,11 @@ class HistoryExtension(Extension):
     def on_board(self, board: Board) -> None:
         if self.store is None:
             return
-        if self._seed_demo:
-            self._seed_demo = False
-            self.store.record(demo_history(board))
-        made = self.observer.observe(board)
+        with self._board_lock:  # two board flavours may be built at once
+            if self._seed_demo:
+                self._seed_demo = False
+                self.store.record(demo_history(board))
+            made = self.observer.observe(board)
         if made:
             self.store.record(made)
 
