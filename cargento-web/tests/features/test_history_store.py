@@ -232,3 +232,7 @@ def test_diagnose_names_the_history_store(tmp_path: Path) -> None:
     [found] = own_stores(env)
     assert found.status == "unreadable"
     assert (tmp_path / HISTORY_FILE).read_bytes() == b"{torn", "--diagnose reads, never sets aside"
+    (tmp_path / HISTORY_FILE).unlink()
+    os.mkfifo(tmp_path / HISTORY_FILE)
+    [found] = own_stores(env)
+    assert found.status == "unreadable", "a pipe in the store's place is refused without blocking"

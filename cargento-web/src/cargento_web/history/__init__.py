@@ -28,8 +28,16 @@ from starlette.routing import BaseRoute, Route
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.history.demo import demo_history
 from cargento_web.history.observer import BoardObserver
-from cargento_web.history.store import HISTORY_FILE, HistoryStore, Observation, Window, parse_history
+from cargento_web.history.store import (
+    DEFAULT_MAX_BYTES,
+    HISTORY_FILE,
+    HistoryStore,
+    Observation,
+    Window,
+    parse_history,
+)
 from cargento_web.outbound import OutboundJSON
+from cargento_web.runtime.journal import read_capped
 
 if TYPE_CHECKING:
     from cargento_web.app import Guard
@@ -156,12 +164,21 @@ def _own_store(path: Path, store: HistoryStore | None) -> OwnStore:
 
 
 def _on_disk(path: Path) -> OwnStore:
+    """The store as ``--diagnose`` finds it: read (never blocking, never past the default cap),
+    never set aside."""
     try:
-        data = path.read_bytes()
+        data = read_capped(path, DEFAULT_MAX_BYTES)
     except FileNotFoundError:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="absent")
     except OSError as exc:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="unreadable", detail=exc.strerror or str(exc))
+    if data is None:
+        return OwnStore(
+            name=HISTORY_FILE,
+            path=str(path),
+            status="unreadable",
+            detail=f"larger than the default {DEFAULT_MAX_BYTES}-byte cap",
+        )
     parsed = parse_history(data)
     if parsed is None:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="unreadable", detail="could not be read whole")
@@ -175,8 +192,4 @@ def create(context: ExtensionContext) -> HistoryExtension:
 
 
 def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
-    return [_on_disk(_state_dir(env) / HISTORY_FILE)]
-
-
-def _state_dir(env: Mapping[str, str]) -> Path:
-    return default_state_dir(env)
+    return [_on_disk(default_state_dir(env) / HISTORY_FILE)]
