@@ -96,8 +96,18 @@ class HistoryExtension(Extension):
         store = self.store
         self._seed_demo = context.demo
         self._board_lock = threading.Lock()
+        hub: Any = context.hub
+        session_end = getattr(hub, "session_end", None)
+
+        def end_reason(harness: str, sid: str) -> str | None:
+            end = session_end(harness, sid) if session_end is not None else None
+            reason = getattr(end, "reason", None)
+            return reason if isinstance(reason, str) else None
+
         self.observer = BoardObserver(
-            known=lambda h, s: store is not None and store.last(h, s) is not None, days=options.history_days
+            known=lambda h, s: store is not None and store.last(h, s) is not None,
+            days=options.history_days,
+            end_reason=end_reason,
         )
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
