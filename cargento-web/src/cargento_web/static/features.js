@@ -4,3 +4,6 @@ import "/static/telemetry.js";
 import "/static/reach.js";
 import "/static/focus.js";
 import "/static/ask.js";
+import "/static/endings.js";
+import "/static/history.js";
+import "/static/dismissals.js";
