@@ -398,7 +398,7 @@ function Observed({ at, ctx }) {
 
 function SourceLine({ src, ctx }) {
   return html`<li class="source" data-kind=${src.kind}>
-    <span class="src-label">${src.label}</span>${src.origin ? html` <span class="muted small">(${src.origin})</span>` : null}
+    <span class="src-label">${src.label}</span>${src.origin ? html` <span class="muted small">(${src.origin})</span>` : null}${" "}
     <span class="src-text">${src.text}</span>
     <span class="src-meta small"> · currentness not checked · <${Observed} at=${src.observed_at} ctx=${ctx} /></span>
   </li>`;
