@@ -8,11 +8,15 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import attrs
 import httpx
 import orjson
 import pytest
+from cargento import hookimpl
 from cargento.cli import Options
+from cargento.models import HarnessContext, Instruction, SessionReading, SessionRef
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.annotations.store import ANNOTATIONS_FILE
 
@@ -74,8 +78,6 @@ def server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., Any]:
 def _session_url(srv: Any, sid: str = SID) -> str:
     board = httpx.get(srv.url + "/api/data", timeout=5).json()
     s = next(x for x in board["sessions"] if x["session_id"] == sid)
-    from urllib.parse import quote
-
     return f"{srv.url}/#n=session:{quote(s['project'] or '', safe='')}:fake:{sid}"
 
 
@@ -241,3 +243,59 @@ def test_with_annotations_off_the_page_offers_no_field_and_says_why_once(
     page.wait_for_selector("main .row")
     assert page.locator(".row-goal").count() == 0, "no goal slot links anywhere"
     assert page.locator("main").inner_text().count("--no-annotations") == 1, "said once"
+
+
+class Prompted(FakeHarness):
+    """A Codex-keyed fake whose sessions carry a recorded latest prompt."""
+
+    def __init__(self, prompts: dict[str, str]) -> None:
+        super().__init__("codex", [FakeSession(sid, title=f"prompted {sid[:4]}") for sid in prompts], label="Codex")
+        self.prompts = prompts
+
+    @hookimpl
+    def read_session(self, ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+        reading = super().read_session(ref, ctx)
+        assert reading is not None
+        return attrs.evolve(reading, instruction=Instruction(text=self.prompts[ref.session_id], at=ctx.now))
+
+
+def test_the_latest_prompt_stands_beside_now_and_can_be_adopted_as_an_entry(
+    serve: Any, builder_for: Any, context: Any, tmp_path: Path
+) -> None:
+    long_sid = "c0dec0de-0000-4000-8000-000000000002"
+    harness = Prompted({SID: "Port the scheduler to the new queue", long_sid: "p" * 300})
+    srv = serve(builder_for([("codex", harness)], tmp_path), features=[FEATURE], state_dir=tmp_path / "home")
+    page = _open(context, srv.url + "/#n=sessions")
+    slot = page.locator(f'.row[data-key="codex:{SID}"] .row-goal.prompt')
+    slot.wait_for()
+    assert "Port the scheduler to the new queue" in slot.inner_text()
+    assert not (tmp_path / "home" / ANNOTATIONS_FILE).exists(), "showing a prompt does not save it"
+    slot.click()
+    page.wait_for_selector(".intent-panel")
+    page.locator(".adopt-goal").click()
+    page.locator(".adopt-line").click()
+    page.locator(".save").click()
+    _until(page, "document.querySelector('.intent-message').textContent.includes('revision 1')")
+    entry = _stored(tmp_path)["revisions"][0]
+    assert entry["goal"] == "Port the scheduler to the new queue" and entry["goal_source"] == "prompt"
+    assert entry["lines"] == [
+        {"text": "Port the scheduler to the new queue", "source": "entry", "entry": "your prompt"}
+    ]
+    page.wait_for_selector(".intent-revision")
+    assert "from your prompt" in page.locator(".intent-fields .field-label").first.inner_text()
+    assert "added from your prompt" in page.locator(".outcome-line").first.inner_text()
+    project = next(x for x in httpx.get(srv.url + "/api/data", timeout=5).json()["sessions"] if x["session_id"] == SID)[
+        "project"
+    ]
+    page.goto(srv.url + "/#n=project:" + quote(project, safe=""))
+    stated = page.locator(f'.project-goals .stated[data-key="codex:{SID}"]')
+    stated.wait_for()
+    sources = stated.locator(".stated-row").evaluate_all("rows => rows.map(r => r.dataset.source)")
+    assert sources == ["published", "typed", "typed"], "your words beside the published goal, each on its own row"
+    assert "published by Codex" in stated.locator(".stated-row.published").inner_text()
+    assert "your goal (from your prompt)" in stated.locator(".stated-row.typed").inner_text()
+    page.goto(srv.url + "/#n=session::codex:" + long_sid)
+    page.wait_for_selector(".intent-panel .adopt")
+    assert page.locator(".adopt-goal").count() == 0
+    assert "nothing is clipped" in page.locator(".adopt").inner_text()
+    assert page.errors == []

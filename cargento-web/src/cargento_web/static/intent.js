@@ -167,7 +167,7 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
       goalRef.current.focus();
     }
   });
-  const shown = draft || { goal: base.goal, lines: base.lines };
+  const shown = draft || { goal: base.goal, lines: base.lines, adopted: null };
   const goalChanged = shown.goal.trim() !== base.goal.trim();
   const linesChanged = !sameLines(shown.lines.filter((l) => l.text.trim()), base.lines);
   const dirty = goalChanged || linesChanged;
@@ -208,9 +208,23 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
     }
     return reply;
   };
+  // The session's latest prompt, where its harness's source permits offering it as an entry.
+  const prompt = session && PROMPT_HARNESSES.has(session.harness) && session.instruction && session.instruction.source !== "agent"
+    ? session.instruction.text.trim()
+    : null;
+  const promptFits = prompt && prompt.length <= MAX_CHARS && !/[\r\n]/.test(prompt);
+  const adoptGoal = () => edit({ goal: prompt, adopted: prompt });
+  const adoptLine = () => {
+    if (shown.lines.length >= MAX_LINES) {
+      setMessage(`The checklist holds ${MAX_LINES} lines; a seventh is refused. Replace or merge a line instead.`);
+      return;
+    }
+    edit({ lines: [...shown.lines, { text: prompt, origin: null, source: "entry", entry: "your prompt" }] });
+  };
   const save = () => {
     const body = {};
     if (goalChanged) body.goal = shown.goal;
+    if (goalChanged && shown.adopted && shown.adopted === shown.goal) body.goal_source = "prompt";
     if (linesChanged) {
       const kept = shown.lines.filter((l) => l.text.trim());
       body.lines = kept.map((l) => l.text);
@@ -288,6 +302,13 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
         </ol>
         <button type="button" class="btn small add-line" onClick=${addLine}>add a line</button>
       </fieldset>
+      ${prompt
+        ? html`<p class="adopt small">${promptFits
+            ? html`From your latest prompt: <button type="button" class="btn small adopt-goal" onClick=${adoptGoal}>use it as the goal</button>
+                <button type="button" class="btn small adopt-line" onClick=${adoptLine}>add it as a line</button>
+                <span class="muted">Nothing is saved until you press save, and an adopted goal says “from your prompt”.</span>`
+            : html`<span class="muted">Your latest prompt is ${prompt.length} characters or more than one line, so it cannot be a goal or a line as it stands: nothing is clipped.</span>`}</p>`
+        : null}
       <div class="intent-actions">
         ${dirty ? html`<button type="button" class="btn save" disabled=${busy} onClick=${save}>save</button>
           <span class="muted small">Escape puts the stored words back.</span>` : null}
