@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from cargento_web.annotations.demo import OFF_BOARD_SID
@@ -34,16 +35,16 @@ def test_the_demo_seeds_words_on_its_own_sessions_and_off_the_board(tmp_path: Pa
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
-        share: dict[str, object] = {}
-        board: dict[str, object] = {}
+        share: dict[str, Any] = {}
+        board: dict[str, Any] = {}
         while time.monotonic() < deadline:
             try:
                 board = httpx.get(url + "/api/data", timeout=10).json()
             except httpx.HTTPError:
                 time.sleep(0.3)
                 continue
-            share = board.get("annotations") or {}  # type: ignore[assignment]
-            if isinstance(share, dict) and len(share.get("sessions") or {}) >= 4:
+            share = board.get("annotations") or {}
+            if len(share.get("sessions") or {}) >= 4:
                 break
             time.sleep(0.3)
         sessions = share["sessions"]
@@ -51,7 +52,7 @@ def test_the_demo_seeds_words_on_its_own_sessions_and_off_the_board(tmp_path: Pa
         kinds = {key.split(":")[0]: row.get("kind") for key, row in sessions.items()}
         assert kinds.get("claude") == "words" and kinds.get("codex") == "words"
         assert "discard" in kinds.values(), "a discard record is on a board session"
-        board_keys = {s["key"] for s in board["sessions"]}  # type: ignore[attr-defined]
+        board_keys = {s["key"] for s in board["sessions"]}
         assert set(sessions) <= board_keys, "the words sit on sessions the demo produces"
         codex = next(r for k, r in sessions.items() if k.startswith("codex:"))
         assert codex["revision"] == 2 and codex["goal_source"] == "prompt"
