@@ -124,6 +124,10 @@ def test_type_save_revise_escape_and_discard_twice(server: Any, context: Any, tm
     _until(page, "document.querySelector('.intent-message').textContent.includes('revision 2')")
     revisions = _stored(tmp_path)["revisions"]
     assert [len(r["lines"]) for r in revisions] == [1, 2]
+    panel.locator(".revisions summary").click()
+    panel.locator('.revision-list li[data-revision="1"]').wait_for()
+    assert "tests pass" in panel.locator('.revision-list > li[data-revision="1"]').inner_text()
+    assert "docs updated" not in panel.locator('.revision-list > li[data-revision="1"]').inner_text()
 
     # Escape puts the stored words back
     goal.fill("Something else entirely")
@@ -229,6 +233,11 @@ def test_the_intent_log_drops_words_a_discard_in_another_tab_withdrew(
     assert row.get_attribute("data-annotation") == "discard"
     assert log.errors == [] and other.errors == []
 
+    # words kept for a session that left the board open on its own page
+    off.locator("a.title").click()
+    log.wait_for_selector(".missing-session .intent-panel .intent-revision")
+    assert log.locator("#intent-goal").input_value() == "Words kept off the board"
+
 
 def test_with_annotations_off_the_page_offers_no_field_and_says_why_once(
     server: Any, context: Any, tmp_path: Path
@@ -299,3 +308,22 @@ def test_the_latest_prompt_stands_beside_now_and_can_be_adopted_as_an_entry(
     assert page.locator(".adopt-goal").count() == 0
     assert "nothing is clipped" in page.locator(".adopt").inner_text()
     assert page.errors == []
+
+
+def test_on_a_narrow_screen_the_intent_section_comes_first(server: Any, browser: Any, tmp_path: Path) -> None:
+    srv = server()
+    ctx = browser.new_context(viewport={"width": 600, "height": 900})
+    try:
+        page = _open(ctx, _session_url(srv))
+        page.locator(".intent-panel").wait_for()
+        tops = page.evaluate(
+            "[...document.querySelectorAll('.session-page > .columns > *')].map(e => [e.className, e.getBoundingClientRect().top])"
+        )
+        assert "intent-panel" in tops[0][0]
+        assert tops[0][1] < tops[1][1], "stacked first, above the session activity"
+        lefts = page.evaluate(
+            "[...document.querySelectorAll('.session-page > .columns > *')].map(e => e.getBoundingClientRect().left)"
+        )
+        assert len(set(lefts)) == 1, "one column"
+    finally:
+        ctx.close()

@@ -261,6 +261,7 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
     standing = html`<p class="muted small intent-revision">Revision ${words.revision}, saved ${ago(since(ctx, words.at))}${words.persisted === false ? html` · <b class="held">held for this run only: the write failed</b>` : ""}</p>`;
   }
   const binding = session && (doc.sessions || {})[key] ? doc.sessions[key].binding : null;
+  const history = words && words.revision > 1 ? html`<${Revisions} harness=${harness} sid=${sid} revision=${words.revision} ctx=${ctx} />` : null;
   const stamp = (text) => html`<span class="origin muted small">· ${text}</span>`;
   return html`<section class="col intent-panel" aria-labelledby="h-intent" data-key=${key}>
     <h3 id="h-intent">Intent</h3>
@@ -320,9 +321,39 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
       </div>
       ${armed ? html`<p class="discard-what" id="intent-discard-what">${armed}</p>` : null}
       <p class="intent-message" role="status" aria-live="polite">${message}</p>
+      ${history}
     </div>
     ${panelParts.map((C, i) => h(C, { key: i, board, ctx, route, session, annotation }))}
   </section>`;
+}
+
+// Every retained revision, read from /api/annotations when opened (never on the refresh loop).
+function Revisions({ harness, sid, revision, ctx }) {
+  const [open, setOpen] = useState(false);
+  const [doc, setDoc] = useState(null);
+  useEffect(() => {
+    if (!open) return undefined;
+    let gone = false;
+    setDoc(null);
+    getJSON("/api/annotations").then((r) => {
+      if (gone) return;
+      const found = r.ok && r.body ? r.body.annotations.find((a) => a.key === keyOf(harness, sid)) : null;
+      setDoc(found && found.revisions ? { revisions: found.revisions } : { error: (r.body && r.body.reason) || `HTTP ${r.status}` });
+    });
+    return () => {
+      gone = true;
+    };
+  }, [open, revision, harness, sid]);
+  return html`<details class="revisions" onToggle=${(ev) => setOpen(ev.currentTarget.open)}>
+    <summary>Earlier revisions (the words are at revision ${revision}; earlier ones are kept unchanged)</summary>
+    ${!open ? null : !doc ? html`<p class="muted small" aria-busy="true">Reading the revisions…</p>` : doc.error
+      ? html`<p class="note">The revisions could not be read: ${doc.error}.</p>`
+      : html`<ol class="revision-list">${doc.revisions.slice().reverse().map((r) => html`<li data-revision=${r.revision}>
+          <span class="muted small">revision ${r.revision}, saved ${ago(since(ctx, r.at))}</span>
+          <div>${r.goal ? html`<span class="src-label">goal</span> ${r.goal}` : html`<span class="muted">no goal</span>`}</div>
+          ${r.lines.length ? html`<ul>${r.lines.map((l) => html`<li>${l.text} <span class="muted small">(${sourceWords(l)})</span></li>`)}</ul>` : null}
+        </li>`)}</ol>`}
+  </details>`;
 }
 
 // -- Sessions: your goal beside NOW, the sentence above the rows ------------------------------
@@ -358,7 +389,7 @@ function AboveRows({ board }) {
   if (!CONF) return null;
   const doc = board.annotations || {};
   if (!on() || doc.on === false) {
-    return html`<p class="above-rows intent-off">${CONF.reason || "Annotations are off for this run"} No goal slot links to a session, and no Drift mark is drawn.</p>`;
+    return html`<p class="above-rows intent-off">Annotations are off for this run (--no-annotations), so no goal you typed is shown or saved, no goal slot links to a session and no Drift mark is drawn.</p>`;
   }
   if (doc.state === "untrusted") return html`<p class="above-rows intent-untrusted">${untrustedSentence(doc.detail)}</p>`;
   if (!doc.checked_any) return html`<p class="above-rows">No session has been checked for drift.</p>`;
