@@ -34,6 +34,7 @@ SHIPPED = [
     "cargento_web/static/endings.js",
     "cargento_web/static/history.js",
     "cargento_web/static/dismissals.js",
+    "cargento_web/static/intent.js",
     "cargento_web/static/app.css",
     "cargento_web/static/favicon.svg",
     "cargento_web/static/vendor/preact.mjs",

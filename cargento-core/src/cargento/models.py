@@ -93,6 +93,9 @@ class HarnessInfo:
     wait_coverage: str = "This harness cannot report that it waits on you."
     #: The harness's own CLI accepts the session id to resume (Claude Code, Codex).
     resumable: bool = False
+    #: The latest prompt this harness records is the operator's own words, so where no goal is
+    #: typed the board may show it beside NOW and a reading may adopt it (Claude Code, Codex).
+    prompt_as_goal: bool = False
     #: The page's mark for this harness; ``None`` lets the page derive one from the label.
     mark: HarnessMark | None = None
     #: The environment variables that relocate this harness's store (``CLAUDE_CONFIG_DIR``).

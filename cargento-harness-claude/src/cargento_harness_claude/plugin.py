@@ -55,6 +55,7 @@ def harness_info() -> HarnessInfo:
             "installed, also from the PermissionRequest and Notification hooks."
         ),
         resumable=True,
+        prompt_as_goal=True,
         mark=HarnessMark(monogram="CC", hue=24, shape="circle"),
         relocation_variables=(locations.VARIABLE,),
         # Claude Code starts a stdio MCP server with the session's id and project directory.

@@ -45,6 +45,7 @@ def harness_info() -> HarnessInfo:
             "the row cannot say which tool."
         ),
         resumable=True,
+        prompt_as_goal=True,
         mark=HarnessMark(monogram="CX", hue=200, shape="square"),
         relocation_variables=(locations.VARIABLE,),
     )

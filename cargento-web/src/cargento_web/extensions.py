@@ -58,6 +58,7 @@ FEATURES: tuple[str, ...] = (
     "cargento_web.history",
     "cargento_web.endings",
     "cargento_web.dismissals",
+    "cargento_web.annotations",
 )
 
 

@@ -58,6 +58,8 @@ class BoardHarness:
     wait_coverage: str = ""
     #: The harness's CLI resumes a session by id (the page offers COPY RESUME).
     resumable: bool = False
+    #: Its recorded latest prompt may stand beside NOW where no goal is typed.
+    prompt_as_goal: bool = False
     #: How the page draws the harness; ``None``: the page derives a mark from the label.
     mark: HarnessMark | None = None
     locations: tuple[StoreLocation, ...] = ()

@@ -7,3 +7,4 @@ import "/static/ask.js";
 import "/static/endings.js";
 import "/static/history.js";
 import "/static/dismissals.js";
+import "/static/intent.js";
