@@ -305,3 +305,19 @@ def test_forget_removes_discard_records_and_keeps_typed_words(tmp_path: Path) ->
     store.annotate("claude", "gone", Change(clear=True), T0)
     assert store.forget_discards(T0).outcome == "stored"
     assert [e.sid for e in store.entries()] == ["kept"]
+
+
+def test_forget_removes_the_discard_records_and_keeps_the_words(tmp_path: Path) -> None:
+    from cargento_web.annotations import forget
+
+    store = AnnotationStore(tmp_path / "cargento-annotations.json")
+    assert store.annotate("claude", "kept", _goal("ship the parser"), T0).outcome == "stored"
+    assert store.annotate("claude", "gone", _goal("a wrong turn"), T0).outcome == "stored"
+    assert store.annotate("claude", "gone", Change(clear=True), T0 + timedelta(seconds=1)).outcome == "stored"
+    [said] = forget(tmp_path)
+    assert "removed the discard records" in said
+    fresh = AnnotationStore(tmp_path / "cargento-annotations.json")
+    assert fresh.get("claude", "gone") is None
+    kept = fresh.get("claude", "kept")
+    assert kept is not None and kept.current is not None and kept.current.goal == "ship the parser"
+    assert "no discard records" in forget(tmp_path)[0]
