@@ -19,6 +19,7 @@ from cargento_web.capacity.windows import Window
 __all__ = [
     "AMBER_PACE",
     "CLAY_PACE",
+    "MAX_PROJECTION_S",
     "MIN_ELAPSED_S",
     "PRESSURE_PERCENT",
     "Assessment",
@@ -40,6 +41,9 @@ CLAY_PACE = 1.5
 #: Below this much of a window's time gone no pace is measured (a just-reset window with
 #: one request in it would otherwise read as a hundredfold pace).
 MIN_ELAPSED_S = 60.0
+#: A projected run-out further off than this is no projection at all (a trace of spending
+#: over a long window): it is left unprojected rather than dated decades out.
+MAX_PROJECTION_S = 400 * 86400.0
 
 
 def _clock(window: Window) -> tuple[datetime, float] | None:
@@ -90,7 +94,7 @@ def run_out(window: Window, now: datetime) -> datetime | None:
     """When the allowance is spent if spending goes on at the pace measured so far.
 
     ``now`` for a window already spent; ``None`` when nothing is spent yet (no pace to
-    extend) or no clock supports one.
+    extend), no clock supports one, or the end lies past :data:`MAX_PROJECTION_S`.
     """
     gone = elapsed_seconds(window, now)
     if gone is None or gone < MIN_ELAPSED_S:
@@ -100,8 +104,8 @@ def run_out(window: Window, now: datetime) -> datetime | None:
         return now
     if used <= 0.0:
         return None
-    per_second = used / gone
-    return now + timedelta(seconds=(1.0 - used) / per_second)
+    left_s = (1.0 - used) * gone / used
+    return None if left_s > MAX_PROJECTION_S else now + timedelta(seconds=left_s)
 
 
 @attrs.frozen(kw_only=True)
