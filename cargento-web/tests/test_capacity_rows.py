@@ -39,8 +39,16 @@ def test_codex_windows_read_from_its_session_file(tmp_path: Path) -> None:
     session.prompt("Port the scheduler", now - timedelta(minutes=5))
     limits = {
         "limit_id": "codex",
-        "primary": {"used_percent": 66.0, "window_minutes": 300, "resets_at": int((now + timedelta(hours=3)).timestamp())},
-        "secondary": {"used_percent": 20.0, "window_minutes": 10080, "resets_at": int((now + timedelta(days=5)).timestamp())},
+        "primary": {
+            "used_percent": 66.0,
+            "window_minutes": 300,
+            "resets_at": int((now + timedelta(hours=3)).timestamp()),
+        },
+        "secondary": {
+            "used_percent": 20.0,
+            "window_minutes": 10080,
+            "resets_at": int((now + timedelta(days=5)).timestamp()),
+        },
     }
     session.tokens(200, now - timedelta(minutes=1), limits=limits)
     session.end_turn(now - timedelta(seconds=50))
@@ -66,7 +74,10 @@ def test_working_time_counts_only_intervals_seen_to_open_and_close() -> None:
     t0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
     work = WorkTime(t0)
     assert work.observe(_board(t0, ("a", "working", "billing"), ("b", "idle", "scheduler"))) is False
-    assert work.observe(_board(t0 + timedelta(minutes=1), ("a", "idle", "billing"), ("b", "working", "scheduler"))) is False
+    assert (
+        work.observe(_board(t0 + timedelta(minutes=1), ("a", "idle", "billing"), ("b", "working", "scheduler")))
+        is False
+    )
     assert work.most() is None, "a's start was never seen; b has not closed"
     assert work.observe(_board(t0 + timedelta(minutes=11), ("a", "idle", "billing"), ("b", "idle", "scheduler")))
     assert work.observe(_board(t0 + timedelta(minutes=12), ("a", "working", "billing"))) is False

@@ -169,7 +169,10 @@ def usage_post(server: Any, body: bytes, **headers: str) -> httpx.Response:
 
 def quota_block(remaining: float) -> dict[str, Any]:
     reset = (_now() + timedelta(hours=2)).isoformat()
-    return {"gemini-5h": {"remaining_fraction": remaining, "reset_time": reset}, "3p-5h": {"remaining_fraction": 0.9, "reset_time": reset}}
+    return {
+        "gemini-5h": {"remaining_fraction": remaining, "reset_time": reset},
+        "3p-5h": {"remaining_fraction": 0.9, "reset_time": reset},
+    }
 
 
 def test_post_api_usage_always_answers_a_status_line_with_success(
@@ -185,11 +188,17 @@ def test_post_api_usage_always_answers_a_status_line_with_success(
     data = httpx.get(server.url + "/api/data", timeout=5).text
     assert "someone@example.com" not in data and "t.jsonl" not in data, "only the quota block is kept"
 
-    for malformed in (b"not json", b"[1]", b'{"quota": 3}', b'{"quota": {"gemini-5h": {"remaining_fraction": 7}}}', b"{" + b" " * 70_000 + b"}"):
+    for malformed in (
+        b"not json",
+        b"[1]",
+        b'{"quota": 3}',
+        b'{"quota": {"gemini-5h": {"remaining_fraction": 7}}}',
+        b"{" + b" " * 70_000 + b"}",
+    ):
         answer = usage_post(server, malformed)
         assert answer.status_code == 202 and answer.json()["accepted"] is True and answer.json()["stored"] is False
     still = capacity_of(server)
-    assert [x for x in still["windows"] if x["key"] == "antigravity:5h"][0]["used_percent"] == w["used_percent"]
+    assert next(x for x in still["windows"] if x["key"] == "antigravity:5h")["used_percent"] == w["used_percent"]
 
     assert usage_post(server, b"{}", **{CAPABILITY_HEADER: ""}).status_code == 401
     assert usage_post(server, b"{}", **{CAPABILITY_HEADER: "wrong"}).status_code == 403
@@ -202,9 +211,7 @@ def test_the_status_line_forwarders_quota_reaches_the_strip_through_the_hub(
 ) -> None:
     server = start(serve, builder_for, tmp_path, hub=hub)
     push = {"agent_state": "idle", "conversation_id": "", "quota": quota_block(0.6)}
-    answer = httpx.post(
-        server.url + "/api/events/antigravity", json=push, headers={CAPABILITY_HEADER: CAP}, timeout=5
-    )
+    answer = httpx.post(server.url + "/api/events/antigravity", json=push, headers={CAPABILITY_HEADER: CAP}, timeout=5)
     assert answer.status_code == 202
     doc = capacity_of(server, lambda c: any(w["key"] == "antigravity:5h" for w in c["windows"]))
     (w,) = [w for w in doc["windows"] if w["key"] == "antigravity:5h"]

@@ -74,7 +74,11 @@ def test_cursor_reply_is_a_level_in_cents_with_no_clock() -> None:
         assert request.method == "POST" and str(request.url) == CURSOR_USAGE_URL and request.content == b"{}"
         end = int((NOW + timedelta(days=9)).timestamp() * 1000)
         return httpx.Response(
-            200, json={"planUsage": {"totalSpend": 1500, "limit": 2000, "totalPercentUsed": 0.05}, "billingCycleEnd": str(end)}
+            200,
+            json={
+                "planUsage": {"totalSpend": 1500, "limit": 2000, "totalPercentUsed": 0.05},
+                "billingCycleEnd": str(end),
+            },
         )
 
     found = fetch(cursor_vendor("cargento/test"), Credential("cursor-token"), client_for(handler), NOW)
@@ -126,7 +130,9 @@ def _write_claude_file(home: Path, *, expires_at: datetime, token: str = TOKEN) 
     path = claude_credentials_file({}, home)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
-        json.dumps({"claudeAiOauth": {"accessToken": token, "refreshToken": "r", "expiresAt": expires_at.timestamp() * 1000}})
+        json.dumps(
+            {"claudeAiOauth": {"accessToken": token, "refreshToken": "r", "expiresAt": expires_at.timestamp() * 1000}}
+        )
     )
     return path
 
@@ -171,7 +177,9 @@ def fake_security(tmp_path: Path, items: dict[str, str]) -> str:
 
 
 def test_keychain_reads_are_scoped_to_each_harness_service(tmp_path: Path) -> None:
-    login = json.dumps({"claudeAiOauth": {"accessToken": TOKEN, "expiresAt": (NOW + timedelta(hours=1)).timestamp() * 1000}})
+    login = json.dumps(
+        {"claudeAiOauth": {"accessToken": TOKEN, "expiresAt": (NOW + timedelta(hours=1)).timestamp() * 1000}}
+    )
     security = fake_security(tmp_path, {"Claude Code-credentials": login})
     claude = claude_credential(env={}, home=tmp_path, platform="darwin", now=NOW, security=security)
     assert isinstance(claude, Credential) and claude.authorization() == f"Bearer {TOKEN}"
