@@ -251,3 +251,41 @@ def test_an_unreadable_consent_answer_is_set_aside_and_named(serve: Any, builder
     ext = server.extensions.items[0]
     (store,) = ext.own_stores()
     assert store.status == "reset" and "not valid JSON" in (store.detail or "")
+
+
+def test_the_older_notify_hook_usage_line_and_the_statusline_forwarder_both_feed_the_strip(
+    serve: Any, builder_for: Any, tmp_path: Path, hub: EventHub
+) -> None:
+    import io
+    import os
+    from urllib.parse import urlsplit
+
+    from cargento.forwarders import notify_hook, statusline_hook
+
+    server = start(serve, builder_for, tmp_path, hub=hub)
+    port = urlsplit(server.url).port
+    home = tmp_path / "cargento-home"
+    home.mkdir()
+    (home / f"cargento-{port}.json").write_text(json.dumps({"pid": os.getpid(), "port": port, "capability": CAP}))
+    env = {"CARGENTO_HOME": str(home), "CARGENTO_PORT": str(port), "HOME": str(tmp_path)}
+    status_line = {
+        "agent_state": "idle",
+        "conversation_id": "",
+        "email": "someone@example.com",
+        "transcript_path": "/home/x/t.jsonl",
+        "quota": quota_block(0.3),
+    }
+    older = io.BytesIO(json.dumps(status_line).encode())
+    assert notify_hook.main([f"http://127.0.0.1:{port}/api/usage"], stdin=older, env=env) == 0
+    doc = capacity_of(server, lambda c: any(w["key"] == "antigravity:5h" for w in c["windows"]))
+    assert abs(next(w for w in doc["windows"] if w["key"] == "antigravity:5h")["used_percent"] - 70.0) < 1e-9
+    assert hub.overlays(hub.clock()) == {}, "the older line feeds quota only, never the Working state"
+
+    newer = io.BytesIO(json.dumps({**status_line, "quota": quota_block(0.55)}).encode())
+    assert statusline_hook.main([str(port)], stdin=newer, env=env) == 0
+    doc = capacity_of(
+        server,
+        lambda c: any(abs(w["used_percent"] - 45.0) < 1e-9 for w in c["windows"] if w["key"] == "antigravity:5h"),
+    )
+    assert abs(next(w for w in doc["windows"] if w["key"] == "antigravity:5h")["used_percent"] - 45.0) < 1e-9
+    assert "someone@example.com" not in httpx.get(server.url + "/api/data", timeout=5).text

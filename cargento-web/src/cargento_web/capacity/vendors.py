@@ -18,6 +18,7 @@ the reply is ever quoted in a failure.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -152,12 +153,21 @@ def parse_claude(doc: Any, now: datetime) -> list[Window]:
     return out
 
 
+#: The largest whole number read from a Cursor reply (cents, or epoch milliseconds).
+WHOLE_LIMIT = 10**15
+
+
 def _cents(value: object) -> int | None:
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-        return int(value)
-    return None
+    """A non-negative whole number (a decimal string, as protobuf's JSON writes an int64)."""
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 16:
+        number = int(value.strip())
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        number = int(value)
+    else:
+        return None
+    return number if 0 <= number < WHOLE_LIMIT else None
 
 
 def parse_cursor(doc: Any, now: datetime) -> list[Window]:
@@ -168,6 +178,9 @@ def parse_cursor(doc: Any, now: datetime) -> list[Window]:
     spent, limit = _cents(plan.get("totalSpend")), _cents(plan.get("limit"))
     if spent is None or limit is None or limit <= 0:
         raise ValueError("no spend against an allowance")
+    used = 100.0 * spent / limit
+    if used > 1000.0:
+        raise ValueError("a spend past any allowance")
     end_ms = _cents(doc.get("billingCycleEnd")) if isinstance(doc, dict) else None
     resets = datetime.fromtimestamp(end_ms / 1000.0, UTC) if end_ms is not None and end_ms < 10**14 else None
     return [
@@ -176,7 +189,7 @@ def parse_cursor(doc: Any, now: datetime) -> list[Window]:
             harness="cursor",
             harness_label="Cursor",
             name=MONTH,
-            used_percent=100.0 * spent / limit,
+            used_percent=used,
             window_s=None,
             resets_at=resets,
             read_at=now,
