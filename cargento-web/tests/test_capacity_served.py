@@ -289,3 +289,17 @@ def test_the_older_notify_hook_usage_line_and_the_statusline_forwarder_both_feed
     )
     assert abs(next(w for w in doc["windows"] if w["key"] == "antigravity:5h")["used_percent"] - 45.0) < 1e-9
     assert "someone@example.com" not in httpx.get(server.url + "/api/data", timeout=5).text
+
+
+def test_diagnose_names_the_consent_store_and_leaves_an_unreadable_one_in_place(tmp_path: Path) -> None:
+    from cargento_web import capacity
+
+    env = {"CARGENTO_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    (absent,) = capacity.own_stores(env)
+    assert absent.status == "absent"
+    (tmp_path / "capacity.json").write_text(json.dumps({"vendor_quota": "off"}))
+    (read,) = capacity.own_stores(env)
+    assert read.status == "read" and read.detail == "vendor quota off"
+    (tmp_path / "capacity.json").write_text("garbage")
+    (broken,) = capacity.own_stores(env)
+    assert broken.status == "unreadable" and (tmp_path / "capacity.json").read_text() == "garbage"

@@ -262,7 +262,6 @@ class Capacity(Extension):
             "on": True,
             "no_usage": self.no_usage,
             "demo": self.context.demo,
-            "consent": self.consent.answer,
             "vendors": [s.vendor.label for s in self.poller.sources.values()]
             or (["Claude Code", "Cursor"] if not self.no_usage else []),
             "poll_s": POLL_S,
