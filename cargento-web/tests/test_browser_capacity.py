@@ -27,13 +27,28 @@ def _sibling(name: str) -> ModuleType:
 _TB = _sibling("test_browser")
 browser = _TB.browser
 page_for = _TB.page_for
+_CALM = _sibling("test_browser_calm")
+axe_source = _CALM.axe_source
+axe_page = _CALM.axe_page
 _SERVED = _sibling("test_capacity_served")
 standin = _SERVED.standin
 FEATURE, TOKEN = _SERVED.FEATURE, _SERVED.TOKEN
 
 
+def _axe(axe_page: Callable[..., Any], url: str, source: str) -> list[dict[str, Any]]:
+    checked = axe_page(url + "/")
+    checked.locator("section.capacity").wait_for(timeout=10_000)
+    found: list[dict[str, Any]] = _CALM.axe_violations(checked, source)
+    return found
+
+
 def test_the_consent_disclosure_then_the_switch(
-    serve: Any, builder_for: Any, tmp_path: Path, page_for: Callable[..., Any]
+    serve: Any,
+    builder_for: Any,
+    tmp_path: Path,
+    page_for: Callable[..., Any],
+    axe_page: Callable[..., Any],
+    axe_source: str,
 ) -> None:
     standin.HANDLER.clear()
     standin.REQUESTS.clear()
@@ -47,6 +62,7 @@ def test_the_consent_disclosure_then_the_switch(
     strip.wait_for(timeout=10_000)
     assert "Until you answer, nothing is read and nothing is asked" in strip.inner_text()
     assert standin.READS == [] and standin.REQUESTS == []
+    assert not _axe(axe_page, server.url, axe_source), "the disclosure passes axe-core"
 
     page.get_by_role("button", name="Allow vendor quota").click()
     row = page.locator('.cap-row[data-key="claude:5h"]')
@@ -57,10 +73,13 @@ def test_the_consent_disclosure_then_the_switch(
     assert TOKEN not in page.content()
     switch = page.get_by_role("switch")
     assert switch.is_checked()
+    assert not _axe(axe_page, server.url, axe_source), "the strip and its switch pass axe-core"
 
     page.goto(server.url + "/#n=attention")
     page.locator('.off-count li[data-kind="quota"]').first.wait_for(timeout=10_000)
     assert "Claude Code quota 5h: 80% spent" in page.locator(".off-count").inner_text()
+    brief = page.locator(".attention .brief").inner_text()
+    assert "of the other 1:" in brief, "quota pressure never joins the session count"
     page.goto(server.url + "/")
     page.locator("section.capacity").wait_for(timeout=10_000)
 

@@ -134,7 +134,7 @@ function Consent({ cap }) {
   const on = cap.consent === "on";
   return html`<div class="cap-consent">
     <label class="cap-switch small" title=${DISCLOSURE}>
-      <input type="checkbox" role="switch" aria-checked=${on ? "true" : "false"} checked=${on} disabled=${busy} onChange=${(e) => answer(e.currentTarget.checked ? "on" : "off")} />
+      <input type="checkbox" role="switch" checked=${on} disabled=${busy} onChange=${(e) => answer(e.currentTarget.checked ? "on" : "off")} />
       Vendor quota (Claude Code, Cursor) ${on ? "on: asked at most once every five minutes while a page is open" : "off: no login is read and nothing is asked"}
     </label>
     ${problem ? html`<p class="note risk">${problem}</p>` : null}
