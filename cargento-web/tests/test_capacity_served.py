@@ -221,11 +221,15 @@ def test_the_status_line_forwarders_quota_reaches_the_strip_through_the_hub(
 def test_no_usage_ignores_pushed_quota_and_asks_no_vendor(
     serve: Any, builder_for: Any, tmp_path: Path, hub: EventHub
 ) -> None:
+    from cargento.cli import parse_args
+
     write_login(tmp_path)
     standin.HANDLER.append(claude_reply)
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "capacity.json").write_text(json.dumps({"vendor_quota": "on"}))
-    server = start(serve, builder_for, tmp_path, hub=hub, options=Options(no_usage=True))
+    options = parse_args(["--no-usage"])
+    assert options.no_usage is True, "--no-usage is a flag the command line takes"
+    server = start(serve, builder_for, tmp_path, hub=hub, options=options)
     answer = usage_post(server, json.dumps({"quota": quota_block(0.1)}).encode())
     assert answer.status_code == 202 and answer.json()["stored"] is False and "--no-usage" in answer.json()["reason"]
     httpx.post(

@@ -183,7 +183,8 @@ export function quotaPressure(board) {
   return cap.windows
     .filter((w) => w.pressure)
     .map((w) => {
-      const why = w.used_percent >= limit ? `at or above ${limit} percent` : "its projected end falls before its reset";
+      // Raised by the rule, but the two times are only set side by side, never compared here.
+      const why = w.used_percent >= limit ? `at or above ${limit} percent` : "raised by the pace measured so far";
       return {
         kind: "quota",
         key: `quota:${w.key}`,
