@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-from cargento.cli import Options
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.testing.fakes import FakeHarness
 from cargento_web.runtime.hub import EventHub
