@@ -1,6 +1,6 @@
-"""Hypothesis over every reader the capacity feature has: the pushed quota block, both vendor
-replies and the consent file. None raises on what it reads (a vendor reply may only be refused
-with ValueError), and nothing malformed comes out as a reading."""
+"""Hypothesis over the reader the capacity feature keeps itself, the consent file (the plugins'
+``read_quota`` readers are fuzzed by the HarnessContract), and over the plugin readers as the
+feature calls them: whatever a document holds, a reader answers windows or nothing."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
+from cargento.plugins import load_registry
+from cargento_harness_antigravity import plugin as antigravity
+from cargento_harness_claude import plugin as claude
+from cargento_harness_cursor import plugin as cursor
 from cargento_web.capacity.consent import ANSWERS, UNANSWERED, read_answer
-from cargento_web.capacity.pushed import parse_block, windows_from_block
-from cargento_web.capacity.vendors import parse_claude, parse_cursor
-from hypothesis import HealthCheck, example, given, settings
+from cargento_web.capacity.extension import quota_reader
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -50,34 +52,6 @@ json_values = st.recursive(
 )  # fmt: skip
 
 
-@given(json_values)
-def test_the_pushed_block_reader_keeps_only_well_formed_buckets(value: Any) -> None:
-    block = parse_block(value)
-    if block is None:
-        return
-    for name, bucket in block.items():
-        assert name.endswith(("-5h", "-weekly"))
-        assert 0.0 <= bucket["remaining_fraction"] <= 1.0
-    for w in windows_from_block(block, NOW, harness_label="Antigravity"):
-        assert 0.0 <= w.used_percent <= 100.0 and w.window_s is not None
-
-
-@pytest.mark.parametrize("parse", [parse_claude, parse_cursor])
-@given(value=json_values)
-@example(value={"planUsage": {"totalSpend": math.inf, "limit": 5}})
-@example(value={"planUsage": {"totalSpend": 10**30, "limit": 1}, "billingCycleEnd": "9" * 40})
-@example(value={"five_hour": {"utilization": math.nan}, "limits": [{"kind": "weekly_scoped", "percent": math.inf}]})
-def test_vendor_replies_are_read_or_refused_never_crash(parse: Any, value: Any) -> None:
-    try:
-        found = parse(value, NOW)
-    except ValueError:
-        return
-    assert found, "a reply is either refused or yields at least one window"
-    for w in found:
-        assert math.isfinite(w.used_percent) and 0.0 <= w.used_percent <= 1000.0
-        assert w.read_at == NOW and w.source == "vendor"
-
-
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.one_of(st.binary(max_size=200), json_values.map(lambda v: json.dumps(v).encode())))
 def test_the_consent_file_reader_never_raises(tmp_path: Path, data: bytes) -> None:
@@ -86,3 +60,24 @@ def test_the_consent_file_reader_never_raises(tmp_path: Path, data: bytes) -> No
     answer, problem = read_answer(path)
     assert answer in (*ANSWERS, UNANSWERED)
     assert (problem is None) == (answer != UNANSWERED)
+
+
+REGISTRY = load_registry(
+    entry_points=False, extra=[("claude", claude), ("cursor", cursor), ("antigravity", antigravity)]
+)
+
+
+@given(
+    value=json_values,
+    harness=st.sampled_from(["claude", "cursor", "antigravity"]),
+    source=st.sampled_from(["reply", "pushed"]),
+)
+def test_a_plugin_reader_as_the_feature_calls_it_answers_windows_or_nothing(
+    value: Any, harness: str, source: str
+) -> None:
+    found = quota_reader(REGISTRY, harness, source)(value, NOW)
+    if found is None:
+        return
+    assert found, "an empty reading is said as nothing, never as a window at zero"
+    for w in found:
+        assert math.isfinite(w.used_percent) and 0.0 <= w.used_percent <= 1000.0

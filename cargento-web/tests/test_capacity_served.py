@@ -87,7 +87,9 @@ def capacity_of(server: Any, until: Callable[[dict[str, Any]], bool] = lambda c:
 
 
 def start(serve: Any, builder_for: Any, tmp_path: Path, hub: EventHub | None = None, **kw: Any) -> Any:
-    builder = builder_for([("fake", FakeHarness("fake"))], tmp_path)
+    from cargento_harness_antigravity import plugin as antigravity
+
+    builder = builder_for([("fake", FakeHarness("fake")), ("antigravity", antigravity)], tmp_path)
     return serve(builder, hub=hub, features=[FEATURE], state_dir=tmp_path / "state", **kw)
 
 
@@ -133,7 +135,8 @@ def test_nothing_is_read_or_asked_until_consent_and_then_the_token_never_leaves(
     [
         (lambda r: httpx.Response(401), "refused the stored login (401)"),
         (lambda r: httpx.Response(403), "refused the stored login (403)"),
-        (lambda r: httpx.Response(200, text="nope"), "no readable window"),
+        (lambda r: httpx.Response(200, text="nope"), "usage reply is not JSON"),
+        (lambda r: httpx.Response(200, json={"five_hour": None}), "no readable window"),
     ],
 )
 def test_a_failed_vendor_reading_is_withheld_and_said(
@@ -158,7 +161,7 @@ def test_a_missing_login_is_said_and_nothing_is_asked(serve: Any, builder_for: A
     server = start(serve, builder_for, tmp_path)
     page_post(server, "/api/capacity/poll", {})
     doc = capacity_of(server, lambda c: bool(c["withheld"]) and c["withheld"][0]["reason"] != "not read yet")
-    assert "no credentials file" in doc["withheld"][0]["reason"] and standin.REQUESTS == []
+    assert "keeps no login file here" in doc["withheld"][0]["reason"] and standin.REQUESTS == []
 
 
 def usage_post(server: Any, body: bytes, **headers: str) -> httpx.Response:

@@ -28,6 +28,7 @@ from cargento.models import (
     Gate,
     HarnessInfo,
     ModelInfo,
+    QuotaEndpoint,
     SessionReading,
     Simulation,
     Usage,
@@ -62,6 +63,8 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "event_lane": (EventLane, type(None)),
     "refine_event": (LifecycleEvent,),
     "hook_targets": (tuple,),
+    "quota_endpoint": (QuotaEndpoint, type(None)),
+    "read_quota": (tuple,),
 }
 
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,9 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, QuotaEndpoint, QuotaWindow
 
-from cargento_harness_claude import demo, discovery, gates, locations, mapping
+from cargento_harness_claude import demo, discovery, gates, locations, mapping, quota
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude.stuck import Showroom, StuckSession
@@ -102,3 +103,13 @@ def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEve
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
     return hook_targets_module.targets(env, home)
+
+
+@hookimpl
+def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    return quota.endpoint(env, home, platform)
+
+
+@hookimpl
+def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    return quota.read_reply(document) if source == "reply" else ()

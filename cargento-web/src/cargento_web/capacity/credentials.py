@@ -1,41 +1,28 @@
-"""Reading a vendor credential exactly where its harness keeps it, and nowhere else.
+"""Reading a vendor login exactly where its harness keeps it, and nowhere else.
 
-Claude Code keeps its OAuth login in the macOS Keychain (generic password, service
-``Claude Code-credentials``) and, elsewhere, in ``.credentials.json`` in its config directory
-(``$CLAUDE_CONFIG_DIR``, else ``~/.claude``). The Cursor CLI keeps its session token in the
-macOS Keychain (service ``cursor-access-token``); where it keeps it elsewhere is unverified, so
-nothing is read there. A credential is only ever read: never refreshed, written, logged or
-served. :class:`Credential` hides its value from ``repr``/``str`` so it cannot reach a log or
-an exception message by accident, and every problem is a fixed sentence that quotes nothing
-read from the source.
+Where that is comes from the harness's plugin (its ``quota_endpoint``): a macOS Keychain
+generic password on macOS, a file elsewhere, or a sentence saying why it cannot be read on
+this platform. The login is only ever read: never refreshed, written, logged or served.
+:class:`Credential` hides its value from ``repr``/``str`` and refuses to be pickled, so it
+cannot reach a log or an exception message by accident, and every problem is a fixed sentence
+that quotes nothing read from the source.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from pathlib import Path
+from typing import Any
 
 import attrs
+from cargento.models import QuotaEndpoint
 
-__all__ = [
-    "CLAUDE_KEYCHAIN_SERVICE",
-    "CURSOR_KEYCHAIN_SERVICE",
-    "KEYCHAIN_TIMEOUT_S",
-    "Credential",
-    "CredentialProblem",
-    "claude_credential",
-    "claude_credentials_file",
-    "cursor_credential",
-]
+__all__ = ["CREDENTIAL_LIMIT", "KEYCHAIN_TIMEOUT_S", "SECURITY", "Credential", "CredentialProblem", "read_credential"]
 
-CLAUDE_KEYCHAIN_SERVICE = "Claude Code-credentials"
-CURSOR_KEYCHAIN_SERVICE = "cursor-access-token"
 #: The first Keychain read can raise a permission prompt; cutting it short reads as a denial.
 KEYCHAIN_TIMEOUT_S = 120.0
-#: The largest credential document read.
+#: The largest stored login read.
 CREDENTIAL_LIMIT = 64 * 1024
 SECURITY = "/usr/bin/security"
 
@@ -62,13 +49,13 @@ class Credential:
 
 @attrs.frozen(kw_only=True)
 class CredentialProblem:
-    """Why no credential was read: ``missing``, ``unreadable``, ``expired`` or ``unsupported``."""
+    """Why no login was read: ``missing``, ``unreadable``, ``expired`` or ``unsupported``."""
 
     kind: str
     text: str
 
 
-def _keychain(service: str, security: str) -> str | CredentialProblem:
+def _keychain(service: str, security: str, label: str) -> str | CredentialProblem:
     try:
         done = subprocess.run(
             [security, "find-generic-password", "-s", service, "-w"],
@@ -77,75 +64,74 @@ def _keychain(service: str, security: str) -> str | CredentialProblem:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return CredentialProblem(kind="unreadable", text="the Keychain did not answer in time")
+        return CredentialProblem(kind="unreadable", text=f"the Keychain did not answer in time for {label}'s login")
     except OSError as exc:
         return CredentialProblem(kind="unreadable", text=f"the Keychain could not be asked ({type(exc).__name__})")
     if done.returncode != 0:
-        return CredentialProblem(kind="missing", text="the Keychain holds no such item, or the read was denied")
-    value = done.stdout[:CREDENTIAL_LIMIT].decode("utf-8", "replace").strip()
-    if not value:
-        return CredentialProblem(kind="missing", text="the Keychain item is empty")
-    return value
+        return CredentialProblem(
+            kind="missing", text=f"the Keychain holds no {label} login here, or the read was denied (not signed in?)"
+        )
+    return done.stdout[: CREDENTIAL_LIMIT + 1].decode("utf-8", "replace")
 
 
-def claude_credentials_file(env: Mapping[str, str], home: Path) -> Path:
-    """``.credentials.json`` in Claude Code's config directory."""
-    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    root = Path(configured).expanduser() if configured else home / ".claude"
-    return root / ".credentials.json"
+def _file(endpoint: QuotaEndpoint, label: str) -> str | CredentialProblem:
+    assert endpoint.credential_file is not None
+    try:
+        with endpoint.credential_file.open("rb") as f:
+            data = f.read(CREDENTIAL_LIMIT + 1)
+    except FileNotFoundError:
+        return CredentialProblem(kind="missing", text=f"{label} keeps no login file here (not signed in?)")
+    except OSError as exc:
+        return CredentialProblem(kind="unreadable", text=f"{label}'s login file is unreadable ({type(exc).__name__})")
+    return data.decode("utf-8", "replace")
 
 
-def _claude_token(text: str, now: datetime) -> Credential | CredentialProblem:
+def _field(doc: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(part)
+    return doc
+
+
+def _token(text: str, endpoint: QuotaEndpoint, label: str, now: datetime) -> Credential | CredentialProblem:
+    if len(text) > CREDENTIAL_LIMIT:
+        return CredentialProblem(kind="unreadable", text=f"{label}'s stored login is larger than any login")
+    if not endpoint.token_field:
+        token = text.strip()
+        return (
+            Credential(token) if token else CredentialProblem(kind="missing", text=f"{label}'s stored login is empty")
+        )
     try:
         doc = json.loads(text)
     except ValueError:
-        return CredentialProblem(kind="unreadable", text="Claude Code's credential is not JSON")
-    login = doc.get("claudeAiOauth") if isinstance(doc, dict) else None
-    token = login.get("accessToken") if isinstance(login, dict) else None
+        return CredentialProblem(kind="unreadable", text=f"{label}'s stored login is not JSON")
+    token = _field(doc, endpoint.token_field)
     if not isinstance(token, str) or not token.strip():
-        return CredentialProblem(kind="missing", text="Claude Code's credential holds no OAuth login")
-    expires = login.get("expiresAt") if isinstance(login, dict) else None
-    expired = (
+        return CredentialProblem(kind="missing", text=f"{label}'s stored login holds no token")
+    expires = _field(doc, endpoint.expires_field) if endpoint.expires_field else None
+    if (
         isinstance(expires, int | float)
         and not isinstance(expires, bool)
         and 0 < expires < 10**14
         and datetime.fromtimestamp(float(expires) / 1000.0, UTC) <= now
-    )
-    if expired:
-        return CredentialProblem(kind="expired", text="Claude Code's login has expired: sign in again in Claude Code")
+    ):
+        return CredentialProblem(kind="expired", text=f"{label}'s login has expired: sign in again in {label}")
     return Credential(token.strip())
 
 
-def claude_credential(
-    *, env: Mapping[str, str], home: Path, platform: str, now: datetime, security: str = SECURITY
+def read_credential(
+    endpoint: QuotaEndpoint, *, label: str, platform: str, now: datetime, security: str = SECURITY
 ) -> Credential | CredentialProblem:
-    """Claude Code's OAuth access token, as Claude Code stores it on *platform*."""
-    if platform == "darwin":
-        found = _keychain(CLAUDE_KEYCHAIN_SERVICE, security)
-        if isinstance(found, CredentialProblem):
-            return found
-        return _claude_token(found, now)
-    path = claude_credentials_file(env, home)
-    try:
-        with path.open("rb") as f:
-            data = f.read(CREDENTIAL_LIMIT + 1)
-    except FileNotFoundError:
-        return CredentialProblem(kind="missing", text="Claude Code keeps no credentials file here (not signed in?)")
-    except OSError as exc:
+    """The login *endpoint* says its harness keeps on *platform*, read once."""
+    if endpoint.unavailable is not None:
+        return CredentialProblem(kind="unsupported", text=endpoint.unavailable)
+    if platform == "darwin" and endpoint.keychain_service:
+        found = _keychain(endpoint.keychain_service, security, label)
+    elif endpoint.credential_file is not None:
+        found = _file(endpoint, label)
+    else:
         return CredentialProblem(
-            kind="unreadable", text=f"Claude Code's credentials file is unreadable ({type(exc).__name__})"
+            kind="unsupported", text=f"{label} keeps no login this dashboard can read on this platform"
         )
-    if len(data) > CREDENTIAL_LIMIT:
-        return CredentialProblem(kind="unreadable", text="Claude Code's credentials file is larger than any login")
-    return _claude_token(data.decode("utf-8", "replace"), now)
-
-
-def cursor_credential(*, platform: str, security: str = SECURITY) -> Credential | CredentialProblem:
-    """The Cursor CLI's session token: macOS Keychain only."""
-    if platform != "darwin":
-        return CredentialProblem(
-            kind="unsupported",
-            text="Cursor's usage is read on macOS only (where else it keeps its token is unverified)",
-        )
-    found = _keychain(CURSOR_KEYCHAIN_SERVICE, security)
-    return found if isinstance(found, CredentialProblem) else Credential(found)
+    return found if isinstance(found, CredentialProblem) else _token(found, endpoint, label, now)

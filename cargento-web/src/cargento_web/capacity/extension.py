@@ -25,6 +25,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from cargento.board import Board
 from cargento.diagnose import OwnStore
+from cargento.events import EventVocabulary
+from cargento.models import HarnessInfo, QuotaEndpoint, QuotaWindow
+from cargento.plugins import Registry
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.timestamps import iso
 from starlette.exceptions import HTTPException
@@ -34,13 +37,13 @@ from starlette.routing import BaseRoute, Route
 
 from cargento_web.capacity import demo as demo_quota
 from cargento_web.capacity.consent import UNANSWERED, ConsentStore
-from cargento_web.capacity.credentials import claude_credential, cursor_credential
+from cargento_web.capacity.credentials import read_credential
 from cargento_web.capacity.freshness import stale_reason
 from cargento_web.capacity.pace import PRESSURE_PERCENT, Assessment, assess, order
 from cargento_web.capacity.poller import POLL_S, Source, VendorPoller
-from cargento_web.capacity.pushed import PushedQuota, parse_block, windows_from_block
+from cargento_web.capacity.pushed import PushedQuota
 from cargento_web.capacity.rows import AIUnits, ai_units, store_windows
-from cargento_web.capacity.vendors import claude_vendor, cursor_vendor
+from cargento_web.capacity.vendors import Vendor, windows_of
 from cargento_web.capacity.windows import Window, Withheld
 from cargento_web.capacity.worktime import WorkTime
 from cargento_web.extensions import Extension, ExtensionContext
@@ -64,18 +67,72 @@ def _client() -> httpx.Client:
     return httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False, trust_env=False)
 
 
-def default_sources(context: ExtensionContext) -> list[Source]:
-    """Claude's and Cursor's endpoints with the credential read as each harness stores it."""
+def quota_reader(
+    registry: Registry, harness: str, source: str
+) -> Callable[[Any, datetime], tuple[QuotaWindow, ...] | None]:
+    """The plugin's ``read_quota`` for one source; ``None`` when it reads nothing or fails."""
+
+    def read(document: Any, now: datetime) -> tuple[QuotaWindow, ...] | None:
+        result = registry.call(harness, "read_quota", document=document, source=source, now=now)
+        value = getattr(result, "value", None)
+        if not isinstance(value, tuple) or not all(isinstance(w, QuotaWindow) for w in value):
+            return None
+        return value or None
+
+    return read
+
+
+def labels(registry: Registry) -> dict[str, str]:
+    """Every loaded harness's display label."""
+    found: dict[str, str] = {}
+    for key in registry.loaded():
+        info = getattr(registry.call(key, "harness_info"), "value", None)
+        found[key] = info.label if isinstance(info, HarnessInfo) else key
+    return found
+
+
+def declared_endpoints(context: ExtensionContext) -> dict[str, QuotaEndpoint]:
+    """The vendor endpoints the loaded plugins declare for this machine (nothing is read)."""
     builder = context.builder
+    registry = builder.registry
+    found: dict[str, QuotaEndpoint] = {}
+    for key in registry.loaded():
+        if not registry.implements(key, "quota_endpoint"):
+            continue
+        result = registry.call(key, "quota_endpoint", env=builder.env, home=builder.home, platform=builder.platform)
+        value = getattr(result, "value", None)
+        if isinstance(value, QuotaEndpoint) and value.url.startswith("https://"):
+            found[key] = value
+    return found
+
+
+def default_sources(context: ExtensionContext, endpoints: Mapping[str, QuotaEndpoint]) -> list[Source]:
+    """Each declared endpoint, with the login read where its plugin says the harness keeps it."""
+    registry = context.builder.registry
+    platform = context.builder.platform
+    names = labels(registry)
     agent = f"cargento/{context.settings.version}"
+    sources: list[Source] = []
+    for key, endpoint in sorted(endpoints.items()):
+        label = names.get(key, key)
+
+        def credential(now: datetime, endpoint: QuotaEndpoint = endpoint, label: str = label) -> Any:
+            return read_credential(endpoint, label=label, platform=platform, now=now)
+
+        vendor = Vendor(
+            harness=key, label=label, endpoint=endpoint, read=quota_reader(registry, key, "reply"), user_agent=agent
+        )
+        sources.append(Source(vendor=vendor, credential=credential))
+    return sources
+
+
+def pushing_harnesses(registry: Registry) -> list[str]:
+    """Harnesses whose status line pushes a quota block their plugin reads."""
+    vocabulary = EventVocabulary.from_registry(registry)
     return [
-        Source(
-            vendor=claude_vendor(agent),
-            credential=lambda now: claude_credential(
-                env=builder.env, home=builder.home, platform=builder.platform, now=now
-            ),
-        ),
-        Source(vendor=cursor_vendor(agent), credential=lambda now: cursor_credential(platform=builder.platform)),
+        key
+        for key in vocabulary
+        if "quota" in vocabulary.lanes[key].status_fields and registry.implements(key, "read_quota")
     ]
 
 
@@ -129,43 +186,64 @@ class Capacity(Extension):
         self.pushed = PushedQuota()
         self.started = self.clock()
         self.worktime = WorkTime(self.started)
+        registry = context.builder.registry
+        self.registry = registry
+        self.labels = labels(registry)
+        self.endpoints = declared_endpoints(context)
+        self.pushing = pushing_harnesses(registry)
+        self._pushed_readers = {key: quota_reader(registry, key, "pushed") for key in self.pushing}
         vendor_sources = (
-            [] if context.demo or self.no_usage else list(default_sources(context) if sources is None else sources)
+            []
+            if context.demo or self.no_usage
+            else list(default_sources(context, self.endpoints) if sources is None else sources)
         )
         self.poller = VendorPoller(vendor_sources, clock=self.clock, client=client, on_change=context.changed)
         self._revision: int | None = None
         self._board_windows: list[Window] = []
         self._units: list[AIUnits] = []
-        self._hub_quota: object = None
-        self._labels: dict[str, str] = {}
-        if context.demo and not self.no_usage:
-            self.pushed.take(demo_quota.pushed_block(self.started, self.started), self.started)
+        self._hub_quota: dict[str, object] = {}
 
     # -- sources -------------------------------------------------------------------------------
 
-    def _label(self, harness: str, fallback: str) -> str:
-        return self._labels.get(harness, fallback)
-
-    def _hub_pushed(self) -> tuple[datetime, Mapping[str, Any]] | None:
+    def _hub_pushed(self) -> dict[str, tuple[datetime, Mapping[str, Any]]]:
         reader: Callable[[str], tuple[datetime, Mapping[str, Any]] | None] | None = getattr(
             self.context.hub, "pushed_quota", None
         )
-        return reader("antigravity") if reader is not None else None
+        if reader is None:
+            return {}
+        found = {key: reader(key) for key in self.pushing}
+        return {key: value for key, value in found.items() if value is not None}
 
     def _pushed_windows(self) -> list[Window]:
+        """The newest push of each harness, through the status line's forwarder (the hub) or
+        the older ``/api/usage`` line; none under ``--no-usage``."""
         if self.no_usage:
             return []
-        candidates = [c for c in (self._hub_pushed(), self.pushed.latest()) if c is not None]
-        if not candidates:
-            return []
-        at, block = max(candidates, key=lambda c: c[0])
-        return windows_from_block(block, at, harness_label=self._label("antigravity", "Antigravity"))
+        out: list[Window] = []
+        hub = self._hub_pushed()
+        for key in self.pushing:
+            label = self.labels.get(key, key)
+            candidates: list[tuple[datetime, tuple[QuotaWindow, ...]]] = []
+            if key in hub:
+                at, block = hub[key]
+                read = self._pushed_readers[key](block, at)
+                if read:
+                    candidates.append((at, read))
+            posted = self.pushed.latest(key)
+            if posted is not None:
+                candidates.append(posted)
+            if candidates:
+                at, found = max(candidates, key=lambda c: c[0])
+                out.extend(windows_of(key, label, found, at, "pushed"))
+        return out
 
     def _vendor_windows(self, now: datetime) -> tuple[list[Window], list[Withheld]]:
         shown: list[Window] = []
         withheld: list[Withheld] = []
         if self.context.demo:
-            shown.extend(demo_quota.stand_in_windows(self.started, now))
+            if self.endpoints and not self.no_usage:
+                first = sorted(self.endpoints)[0]
+                shown.extend(demo_quota.stand_in_windows(first, self.labels.get(first, first), self.started, now))
             return shown, withheld
         if self.no_usage or self.consent.answer != "on":
             return shown, withheld
@@ -185,17 +263,13 @@ class Capacity(Extension):
         moved = False
         if board.revision != self._revision:
             self._revision = board.revision
-            self._labels = {h.key: h.label for h in board.harnesses}
             windows = store_windows(board.sessions, board.generated_at)
             units = ai_units(board.sessions)
             if windows != self._board_windows or units != self._units:
                 self._board_windows, self._units = windows, units
                 moved = True
             moved = self.worktime.observe(board) or moved
-        if self.context.demo and not self.no_usage:
-            now = self.clock()
-            moved = self.pushed.take(demo_quota.pushed_block(self.started, now), now) or moved
-        hub_quota = self._hub_pushed()
+        hub_quota: dict[str, object] = dict(self._hub_pushed())
         if hub_quota != self._hub_quota:
             self._hub_quota = hub_quota
             moved = True
@@ -262,8 +336,7 @@ class Capacity(Extension):
             "on": True,
             "no_usage": self.no_usage,
             "demo": self.context.demo,
-            "vendors": [s.vendor.label for s in self.poller.sources.values()]
-            or (["Claude Code", "Cursor"] if not self.no_usage else []),
+            "vendors": [self.labels.get(key, key) for key in sorted(self.endpoints)],
             "poll_s": POLL_S,
             "ping_s": PING_S,
             "pressure_percent": PRESSURE_PERCENT,
@@ -362,15 +435,19 @@ class Capacity(Extension):
             return answer(False, raw)
         if self.no_usage:
             return answer(False, "--no-usage: pushed quota is ignored this run")
+        if not self.pushing:
+            return answer(False, "not stored: no loaded harness reads a quota block its status line pushes")
         try:
             body = json.loads(raw)
         except ValueError:
             return answer(False, "not stored: the body is not JSON")
         if not isinstance(body, dict):
             return answer(False, "not stored: the body is not one JSON object")
-        block = parse_block(body.get("quota"))
-        if block is None:
-            return answer(False, "not stored: the body carries no well-formed quota block")
-        if self.pushed.take(block, self.clock()):
+        now = self.clock()
+        key = self.pushing[0]
+        found = self._pushed_readers[key](body.get("quota"), now)
+        if not found:
+            return answer(False, "not stored: the body carries no readable quota block")
+        if self.pushed.take(key, found, now):
             self.context.changed()
         return answer(True)

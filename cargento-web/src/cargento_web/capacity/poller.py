@@ -59,7 +59,7 @@ class VendorPoller:
         client: Callable[[], httpx.Client],
         on_change: Callable[[], None],
     ) -> None:
-        self.sources = {s.vendor.key: s for s in sources}
+        self.sources = {s.vendor.harness: s for s in sources}
         self._clock = clock
         self._client = client
         self._on_change = on_change
