@@ -61,6 +61,7 @@ def test_the_consent_disclosure_then_the_switch(
     strip = page.locator("section.capacity")
     strip.wait_for(timeout=10_000)
     assert "Until you answer, nothing is read and nothing is asked" in strip.inner_text()
+    assert strip.inner_text().count("Claude Code publish their allowance") == 1, "the disclosure names the vendors"
     assert standin.READS == [] and standin.REQUESTS == []
     assert not _axe(axe_page, server.url, axe_source), "the disclosure passes axe-core"
 

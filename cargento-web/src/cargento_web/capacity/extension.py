@@ -336,7 +336,8 @@ class Capacity(Extension):
             "on": True,
             "no_usage": self.no_usage,
             "demo": self.context.demo,
-            "vendors": [self.labels.get(key, key) for key in sorted(self.endpoints)],
+            "vendors": [s.vendor.label for s in self.poller.sources.values()]
+            or [self.labels.get(key, key) for key in sorted(self.endpoints)],
             "poll_s": POLL_S,
             "ping_s": PING_S,
             "pressure_percent": PRESSURE_PERCENT,

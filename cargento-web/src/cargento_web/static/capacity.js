@@ -105,7 +105,16 @@ function AIUnits({ units }) {
   </div>`;
 }
 
-const DISCLOSURE = `Claude Code and Cursor publish their allowance only through their own servers. If you allow it, this dashboard reads the login each harness keeps on this machine (Claude Code: its Keychain item on macOS, its credentials file elsewhere; Cursor: the macOS Keychain only) and asks that vendor's usage endpoint at most once every five minutes while a page is open. The login is only read: never refreshed, written, logged or shown. Until you answer, nothing is read and nothing is asked.`;
+function vendorNames() {
+  const names = (CFG && CFG.vendors) || [];
+  return names.length ? names.join(", ") : "no installed harness";
+}
+
+// The first-run disclosure: what is read, where, how often, and what never happens to it.
+function disclosure() {
+  if (!((CFG && CFG.vendors) || []).length) return "No installed harness declares a vendor usage endpoint, so nothing would be read or asked.";
+  return `${vendorNames()} publish their allowance only through their vendors' servers. If you allow it, this dashboard reads the login each of them keeps on this machine, exactly where the harness keeps it (its own Keychain item on macOS, or its own file elsewhere, where it keeps one), and asks that vendor's usage endpoint at most once every five minutes while a page is open. The login is only read: never refreshed, written, logged or shown. Until you answer, nothing is read and nothing is asked.`;
+}
 
 function Consent({ cap }) {
   const [busy, setBusy] = useState(false);
@@ -117,15 +126,15 @@ function Consent({ cap }) {
     setProblem(r.ok ? (r.body && r.body.persisted === false ? "The answer holds for this run but could not be saved." : null) : `The answer was not taken (${r.status}).`);
   }
   if (cap.no_usage) {
-    return html`<p class="cap-consent muted small">Vendor quota is off for this run (--no-usage): Claude Code and Cursor are not asked, and quota a status line pushes is ignored. What a harness writes into its own store still shows.</p>`;
+    return html`<p class="cap-consent muted small">Vendor quota is off for this run (--no-usage): no vendor is asked, and quota a status line pushes is ignored. What a harness writes into its own store still shows.</p>`;
   }
   if (CFG && CFG.demo) {
-    return html`<p class="cap-consent muted small">The demo asks no vendor: the Claude Code windows here are stand-ins.</p>`;
+    return html`<p class="cap-consent muted small">The demo asks no vendor and reads no login: the windows marked as stand-ins show what a vendor reading looks like.</p>`;
   }
   if (cap.consent === "unanswered") {
     return html`<div class="cap-consent cap-disclosure" role="group" aria-labelledby="cap-disclosure-h">
       <p id="cap-disclosure-h"><b>Vendor quota</b></p>
-      <p class="small">${DISCLOSURE}</p>
+      <p class="small">${disclosure()}</p>
       <button type="button" class="btn" disabled=${busy} onClick=${() => answer("on")}>Allow vendor quota</button>
       <button type="button" class="btn" disabled=${busy} onClick=${() => answer("off")}>Not now</button>
       ${problem ? html`<p class="note risk">${problem}</p>` : null}
@@ -133,9 +142,9 @@ function Consent({ cap }) {
   }
   const on = cap.consent === "on";
   return html`<div class="cap-consent">
-    <label class="cap-switch small" title=${DISCLOSURE}>
+    <label class="cap-switch small" title=${disclosure()}>
       <input type="checkbox" role="switch" checked=${on} disabled=${busy} onChange=${(e) => answer(e.currentTarget.checked ? "on" : "off")} />
-      Vendor quota (Claude Code, Cursor) ${on ? "on: asked at most once every five minutes while a page is open" : "off: no login is read and nothing is asked"}
+      Vendor quota (${vendorNames()}) ${on ? "on: asked at most once every five minutes while a page is open" : "off: no login is read and nothing is asked"}
     </label>
     ${problem ? html`<p class="note risk">${problem}</p>` : null}
   </div>`;
