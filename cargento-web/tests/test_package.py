@@ -35,6 +35,7 @@ SHIPPED = [
     "cargento_web/static/history.js",
     "cargento_web/static/dismissals.js",
     "cargento_web/static/intent.js",
+    "cargento_web/static/capacity.js",
     "cargento_web/static/app.css",
     "cargento_web/static/favicon.svg",
     "cargento_web/static/vendor/preact.mjs",

@@ -26,6 +26,8 @@ __all__ = [
     "LoopReading",
     "McpSession",
     "ModelInfo",
+    "QuotaEndpoint",
+    "QuotaWindow",
     "RateLimit",
     "SessionReading",
     "SessionRef",
@@ -302,6 +304,49 @@ class RateLimit:
     used_percent: float
     window_minutes: int | None = None
     resets_at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QuotaWindow:
+    """One allowance window a harness's side published: read from its vendor's usage reply, or
+    from a quota block its status line pushed (see the ``read_quota`` hookspec)."""
+
+    #: The window's name as the capacity strip says it (``5h``, ``weekly``, ``weekly · Opus``,
+    #: ``monthly``); unique among one reading's windows.
+    name: str
+    #: Share of the allowance spent, 0 to 100 (a vendor may report past 100).
+    used_percent: float
+    #: The window's length in seconds, when it has one that starts when the last one reset;
+    #: ``None`` for a level with no clock (a billing cycle published with an end and no start).
+    window_s: float | None = None
+    resets_at: datetime | None = None
+    #: One more fact the strip shows beside the figures (``$0.18 of $20.00``).
+    detail: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QuotaEndpoint:
+    """Where a harness's vendor publishes its allowance, and where the harness keeps the login
+    that asks (see the ``quota_endpoint`` hookspec). Declaring one reads and sends nothing:
+    the dashboard asks it only after the reader consents, at most once per five minutes."""
+
+    #: ``GET`` or ``POST``, to an ``https://`` URL.
+    method: str
+    url: str
+    #: Request headers besides ``Authorization`` (which carries the login as a bearer token).
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes | None = None
+    #: The macOS Keychain generic-password service that holds the login, on macOS.
+    keychain_service: str | None = None
+    #: The file that holds the login, on other platforms.
+    credential_file: Path | None = None
+    #: Where the token sits in the stored JSON document (``("claudeAiOauth", "accessToken")``);
+    #: empty when the stored value is the token itself.
+    token_field: tuple[str, ...] = ()
+    #: Where the login's expiry (epoch milliseconds) sits in that document, if it records one.
+    expires_field: tuple[str, ...] | None = None
+    #: Why the login cannot be read on this platform (nothing is then read or asked).
+    unavailable: str | None = None
 
 
 @attrs.frozen(kw_only=True)

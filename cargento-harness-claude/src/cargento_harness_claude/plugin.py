@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,10 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark, McpSession
+from cargento.models import HarnessMark, McpSession, QuotaEndpoint, QuotaWindow
 from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_claude import demo, discovery, gates, locations, mapping
+from cargento_harness_claude import demo, discovery, gates, locations, mapping, quota
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude import telemetry as telemetry_module
@@ -112,3 +113,13 @@ def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tu
 @hookimpl
 def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
     return telemetry_module.vocabulary(env, home, endpoint)
+
+
+@hookimpl
+def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    return quota.endpoint(env, home, platform)
+
+
+@hookimpl
+def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    return quota.read_reply(document) if source == "reply" else ()

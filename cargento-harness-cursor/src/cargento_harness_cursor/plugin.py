@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from cargento import (
     Discovery,
@@ -15,9 +18,9 @@ from cargento import (
     Simulation,
     hookimpl,
 )
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, QuotaEndpoint, QuotaWindow
 
-from cargento_harness_cursor import demo, store
+from cargento_harness_cursor import demo, quota, store
 
 KEY = store.KEY
 
@@ -61,3 +64,13 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return demo.start(home, ctx)
+
+
+@hookimpl
+def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    return quota.endpoint(env, home, platform)
+
+
+@hookimpl
+def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    return quota.read_reply(document) if source == "reply" else ()

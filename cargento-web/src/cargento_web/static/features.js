@@ -8,3 +8,4 @@ import "/static/endings.js";
 import "/static/history.js";
 import "/static/dismissals.js";
 import "/static/intent.js";
+import "/static/capacity.js";

@@ -393,14 +393,8 @@ const QUOTA_PERCENT = 70;
 
 // Subjects at risk that are not sessions: never part of the session count.
 export function offCountItems(board) {
+  // Quota pressure comes from the capacity feature (static/capacity.js) through offCount.
   const items = [];
-  for (const s of board.sessions) {
-    for (const r of s.rate_limits || []) {
-      if (r.used_percent >= QUOTA_PERCENT) {
-        items.push({ kind: "quota", key: `quota:${s.key}:${r.name}`, text: `${s.harness_label} quota ${r.name}: ${Math.round(r.used_percent)}% used${r.resets_at ? `, resets ${new Date(r.resets_at).toLocaleString()}` : ""}` });
-      }
-    }
-  }
   const byLabel = new Map();
   for (const s of board.sessions) {
     if (!s.title) continue;
@@ -516,7 +510,7 @@ export function AttentionView({ board, ctx }) {
     <h3 class="group-h">ALSO AT RISK, OFF THE SESSION COUNT <span class="count">${off.length}</span></h3>
     ${off.length
       ? html`<ul class="off-count">${off.map((x) => html`<li data-kind=${x.kind} key=${x.key}>${x.text}</li>`)}</ul>`
-      : html`<p class="empty">No quota window at ${QUOTA_PERCENT}% or more and no display label shared by two sessions.</p>`}
+      : html`<p class="empty">No quota window at ${QUOTA_PERCENT}% or more or projected to run out before its reset, and no display label shared by two sessions.</p>`}
     <${ReportedCommands} board=${board} ctx=${ctx} />
     <h3 class="group-h">NOT ON THIS BOARD YET</h3>
     <ul class="not-yet">${NOT_YET.map((t) => html`<li>${t}</li>`)}</ul>
