@@ -319,5 +319,5 @@ def test_forget_removes_the_discard_records_and_keeps_the_words(tmp_path: Path) 
     fresh = AnnotationStore(tmp_path / "cargento-annotations.json")
     assert fresh.get("claude", "gone") is None
     kept = fresh.get("claude", "kept")
-    assert kept is not None and kept.current is not None and kept.current.goal == "ship the parser"
+    assert isinstance(kept, Words) and kept.current is not None and kept.current.goal == "ship the parser"
     assert "no discard records" in forget(tmp_path)[0]
