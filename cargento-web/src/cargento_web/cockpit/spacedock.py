@@ -139,7 +139,7 @@ def _text(value: object, limit: int = 200) -> str | None:
 
 @attrs.define
 class _Cached:
-    signature: tuple[int, int]
+    signature: tuple[int, int, int, int]
     value: Any
 
 
@@ -164,7 +164,7 @@ class WorkflowReader:
         except OSError as e:
             return None, f"unreadable ({e.strerror or e})"
         key = str(path)
-        signature = (st.st_mtime_ns, st.st_size)
+        signature = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
         cached = self._files.get(key)
         if cached is not None and cached.signature == signature:
             return cached.value, None
