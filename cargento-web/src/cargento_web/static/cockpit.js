@@ -138,7 +138,9 @@ function ScopeRail({ project, list, selected, tab, ctx }) {
 // -- the briefing -------------------------------------------------------------------------------------
 
 function Assignment({ scope, selected, ctx }) {
-  const withGoal = scope.filter((s) => s.instruction && s.instruction.source !== "agent");
+  // A project's assignment is its lead's: a first officer's goal first, a worker's last.
+  const rank = (s) => (s.role === "spacedock:first-officer" ? 0 : s.role === "spacedock:ensign" ? 2 : 1);
+  const withGoal = scope.filter((s) => s.instruction && s.instruction.source !== "agent").sort((a, b) => rank(a) - rank(b));
   const pick = selected ? (selected.instruction && selected.instruction.source !== "agent" ? selected : null) : withGoal[0];
   if (!pick) {
     const why = selected

@@ -2,7 +2,7 @@
 // save one declared stage per exact workflow through POST /api/tripwire. A rule writes into no
 // agent; its trip raises a notification like any other raise.
 import { h } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 
@@ -52,6 +52,10 @@ function Draft({ workflow, tw, existing }) {
   const [open, setOpen] = useState(false);
   const [stage, setStage] = useState(existing ? existing.stage : workflow.stages[0]);
   const [status, setStatus] = useState(null);
+  const field = useRef(null);
+  useEffect(() => {
+    if (open && field.current) field.current.focus(); // the draft takes focus, so Escape cancels it
+  }, [open]);
   if (!open) {
     return html`<button type="button" class="btn small tw-new" data-workflow=${workflow.id} onClick=${() => setOpen(true)}>${existing ? "Change the stage condition" : "Add a stage condition"}</button>
       ${status ? html`<span class=${"tw-status small" + (status.fault ? " fault" : "")} role="status">${status.text}</span>` : null}`;
@@ -70,7 +74,7 @@ function Draft({ workflow, tw, existing }) {
     }
   }}>
     <label>Alert when the first current entity of <b>${workflow.name}</b> enters
-      <select value=${stage} onChange=${(ev) => setStage(ev.currentTarget.value)} aria-label="Declared stage">
+      <select ref=${field} value=${stage} onChange=${(ev) => setStage(ev.currentTarget.value)} aria-label="Declared stage">
         ${workflow.stages.map((s) => html`<option value=${s}>${s}</option>`)}
       </select></label>
     <button type="submit" class="btn small" disabled=${status && status.busy}>Save</button>
