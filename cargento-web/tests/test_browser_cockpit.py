@@ -126,7 +126,7 @@ def _open(page: Any, url: str) -> None:
 
 
 def test_scope_rail_briefing_and_the_fragment_rules(cockpit: tuple[Any, Any, Any, str]) -> None:
-    server, page, wf, project = cockpit
+    server, page, _wf, _project = cockpit
     p = "w%2Fship"
     _open(page, f"{server.url}/#n=project:{p}")
     rail = page.locator(".scope")
@@ -172,7 +172,7 @@ def test_scope_rail_briefing_and_the_fragment_rules(cockpit: tuple[Any, Any, Any
 
 
 def test_every_tab_names_its_panel_and_the_cues_are_told_apart(cockpit: tuple[Any, Any, Any, str]) -> None:
-    server, page, wf, project = cockpit
+    server, page, wf, _project = cockpit
     _open(page, f"{server.url}/#n=project:w%2Fship")
     names = {}
     for tab in ("now", "course", "decisions", "console"):
@@ -213,7 +213,7 @@ def test_every_tab_names_its_panel_and_the_cues_are_told_apart(cockpit: tuple[An
 
 
 def test_strip_on_the_first_officers_row_and_a_typed_condition(cockpit: tuple[Any, Any, Any, str]) -> None:
-    server, page, wf, project = cockpit
+    server, page, wf, _project = cockpit
     page.goto(server.url + "/#n=sessions")
     row = page.locator(f"li.row[data-key='claude:{W.FO_SID}']")
     row.locator(".sd-strip.compact").wait_for()
