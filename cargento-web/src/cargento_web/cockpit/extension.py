@@ -28,6 +28,8 @@ __all__ = ["TRIPWIRE_BODY_LIMIT", "Cockpit"]
 
 log = logging.getLogger("cargento_web")
 
+#: The stage the demo's seeded condition watches.
+DEMO_STAGE = "validation"
 #: The most a ``POST /api/tripwire`` body may hold.
 TRIPWIRE_BODY_LIMIT = 4096
 
@@ -47,12 +49,31 @@ class Cockpit(Extension):
         self.semantic = SemanticHistory(context.state_dir)
         self.workflows: dict[str, Workflow] = {}
         self._published: object = None
+        #: ``--demo``: save one stage condition on the first workflow the demo boots.
+        self._seed_demo = context.demo
+
+    def _seed(self, workflows: Mapping[str, Workflow]) -> None:
+        assert self.tripwires is not None
+        for w in workflows.values():
+            if w.stages and DEMO_STAGE in w.stages:
+                body = {
+                    "action": "save",
+                    "id": "demo-validation",
+                    "workflow": w.dir,
+                    "stage": DEMO_STAGE,
+                    "expected_revision": self.tripwires.store.revision,
+                }
+                self.tripwires.change(body, workflows)
+                self._seed_demo = False
+                return
 
     # -- the board ----------------------------------------------------------------------------
 
     def on_board(self, board: Board) -> None:
         workflows = {w.dir: w for w in self.reader.read(board)} if self.reader is not None else {}
         self.workflows = workflows
+        if self._seed_demo and self.tripwires is not None:
+            self._seed(workflows)
         moved = self.tripwires.observe(workflows) if self.tripwires is not None else False
         moved = self.semantic.observe(board) or moved
         shape = tuple(sorted((d, repr(w.as_json())) for d, w in workflows.items()))

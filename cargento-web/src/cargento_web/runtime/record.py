@@ -45,6 +45,7 @@ KIND_WORDS: dict[str, str] = {
     "gate": "started waiting on you",
     "idle": "idle nudge",
     "question": "question",
+    "tripwire": "workflow stage condition tripped",
 }
 SHAPE_WORDS: dict[str, str] = {
     "force-push": "force push",
