@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -146,9 +145,8 @@ class _Cached:
 class WorkflowReader:
     """Reads the workflows the board's first officers booted, caching files by their stat."""
 
-    def __init__(self, *, fresh_s: float = FRESH_S, clock: Any = time.monotonic) -> None:
+    def __init__(self, *, fresh_s: float = FRESH_S) -> None:
         self.fresh_s = fresh_s
-        self._clock = clock
         self._files: dict[str, _Cached] = {}
         self._read_at: dict[tuple[str, SpacedockBoot], tuple[float, Workflow]] = {}
         self._lock = threading.Lock()
@@ -252,15 +250,15 @@ class WorkflowReader:
                     if directory in seen or len(out) >= MAX_WORKFLOWS:
                         continue
                     seen.add(directory)
-                    out.append(self._cached_workflow(officer, boot, directory))
+                    out.append(self._cached_workflow(officer, boot, directory, now.timestamp()))
             workers = [s for s in board.sessions if s.role == ENSIGN]
             return [_with_holders(w, workers, board) for w in out]
 
-    def _cached_workflow(self, officer: BoardSession, boot: SpacedockBoot, directory: str) -> Workflow:
+    def _cached_workflow(self, officer: BoardSession, boot: SpacedockBoot, directory: str, moment: float) -> Workflow:
+        """The workflow as read at most :data:`REREAD_S` seconds ago on the board's clock."""
         key = (directory, boot)
         hit = self._read_at.get(key)
-        moment = self._clock()
-        if hit is not None and moment - hit[0] < REREAD_S and hit[1].first_officer == officer.key:
+        if hit is not None and 0 <= moment - hit[0] < REREAD_S and hit[1].first_officer == officer.key:
             return hit[1]
         made = self._workflow(officer, boot, directory)
         self._read_at[key] = (moment, made)
