@@ -136,7 +136,11 @@ def test_the_diagnose_command_names_the_tripwire_store_and_why_it_cannot_be_read
     (tmp_path / TRIPWIRES_FILE).write_text("{bad")
     env = {**os.environ, "CARGENTO_HOME": str(tmp_path), "HOME": str(tmp_path)}
     out = subprocess.run(
-        [sys.executable, "-m", "cargento", "--diagnose"], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", "from cargento.cli import main; main()", "--diagnose"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     ).stdout
     line = next(x for x in out.splitlines() if TRIPWIRES_FILE in x)
     assert str(tmp_path / TRIPWIRES_FILE) in line and "unreadable (not valid JSON)" in line
