@@ -4,8 +4,11 @@ the server was started."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board
@@ -17,6 +20,7 @@ from starlette.routing import BaseRoute, Route
 from cargento_web.cockpit.semantic import SemanticHistory
 from cargento_web.cockpit.spacedock import Workflow, WorkflowReader
 from cargento_web.cockpit.started import started_flags
+from cargento_web.cockpit.terminal import Refused, Terminal
 from cargento_web.cockpit.tripwires import Rule, Tripwires, TripwireStore
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.outbound import OutboundJSON
@@ -28,6 +32,23 @@ __all__ = ["TRIPWIRE_BODY_LIMIT", "Cockpit"]
 
 log = logging.getLogger("cargento_web")
 
+#: The read-only terminal page: its own policy, because xterm writes <style> elements (inline
+#: styles are allowed here and nowhere else); only the dashboard itself may frame it.
+TERMINAL_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; "
+    "font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+)
+TERMINAL_PAGE = (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Read-only terminal</title>'
+    '<link rel="stylesheet" href="/static/vendor/xterm.css"><link rel="stylesheet" href="/static/terminal.css">'
+    '<script type="module" src="/static/terminal.js"></script></head>'
+    '<body><div id="term" aria-label="Read-only terminal output"></div><p id="term-status" role="status"></p></body></html>'
+)
+TERMINAL_OFF = (
+    "the read-only terminal is off: it needs both --interaction-origin-session and "
+    "--interaction-origin-registration-file"
+)
+TERMINAL_BODY_LIMIT = 4096
 #: The stage the demo's seeded condition watches.
 DEMO_STAGE = "validation"
 #: The most a ``POST /api/tripwire`` body may hold.
@@ -47,6 +68,13 @@ class Cockpit(Extension):
                 TripwireStore(context.state_dir), suspended=options.no_spacedock, notify=self._notify
             )
         self.semantic = SemanticHistory(context.state_dir)
+        self.terminal: Terminal | None = None
+        if options.interaction_origin_session and options.interaction_origin_registration_file:
+            self.terminal = Terminal(
+                options.interaction_origin_session,
+                Path(options.interaction_origin_registration_file).expanduser(),
+                latest_board=context.latest_board,
+            )
         self.workflows: dict[str, Workflow] = {}
         self._published: object = None
         #: ``--demo``: save one stage condition on the first workflow the demo boots.
@@ -106,8 +134,6 @@ class Cockpit(Extension):
                     {"error": "workflow stage conditions are off for this run (--no-tripwires)"}, status_code=503
                 )
             raw = await guard.read_body(request, TRIPWIRE_BODY_LIMIT)
-            import json
-
             try:
                 body = json.loads(raw)
             except ValueError:
@@ -120,12 +146,50 @@ class Cockpit(Extension):
                 self.context.changed()
             return OutboundJSON(change.body, status_code=change.status)
 
-        return [Route("/api/tripwire", tripwire, methods=["POST"])]
+        async def register(request: Request) -> Response:
+            refusal = guard.check_state_change(request)
+            if refusal is not None:
+                return refusal
+            if self.terminal is None:
+                return OutboundJSON({"error": TERMINAL_OFF}, status_code=404)
+            raw = await guard.read_body(request, TERMINAL_BODY_LIMIT)
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                return OutboundJSON({"error": "the body is not JSON"}, status_code=400)
+            if not isinstance(body, dict):
+                return OutboundJSON({"error": "the body is not a JSON object"}, status_code=400)
+            try:
+                made = await asyncio.to_thread(self.terminal.register, body)
+            except Refused as e:
+                return OutboundJSON({"registered": False, "error": e.reason}, status_code=e.status)
+            self.context.changed()
+            return OutboundJSON({"registered": True, "pane": made.pane})
+
+        async def output(request: Request) -> Response:
+            if self.terminal is None:
+                return OutboundJSON({"error": TERMINAL_OFF}, status_code=404)
+            return OutboundJSON(await asyncio.to_thread(self.terminal.output))
+
+        async def page(request: Request) -> Response:
+            if self.terminal is None:
+                return OutboundJSON({"error": TERMINAL_OFF}, status_code=404)
+            return Response(
+                TERMINAL_PAGE,
+                media_type="text/html",
+                headers={"Content-Security-Policy": TERMINAL_CSP, "Cache-Control": "no-store"},
+            )
+
+        return [
+            Route("/api/tripwire", tripwire, methods=["POST"]),
+            Route("/api/terminal/register", register, methods=["POST"]),
+            Route("/api/terminal", output, methods=["GET"]),
+            Route("/terminal", page, methods=["GET"]),
+        ]
 
     # -- the document and the page ------------------------------------------------------------
 
     def document(self) -> Mapping[str, Any]:
-        options = self.context.options
         spacedock: dict[str, Any] = {
             "enabled": self.reader is not None,
             "reason": "--no-spacedock: this run reads no Spacedock workflow definitions"
@@ -142,8 +206,15 @@ class Cockpit(Extension):
                 "rules": [],
             }
         )
-        del options
-        return {"cockpit": {"spacedock": spacedock, "tripwires": tripwires, "semantic": self.semantic.document()}}
+        terminal = self.terminal.status() if self.terminal is not None else {"offered": False, "reason": TERMINAL_OFF}
+        return {
+            "cockpit": {
+                "spacedock": spacedock,
+                "tripwires": tripwires,
+                "semantic": self.semantic.document(),
+                "terminal": terminal,
+            }
+        }
 
     def page_config(self) -> Mapping[str, Any]:
         options = self.context.options
@@ -152,10 +223,9 @@ class Cockpit(Extension):
             "spacedock": not options.no_spacedock,
             "tripwires": not options.no_tripwires,
             "observer_model": options.observer_model,
-            "terminal": {
-                "offered": bool(options.interaction_origin_session and options.interaction_origin_registration_file),
-                "session": options.interaction_origin_session,
-            },
+            "terminal": self.terminal.status()
+            if self.terminal is not None
+            else {"offered": False, "reason": TERMINAL_OFF},
         }
 
     def own_stores(self) -> Iterable[OwnStore]:

@@ -404,15 +404,28 @@ function Capacity({ scope }) {
   </div>`;
 }
 
+// The prototype terminal: only for the one session the flags name, once a request from inside
+// its tmux pane registered it. The output is framed from /terminal; nothing is ever typed in.
+function TerminalPart({ terminal, selected }) {
+  const key = selected ? `${selected.harness}:${selected.session_id}` : null;
+  const command = `curl -s -X POST -H 'Content-Type: application/json' --data "{\\"capability\\":\\"$(cat ${terminal.registration_file})\\",\\"session\\":\\"${terminal.session}\\",\\"tmux\\":\\"$TMUX\\",\\"pane\\":\\"$TMUX_PANE\\"}" ${location.origin}/api/terminal/register`;
+  if (key !== terminal.session) {
+    return html`<p class="small">Offered for ${terminal.session} only; select that session in the Scope rail to see it. It accepts no input.</p>`;
+  }
+  return html`<p class="small">${terminal.registered ? "Registered from inside the session's tmux pane." : "Not registered yet: run this inside the session's tmux pane (it reads the capability from the private file):"} It accepts no input.</p>
+    ${terminal.registered ? null : html`<pre class="mono reg-cmd">${command}</pre>`}
+    ${terminal.registered ? html`<iframe class="terminal-frame" src="/terminal" title="Read-only terminal of the selected session" sandbox="allow-scripts allow-same-origin"></iframe>` : null}`;
+}
+
 function ConsoleTab({ scope, board, ctx, selected, rec }) {
   const c = feature("cockpit") || {};
   const waiting = scope.filter((s) => s.state === "needs_input");
   const tw = tripwiresOf(board);
-  const terminal = c.terminal || { offered: false };
+  const terminal = (board.cockpit && board.cockpit.terminal) || c.terminal || { offered: false };
   const terminalOn = terminal.offered;
   const observerOn = c.observer_model === true;
   const terminalPart = html`<div class="cap" data-capability="terminal"><h4>Read-only terminal</h4>${terminalOn
-    ? html`<p>Offered for ${terminal.session} only${selected && `${selected.harness}:${selected.session_id}` !== terminal.session ? "; the selected session is not that one" : ""}. It accepts no input.</p>`
+    ? html`<${TerminalPart} terminal=${terminal} selected=${selected} />`
     : html`<p class="muted small">Off: it needs both --interaction-origin-session and --interaction-origin-registration-file.</p>`}</div>`;
   const observerPart = html`<div class="cap" data-capability="observer"><h4>Observer model</h4><p class=${observerOn ? "" : "muted small"}>${c.observer_model === true
     ? "Offered for goal summaries (--observer-model); each use keeps its own consent."
