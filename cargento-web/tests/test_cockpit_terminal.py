@@ -92,7 +92,7 @@ def test_off_without_both_flags(serve: Any, builder_for: Any, world: tuple[Path,
 def test_registration_from_inside_the_pane_shows_output_and_takes_no_input(
     serve: Any, builder_for: Any, world: tuple[Path, Path, Tmux], tmp_path: Path
 ) -> None:
-    home, cwd, tmux = world
+    home, _cwd, tmux = world
     private = tmp_path / "private" / "registration"
     server = serve(
         builder_for([("claude", claude)], home),
