@@ -342,3 +342,38 @@ def test_sixty_four_rules_without_eviction_and_a_failed_write_is_503(
     assert len(tw.store.rules) == MAX_RULES and tw.store.revision == MAX_RULES, "memory unchanged by a failed write"
     (state / TRIPWIRES_FILE).rmdir()
     (state / TRIPWIRES_FILE).write_bytes(saved)
+
+
+def test_a_trip_raises_through_the_hub_and_its_delivery_is_recorded(
+    serve: Any, builder_for: Any, world: tuple[Path, Any, str], tmp_path: Path
+) -> None:
+    from datetime import UTC, datetime
+
+    from cargento_web.runtime.hub import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
+
+    home, wf, cwd = world
+    claude_first_officer(home, cwd, wf)
+    notifier = MemoryNotifier()
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "hub", notifier=notifier)
+    try:
+        server = serve(builder_for([("claude", claude)], home), hub=hub, features=FEATURE, state_dir=tmp_path / "st")
+        _until(server, lambda d: _workflow(d, wf.dir) is not None)
+        body = {"action": "save", "id": "r1", "workflow": str(wf.dir), "stage": "validation", "expected_revision": 0}
+        assert _post(server, body).status_code == 200
+        _until(server, lambda d: d["cockpit"]["tripwires"]["rules"][0]["baseline"])
+        wf.entity("fix-login", "validation")
+        doc = _until(server, lambda d: d["cockpit"]["tripwires"]["rules"][0]["state"] == "tripped")
+        assert doc["cockpit"]["tripwires"]["rules"][0]["tripped"]["raise"] == "raised"
+        assert notifier.wait_for(1)
+        assert notifier.sent[0][0] == "Workflow plans: fix-login entered validation"
+        record = httpx.get(server.url + f"/api/session-record?harness=claude&sid={FO_SID}", timeout=5).json()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and record["deliveries"][0]["outcome"] != "handed-over":
+            time.sleep(0.1)
+            record = httpx.get(server.url + f"/api/session-record?harness=claude&sid={FO_SID}", timeout=5).json()
+        [delivery] = record["deliveries"]
+        assert delivery["kind"] == "tripwire" and delivery["outcome"] == "handed-over"
+        assert delivery["kind_words"] == "workflow stage condition tripped"
+    finally:
+        hub.close()
