@@ -347,8 +347,7 @@ function Timeline({ rec, board, scopeKey, ctx }) {
     <div class="tl-filter" role="radiogroup" aria-label="Timeline filter">${FILTERS.map(([k, label]) => html`<label class="small"><input type="radio" name=${"tl-" + scopeKey} value=${k} checked=${filter === k} onChange=${() => pick(k)} /> ${label}</label>`)}</div>
     <p class="muted small" data-window="">Observed ${w && w.first ? `from ${new Date(w.first).toLocaleString()} to ${new Date(w.last).toLocaleString()}` : "nothing yet"}${w ? ` (kept up to ${w.days} days; this run began observing ${new Date(w.run_started_at).toLocaleString()})` : ""}.</p>
     ${shown.length
-      ? html`<ol class="tl">${shown.map((o) => html`<li data-kind=${o.kind}><time datetime=${o.at}>${clock(new Date(o.at))}</time> ${names.get(`${o.harness}:${o.sid}`) || o.sid.slice(0, 8)}:
-          ${o.kind === "state" ? `${o.previous ? (STATE_TEXT[o.previous] || o.previous) + " → " : ""}${STATE_TEXT[o.state] || o.state}` : o.kind.replace("_", " ")}${o.detail ? ` (${o.detail})` : ""} <span class="muted small">from ${o.source}</span></li>`)}</ol>`
+      ? html`<ol class="tl">${shown.map((o) => html`<li data-kind=${o.kind}><time datetime=${o.at}>${clock(new Date(o.at))}</time> ${names.get(`${o.harness}:${o.sid}`) || o.sid.slice(0, 8)}:${" "}${o.kind === "state" ? `${o.previous ? (STATE_TEXT[o.previous] || o.previous) + " → " : ""}${STATE_TEXT[o.state] || o.state}` : o.kind.replace("_", " ")}${o.detail ? ` (${o.detail})` : ""} <span class="muted small">from ${o.source}</span></li>`)}</ol>`
       : html`<p class="muted">Nothing under “${filter}” in the observed window.</p>`}
   </div>`;
 }

@@ -40,10 +40,10 @@ export function CompactStrip({ workflow }) {
   if (!w.stages) return null;
   const { at } = byStage(w);
   const held = w.entities.filter((e) => e.held_by).length;
-  return html`<span class="sd-strip compact" data-workflow=${w.id} title=${`Spacedock workflow ${w.dir}`}>
+  return html`<span class="sd-strip compact" data-workflow=${w.id} title=${`Spacedock workflow ${w.name}: ${w.stages.map((s) => `${s} ${at.get(s).length}`).join(", ")}`}>
     <span class="sr-only">Workflow ${w.name} stages: </span>
-    ${w.stages.map((s) => html`<span class=${"sd-seg" + (at.get(s).length ? " has" : "")} data-stage=${s}>${s}<b>${at.get(s).length}</b><span class="sr-only">${` ${at.get(s).length} entities;`}</span></span>`)}
-    ${held ? html`<span class="sd-held" data-held=${held}>${held} held</span>` : null}
+    ${w.stages.map((s) => html`<span class=${"sd-seg" + (at.get(s).length ? " has" : "")} data-stage=${s} title=${`${s}: ${at.get(s).length}`}><span class="sr-only">${`${s} ${at.get(s).length};`}</span></span>`)}
+    ${held ? html`<span class="sd-held" data-held=${held} title=${`${held} held by a worker`} aria-hidden="true">●</span>` : null}
   </span>`;
 }
 

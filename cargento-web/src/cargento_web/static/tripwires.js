@@ -12,6 +12,16 @@ export function tripwiresOf(board) {
   return board && board.cockpit ? board.cockpit.tripwires : null;
 }
 
+// What became of a trip's raise (the session's Notifications keep the delivery's outcome).
+const RAISE_WORDS = {
+  raised: "raised; the first officer's session page records whether the service accepted it",
+  "no-backend": "not sent: this machine has no notification backend (recorded)",
+  cooldown: "not raised: that session was notified moments ago",
+  held: "held back behind another raise, then retried",
+  off: "not raised: notifications are off for this run",
+  "no notification lane": "not raised: this dashboard runs without its notification lane",
+};
+
 let drafts = 0;
 function newId() {
   drafts += 1;
@@ -36,7 +46,7 @@ function RuleCard({ rule, tw, workflow }) {
     <div><b>${workflow ? workflow.name : rule.workflow.split(/[\\/]/).pop()}</b> → <span class="tw-stage">${rule.stage}</span>
       <span class=${"badge tw-state"} data-state=${rule.state}>${rule.state === "tripped" ? "tripped" : rule.state === "suspended" ? "suspended" : "armed"}</span></div>
     ${rule.tripped
-      ? html`<div class="tw-trip">${rule.tripped.entity} entered ${rule.stage} · ${new Date(rule.tripped.at).toLocaleString()} · notification: ${rule.tripped.raise}</div>`
+      ? html`<div class="tw-trip">${rule.tripped.entity} entered ${rule.stage} · ${new Date(rule.tripped.at).toLocaleString()} · notification: ${RAISE_WORDS[rule.tripped.raise] || rule.tripped.raise}</div>`
       : null}
     <div class="muted small">Coverage: ${rule.coverage}${rule.sources.length ? ` · source ${rule.sources.join(", ")}` : " · no source session remains"}${rule.unavailable.length ? ` · unavailable: ${rule.unavailable.join("; ")}` : ""}</div>
     <div class="tw-actions">
