@@ -53,6 +53,8 @@ class OwnStore:
     status: str
     #: What was read (``12 records``) or why it could not be (``not valid JSON``).
     detail: str | None = None
+    #: When a ``reset`` happened (the page header says it), or ``None``.
+    at: datetime | None = None
 
 
 @attrs.frozen(kw_only=True)

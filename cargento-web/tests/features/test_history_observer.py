@@ -52,3 +52,16 @@ def test_first_sight_is_a_baseline(row: Row, board_of: Boards, task_of: Task) ->
     assert [(o.session_id, o.kind) for o in made] == [("fresh", "state")], (
         "a session outside the window, one the history knows, and completions before first sight are not observations"
     )
+
+
+def test_subagents_starting_and_stopping_are_the_delegation_record(row: Row, board_of: Boards) -> None:
+    from cargento.models import Subagent
+
+    seen = BoardObserver(known=lambda h, s: True, days=14)
+    seen.observe(board_of(T0, row("p", state="working")))
+    helper = Subagent(name="explorer", session_id="c1", running=True)
+    made = seen.observe(board_of(T0, row("p", state="working", subagents=(helper,))))
+    assert [(o.kind, o.detail) for o in made] == [("subagent_started", "explorer")]
+    done = Subagent(name="explorer", session_id="c1", running=False)
+    made = seen.observe(board_of(T0, row("p", state="working", subagents=(done,))))
+    assert [(o.kind, o.detail) for o in made] == [("subagent_ended", "explorer")]

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 from cargento_web.history.store import HISTORY_FILE, HistoryStore, Observation, parse_history
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -87,7 +87,7 @@ def test_a_store_that_cannot_be_read_whole_is_set_aside_never_written_over(tmp_p
     (tmp_path / HISTORY_FILE).write_bytes(content)
     store = HistoryStore(tmp_path, clock=Clock())
     store.load()
-    assert store.reset is not None and "kept as" in store.reset and "reset at" in store.reset
+    assert store.reset is not None and "kept as" in store.reset and store.reset_at is not None
     aside = [p for p in tmp_path.iterdir() if p.name.startswith(HISTORY_FILE + ".unreadable-")]
     assert len(aside) == 1 and aside[0].read_bytes() == content
     store.record([obs(1)])
@@ -155,6 +155,7 @@ def test_bounds_hold_for_any_history(tmp_path: Path, ages: list[float], detail: 
     store.flush()
     if (folder / HISTORY_FILE).exists():
         data = (folder / HISTORY_FILE).read_bytes()
+        assert len(data) == store.size, "the size the store counts is the size it writes"
         assert len(data) <= cap, "the file is never larger than its own read cap"
         parsed = parse_history(data)
         assert parsed is not None and len(parsed) == len(kept)
@@ -193,3 +194,41 @@ def test_a_malformed_observation_rejects_the_whole_store(records: list[dict[str,
         assert parsed is None, "one malformed observation and the store is not read whole"
     if parsed is not None:
         assert len(parsed) == len(records)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(count=10, slack=0).via("a cap of exactly the file's size reads it whole")
+@example(count=10, slack=-1).via("one byte less sets it aside")
+@given(count=st.integers(min_value=0, max_value=40), slack=st.integers(min_value=-300, max_value=300))
+def test_the_size_cap_is_the_read_cap(tmp_path: Path, count: int, slack: int) -> None:
+    folder = tmp_path / f"r{count}-{slack}"
+    writer = HistoryStore(folder, max_bytes=10_000_000, clock=Clock())
+    writer.load()
+    writer.record([obs(i / 10, detail="d" * 20) for i in range(count)])
+    writer.flush()
+    size = (folder / HISTORY_FILE).stat().st_size if count else 0
+    cap = max(1, size + slack)  # around the file's size, and exactly it
+    reader = HistoryStore(folder, max_bytes=cap, clock=Clock())
+    reader.load()
+    if size > cap:
+        assert len(reader) == 0 and reader.reset is not None and "discarded unread" in reader.reset
+        assert not (folder / HISTORY_FILE).exists(), "set aside, never parsed"
+    else:
+        assert len(reader) == count and reader.reset is None
+
+
+def test_diagnose_names_the_history_store(tmp_path: Path) -> None:
+    from cargento_web.history import own_stores
+
+    env = {"CARGENTO_HOME": str(tmp_path)}
+    assert [s.status for s in own_stores(env)] == ["absent"]
+    store = HistoryStore(tmp_path, clock=Clock())
+    store.load()
+    store.record([obs(1), obs(2)])
+    store.flush()
+    [found] = own_stores(env)
+    assert (found.status, found.detail) == ("read", "2 observations")
+    (tmp_path / HISTORY_FILE).write_bytes(b"{torn")
+    [found] = own_stores(env)
+    assert found.status == "unreadable"
+    assert (tmp_path / HISTORY_FILE).read_bytes() == b"{torn", "--diagnose reads, never sets aside"

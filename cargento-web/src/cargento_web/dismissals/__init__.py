@@ -110,9 +110,10 @@ class DismissalsExtension(Extension):
                 lifted.append((s.harness, s.session_id))
         if lifted:
             self.store.lift(lifted)
-        before = self._counts
+        # The counts follow the board (whose own revision moves with it); a lift is news of
+        # this feature's own.
         self._recount(board)
-        if lifted or before != self._counts:
+        if lifted:
             self.context.changed()
 
     def _recount(self, board: Board | None = None) -> None:
@@ -148,7 +149,15 @@ class DismissalsExtension(Extension):
         if self.store is None:
             return []
         if self.store.reset:
-            return [OwnStore(name=DISMISSALS_FILE, path=str(self.store.path), status="reset", detail=self.store.reset)]
+            return [
+                OwnStore(
+                    name=DISMISSALS_FILE,
+                    path=str(self.store.path),
+                    status="reset",
+                    detail=self.store.reset,
+                    at=self.store.reset_at,
+                )
+            ]
         return [
             OwnStore(
                 name=DISMISSALS_FILE,

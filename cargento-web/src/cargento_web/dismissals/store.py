@@ -105,7 +105,7 @@ class DismissalStore:
 
     def _say(self, text: str) -> None:
         self.reset_at = datetime.now(UTC)
-        self.reset = f"{text} (reset at {iso(self.reset_at)})"
+        self.reset = text
 
     def _set_aside(self) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")

@@ -54,7 +54,7 @@ class EndingsExtension(Extension):
         self.readings = EndingReadings(probe=probe if self.git else None, changed=context.changed, ended_at=ended_at)
 
     def on_board(self, board: Board) -> None:
-        if self.demo is not None and not self.demo.seeded:
+        if self.demo is not None:
             self.demo.seed(board, self.readings)
         self.readings.on_board(board)
 

@@ -4,8 +4,8 @@ observed endings, so Attention shows every group from the first minute.
 The demo home is a temporary directory; the demo's sessions record working directories
 inside it (``<home>/work/<project>``). At the first board this makes a real repository in each
 idle session's project, in turn left with uncommitted work, committed clean, or not a
-repository at all (an unmeasured reading), and records a stop or an end for the first idle
-sessions: ends go to the event hub's session-end store as an observed end would, so the rows
+repository at all (an unmeasured reading), and records a stop or an end so each of the six
+readings shows: ends go to the event hub's session-end store as an observed end would, so the rows
 read ended. Only paths inside the demo home are ever touched.
 """
 
@@ -25,8 +25,8 @@ __all__ = ["DemoRepos"]
 
 #: How the demo leaves each project, in turn.
 SHAPES = ("dirty", "clean", "none")
-#: Endings recorded at the first board.
-ENDINGS = 9
+#: How often the demo looks for a reading no session shows any more.
+TOP_UP_S = 5.0
 
 
 class DemoRepos:
@@ -35,6 +35,7 @@ class DemoRepos:
         self.hub = hub
         self.seeded = False
         self.shapes: dict[str, str] = {}
+        self._last_top_up: datetime | None = None
 
     def _inside(self, cwd: str | None) -> Path | None:
         if not cwd:
@@ -47,29 +48,55 @@ class DemoRepos:
         return path
 
     def seed(self, board: Board, readings: EndingReadings) -> None:
+        """At every board (cheap): make repositories for projects not seen yet, then record an
+        ending for each of the six readings that no session shows now. The demo's sessions
+        resume work now and then, which retires their readings as it should; this puts new
+        ones in their place so every group stays on show."""
         self.seeded = True
+        now = board.generated_at
+        if self._last_top_up is not None and (now - self._last_top_up).total_seconds() < TOP_UP_S:
+            return
+        self._last_top_up = now
         idle = [s for s in board.sessions if s.state == "idle" and self._inside(s.cwd) is not None]
-        projects = sorted({s.cwd for s in idle if s.cwd})
-        for i, cwd in enumerate(projects):
-            shape = SHAPES[i % len(SHAPES)]
-            self.shapes[cwd] = shape
-            path = self._inside(cwd)
-            if path is not None and shape != "none":
-                try:
-                    make_repo(path, dirty=shape == "dirty", env={"PATH": _path()})
-                except (OSError, subprocess.SubprocessError):
-                    continue  # no git here: the reading says unmeasured, as it should
-        for n, s in enumerate(idle[:ENDINGS]):
-            kind = "end" if s.ended or n % 2 else "stop"
-            if kind == "end" and not s.ended:
-                self._end(s, board.generated_at)
-            readings.record(s, kind, board.generated_at)
+        for cwd in sorted({s.cwd for s in idle if s.cwd and s.cwd not in self.shapes}):
+            self._make(cwd)
+        shown = {f"{e.kind}-{self.shapes.get(e.cwd or '', '')}" for e in readings.all()}
+        held = {(e.harness, e.session_id) for e in readings.all()}
+        for shape in SHAPES:
+            for kind in ("end", "stop"):
+                if f"{kind}-{shape}" in shown:
+                    continue
+                pool = [
+                    s for s in idle if self.shapes.get(s.cwd or "") == shape and (s.harness, s.session_id) not in held
+                ]
+                pool.sort(key=lambda s: s.ended != (kind == "end"))
+                if not pool:
+                    continue
+                s = pool[0]
+                held.add((s.harness, s.session_id))
+                if kind == "end" and not s.ended:
+                    self._end(s, now)
+                readings.record(s, kind, now)
+
+    def _make(self, cwd: str) -> None:
+        shape = SHAPES[len(self.shapes) % len(SHAPES)]
+        self.shapes[cwd] = shape
+        path = self._inside(cwd)
+        if path is None:
+            return
+        try:
+            if shape == "none":
+                path.mkdir(parents=True, exist_ok=True)
+            else:
+                make_repo(path, dirty=shape == "dirty", env={"PATH": _path()})
+        except (OSError, subprocess.SubprocessError):
+            pass  # no git here: the reading says unmeasured, as it should
 
     def _end(self, s: BoardSession, at: datetime) -> None:
         hub: Any = self.hub
         ends = getattr(hub, "ends", None)
-        if ends is None:
-            return
+        if ends is None or self._inside(str(ends.path)) is None:
+            return  # only ever the demo home's own session-end store
         from cargento_web.runtime.stores import End
 
         ends.record(End(harness=s.harness, session_id=s.session_id, at=at, reason="demo"), at)

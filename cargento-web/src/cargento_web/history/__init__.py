@@ -39,7 +39,6 @@ __all__ = [
     "HistoryStore",
     "Observation",
     "create",
-    "forget",
     "observations_json",
     "own_stores",
     "running_store",
@@ -148,7 +147,7 @@ class HistoryExtension(Extension):
 
 def _own_store(path: Path, store: HistoryStore | None) -> OwnStore:
     if store is not None and store.reset:
-        return OwnStore(name=HISTORY_FILE, path=str(path), status="reset", detail=store.reset)
+        return OwnStore(name=HISTORY_FILE, path=str(path), status="reset", detail=store.reset, at=store.reset_at)
     if store is not None:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="read", detail=f"{len(store)} observations")
     return _on_disk(path)
@@ -175,16 +174,6 @@ def create(context: ExtensionContext) -> HistoryExtension:
 
 def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
     return [_on_disk(_state_dir(env) / HISTORY_FILE)]
-
-
-def forget(directory: Path) -> list[str]:
-    """``--forget``: delete the history store; returns what was deleted."""
-    path = directory / HISTORY_FILE
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return []
-    return [str(path)]
 
 
 def _state_dir(env: Mapping[str, str]) -> Path:

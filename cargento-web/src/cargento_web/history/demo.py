@@ -41,11 +41,11 @@ def _stretch(s: BoardSession, start: datetime) -> list[Observation]:
     ]
 
 
-def demo_history(board: Board, sessions: int = 8) -> list[Observation]:
+def demo_history(board: Board, sessions: int = 40) -> list[Observation]:
     """One earlier turn per session that waited on the reader, ending before now."""
     now = board.generated_at
     made: list[Observation] = []
     for i, s in enumerate(board.sessions[:sessions]):
-        made += _stretch(s, now - timedelta(minutes=90 - i * 5))
+        made += _stretch(s, now - timedelta(minutes=90 - (i % 12) * 5))
     made.sort(key=lambda o: o.at)
     return made

@@ -2,7 +2,8 @@
 
 :class:`BoardObserver` compares each board with the one before it, row by row, and names what
 moved: a state change (with the source that published the new state), a turn's start and end,
-a wait and its end, a session end and a task completed. Comparing two small dicts per row is the
+a wait and its end, a session end, a task completed, and a subagent starting or stopping (the
+delegation the cockpit draws). Comparing two small dicts per row is the
 whole cost, so a board where nothing moved yields nothing and no write follows.
 
 The first board of a run is a baseline: a session is recorded at first sight only when the
@@ -17,6 +18,7 @@ from datetime import datetime, timedelta
 
 import attrs
 from cargento.board import Board, BoardSession
+from cargento.models import Subagent
 
 from cargento_web.history.store import Observation
 
@@ -34,6 +36,12 @@ class RowFacts:
     waiting: str | None
     ended: bool
     completed: frozenset[str]
+    #: The subagents seen running (by session id, else name).
+    running: frozenset[str]
+
+
+def _sub_key(sub: Subagent) -> str:
+    return sub.session_id or sub.name
 
 
 def _facts(s: BoardSession) -> RowFacts:
@@ -43,6 +51,7 @@ def _facts(s: BoardSession) -> RowFacts:
         waiting=(s.waiting.kind or "wait") if s.waiting is not None else None,
         ended=s.ended,
         completed=frozenset(t.id or t.subject for t in s.tasks if t.status == "completed"),
+        running=frozenset(_sub_key(a) for a in s.subagents if a.running),
     )
 
 
@@ -88,10 +97,13 @@ class BoardObserver:
         active_at = s.last_active_at or s.started_at
         if active_at is None or now - active_at > timedelta(days=self.days):
             return []
-        at = min(now, max(active_at, now - timedelta(days=self.days)))
-        made = [self._make(s, "state", at, facts.source, state=facts.state, detail="first seen by this server")]
+        # Observed now: the server saw the state at this board, whatever the store's age.
+        made = [self._make(s, "state", now, facts.source, state=facts.state, detail="first seen by this server")]
         if facts.waiting is not None:
-            made.append(self._make(s, "wait_started", at, facts.source, detail=facts.waiting))
+            made.append(self._make(s, "wait_started", now, facts.source, detail=facts.waiting))
+        names = {_sub_key(a): a.name for a in s.subagents}
+        for running in sorted(facts.running):
+            made.append(self._make(s, "subagent_started", now, "store", detail=names.get(running, running)))
         return made
 
     def _changes(self, s: BoardSession, prior: RowFacts, facts: RowFacts, now: datetime) -> list[Observation]:
@@ -112,6 +124,11 @@ class BoardObserver:
         subjects = {t.id or t.subject: t.subject for t in s.tasks}
         for done in sorted(facts.completed - prior.completed):
             made.append(self._make(s, "task_completed", now, "store", detail=subjects.get(done, done)))
+        names = {_sub_key(a): a.name for a in s.subagents}
+        for started in sorted(facts.running - prior.running):
+            made.append(self._make(s, "subagent_started", now, "store", detail=names.get(started, started)))
+        for stopped in sorted(prior.running - facts.running):
+            made.append(self._make(s, "subagent_ended", now, "store", detail=names.get(stopped, stopped)))
         return made
 
     @staticmethod

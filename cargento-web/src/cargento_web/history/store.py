@@ -84,6 +84,8 @@ KINDS = (
     "wait_ended",
     "session_ended",  # detail: the end's reason when one was published
     "task_completed",  # detail: the task's subject
+    "subagent_started",  # a subagent of this session was seen running (detail: its name)
+    "subagent_ended",  # it stopped running (detail: its name)
 )
 _DETAIL_LIMIT = 200
 _HEAD = b'{"schema":1,"store":"history","observations":['
@@ -269,8 +271,8 @@ class HistoryStore:
         return parsed
 
     def _say_reset(self, text: str) -> None:
-        self.reset_at = self.clock()
-        self.reset = f"{text} (reset at {iso(self.reset_at)})"
+        self.reset_at = datetime.now(UTC)
+        self.reset = text
 
     def _set_aside(self, why: str) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -328,7 +330,7 @@ class HistoryStore:
     def size(self) -> int:
         """The serialised size of what is held, in bytes (never above *max_bytes* after a trim)."""
         with self._lock:
-            return self._bytes
+            return self._bytes - 1 if self._items else self._bytes
 
     def __len__(self) -> int:
         with self._lock:
@@ -363,7 +365,8 @@ class HistoryStore:
         while drop < len(self._items) and self._items[drop][0].at < cutoff:
             drop += 1
         size = self._bytes - sum(len(b) + 1 for _, b in self._items[:drop])
-        while drop < len(self._items) and size > self.max_bytes:
+        # size counts a comma after every observation; the document has one fewer.
+        while drop < len(self._items) and size - 1 > self.max_bytes:
             size -= len(self._items[drop][1]) + 1
             drop += 1
         if drop:
@@ -465,7 +468,7 @@ class HistoryStore:
             return {
                 "path": str(self.path),
                 "observations": len(self._items),
-                "bytes": self._bytes,
+                "bytes": self.size,
                 "writes": self.writes,
                 "reset": self.reset,
                 "write_error": self.write_error,

@@ -348,6 +348,8 @@ function Main() {
     browserNotify: state.notify,
     recordEveryMs: BEAT_MS,
     recordKept: CONFIG.notifications != null,
+    // The board itself, for slot components handed only {session, ctx} (row.marks, row.now).
+    board: b,
   };
   const r = state.route;
   const own = viewFor(r.view);

@@ -1,4 +1,7 @@
 // The operator features' page modules, one import each; every module registers its parts
 // with slots.js when it loads. Order here is the order their parts appear in a shared slot.
+import "/static/endings.js";
+import "/static/history.js";
+import "/static/dismissals.js";
 import "/static/spacedock.js";
 import "/static/cockpit.js";

@@ -7,7 +7,7 @@ import {
   projectHash, rate, sessionHash, shortAge,
 } from "/static/format.js";
 import { Mark, harnessMeta } from "/static/marks.js";
-import { Slot, offCountFrom } from "/static/slots.js";
+import { Slot, claimsFrom, offCountFrom } from "/static/slots.js";
 
 const html = htm.bind(h);
 
@@ -418,9 +418,6 @@ export function offCountItems(board) {
 
 //: What Attention's categories would hold, but no source on this board reads yet.
 export const NOT_YET = [
-  "Uncommitted work, and the git state at a stop or a session end (no source reads git).",
-  "Conflicting completion evidence.",
-  "CLOSE THE LOOP outcomes and COMING NEXT actions by project.",
   "Questions registered through ask_operator, with their answer buttons.",
   "Raising the terminal a session runs in.",
   "Requests whose session ownership is not established.",
@@ -478,14 +475,24 @@ function ReportedCommands({ board, ctx }) {
 }
 
 export function AttentionView({ board, ctx }) {
-  const needs = board.sessions.filter((s) => s.state === "needs_input");
-  const looping = board.sessions.filter((s) => s.loop && s.state !== "needs_input");
-  const long = board.sessions.filter((s) => s.turn && s.turn.long && s.state !== "needs_input" && !s.loop);
-  const claimed = new Set([...needs, ...looping, ...long].map((s) => s.key));
-  const rest = board.sessions.filter((s) => !claimed.has(s.key));
+  // Features' claims (slots.js claim): marked-handled sessions leave every count; at-risk
+  // evidence joins AT RISK; CLOSE THE LOOP is counted here and listed by its feature.
+  const claims = claimsFrom(board);
+  const category = (s) => (claims.get(s.key) || {}).category;
+  const live = board.sessions.filter((s) => category(s) !== "handled");
+  const handled = board.sessions.length - live.length;
+  const needs = live.filter((s) => s.state === "needs_input");
+  const looping = live.filter((s) => s.loop && s.state !== "needs_input");
+  const long = live.filter((s) => s.turn && s.turn.long && s.state !== "needs_input" && !s.loop);
+  const risky = live.filter((s) => category(s) === "at_risk" && s.state !== "needs_input" && !s.loop && !(s.turn && s.turn.long));
+  const claimed = new Set([...needs, ...looping, ...long, ...risky].map((s) => s.key));
+  const closing = live.filter((s) => category(s) === "close_the_loop" && !claimed.has(s.key));
+  for (const s of closing) claimed.add(s.key);
+  const rest = live.filter((s) => !claimed.has(s.key));
   const moving = rest.filter((s) => s.state === "working").length;
   const ended = rest.filter((s) => s.state === "idle" && s.ended).length;
   const quiet = rest.filter((s) => s.state === "idle" && !s.ended).length;
+  const uncounted = rest.length - moving - ended - quiet;
   const hs = harnessRows(board);
   const waiters = hs.filter((x) => !x.absent && x.reports_waits);
   const blind = hs.filter((x) => x.absent || !x.reports_waits);
@@ -495,17 +502,17 @@ export function AttentionView({ board, ctx }) {
   return html`<section class="attention" aria-labelledby="view-h">
     <${ViewHeading}>Attention</${ViewHeading}>
     <p class="brief">
-      ${plural(needs.length, "session needs", "sessions need")} you now, ${plural(looping.length + long.length, "session is", "sessions are")} at risk;
-      of the other ${rest.length}: ${moving} moving, ${quiet} quiet, ${ended} ended.
+      ${plural(needs.length, "session needs", "sessions need")} you now, ${plural(looping.length + long.length + risky.length, "session is", "sessions are")} at risk${closing.length ? `, ${closing.length} to close the loop` : ""};
+      of the other ${rest.length}: ${moving} moving, ${quiet} quiet, ${ended} ended${uncounted ? `, ${uncounted} without a counted state` : ""}.${handled ? ` ${plural(handled, "session is", "sessions are")} marked handled and not counted.` : ""}
     </p>
     <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length}</span></h3>
     <${Slot} name="attention.needs" board=${board} ctx=${ctx} />
     ${needs.length
       ? html`<ul class="rows">${needs.map((s) => html`<${NeedsItem} key=${s.key} session=${s} ctx=${ctx} />`)}</ul>`
       : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
-    <h3 class="group-h">AT RISK <span class="count">${looping.length + long.length}</span></h3>
-    ${looping.length || long.length
-      ? html`<${Rows} sessions=${[...looping, ...long]} ctx=${ctx} empty="" />`
+    <h3 class="group-h">AT RISK <span class="count">${looping.length + long.length + risky.length}</span></h3>
+    ${looping.length || long.length || risky.length
+      ? html`<${Rows} sessions=${[...looping, ...long, ...risky]} ctx=${ctx} empty="" />`
       : html`<p class="empty">No failed-tool loop and no turn at 15 minutes or more observed.</p>`}
     <${Slot} name="attention.groups" board=${board} ctx=${ctx} />
     <h3 class="group-h">ALSO AT RISK, OFF THE SESSION COUNT <span class="count">${off.length}</span></h3>
