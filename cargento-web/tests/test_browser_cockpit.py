@@ -196,6 +196,10 @@ def test_every_tab_names_its_panel_and_the_cues_are_told_apart(cockpit: tuple[An
     rail = page.locator(".rail")
     for part in ("delegation", "waiting", "capacity", "tripwires"):
         assert rail.locator(f"[data-rail={part}]").count() == 1
+    figure = rail.locator("[data-figure=delegation]")
+    figure.wait_for()
+    assert "turn start" in figure.inner_text() and "subagent start" in figure.inner_text()
+    assert "Observed from" in rail.locator("[data-rail=delegation] .muted.small").last.inner_text()
     summary = page.locator("details.started summary").inner_text()
     assert "terminal off" in summary and "observer model off" in summary
     assert page.locator("details.started").get_attribute("open") is None

@@ -14,6 +14,8 @@ import { feature } from "/static/config.js";
 import { getJSON } from "/static/api.js";
 import { StageStrip, workflowsIn } from "/static/spacedock.js";
 import { Tripwires, tripwiresOf } from "/static/tripwires.js";
+import { Outcome, readingOf } from "/static/endings.js";
+import { FILTERS, filterKey, keep, savedFilter, windowCaption } from "/static/history.js";
 
 const html = htm.bind(h);
 
@@ -269,27 +271,23 @@ function Cue({ value, what, loading, unpublished }) {
 
 // -- the tabs ---------------------------------------------------------------------------------------
 
+// Observed session endings with their outcome glyphs and git readings (the endings feature's
+// readings; a store-recorded end with no reading says so).
 function Endings({ scope, board, ctx }) {
-  const e = board.endings;
-  const readings = e && e.readings ? e.readings : null;
-  const ended = scope.filter((s) => (readings && readings[s.key]) || s.ended);
-  const GLYPH = { end: "■", stop: "□" };
+  const on = Boolean(board.endings);
+  const ended = scope.filter((s) => readingOf(board, s) || s.ended);
   return html`<section class="ck-part" aria-labelledby="h-endings"><h3 id="h-endings">Observed session endings</h3>
-    ${!e ? html`<p class="muted">This dashboard publishes no observed endings, so no outcome or git reading is shown.</p>` : null}
+    ${!on ? html`<p class="muted">This dashboard publishes no observed endings, so no outcome or git reading is shown.</p>` : null}
     ${ended.length
       ? html`<ul class="endings">${ended.map((s) => {
-          const r = readings && readings[s.key];
-          const kind = r ? r.kind : "end";
-          return html`<li data-key=${s.key} data-outcome=${r ? r.outcome : "end-unmeasured"}>
-            <span class="glyph" aria-hidden="true">${GLYPH[kind] || "■"}</span>
-            <a href=${sessionHash(s)}>${s.title || s.display_id}</a> <span class="muted small">${s.harness_label}</span>
-            · ${kind === "stop" ? "stopped" : "ended"}${r && r.at ? ` ${ago(since(ctx, r.at))}` : ""}
-            · git: ${r && r.git && r.git !== "unmeasured" ? `${r.git}${r.changed != null ? `, ${plural(r.changed, "changed file")}` : ""}` : html`<span class="muted">${r && r.probing ? "reading…" : "no reading (not a clean tree)"}</span>`}
-            ${r && r.conflict ? html`<div class="fault small">${r.conflict}</div>` : null}
+          const r = readingOf(board, s);
+          return html`<li class="ending" data-key=${s.key} data-outcome=${r ? r.outcome : "unobserved"}>
+            <a href=${sessionHash(s)}>${s.title || s.display_id}</a> <span class="muted small">${s.harness_label}</span> ·
+            ${r ? html`<${Outcome} board=${board} r=${r} />${r.at ? html` <span class="muted small">${ago(since(ctx, r.at))}</span>` : null}${r.conflict ? html`<div class="fault small">${r.conflict}</div>` : null}`
+              : html`<span class="muted">its store records that it ended; no ending was observed by this server, so no git reading</span>`}
           </li>`;
         })}</ul>`
       : html`<p class="muted">No session of this scope has been observed stopping or ending.</p>`}
-    ${e && e.git === false ? html`<p class="muted small">${e.git_off_reason}</p>` : null}
   </section>`;
 }
 
@@ -310,28 +308,21 @@ function NowTab({ scope, board, ctx, project, selected }) {
     </section>`;
 }
 
-const FILTERS = [
-  ["active", "active"],
-  ["all", "all"],
-  ["decisions", "decisions"],
-];
-const FILTER_KEY = (scopeKey) => `cargento:timeline-filter:${scopeKey}`;
-function readFilter(scopeKey) {
-  try {
-    const v = localStorage.getItem(FILTER_KEY(scopeKey));
-    return FILTERS.some(([k]) => k === v) ? v : "active";
-  } catch (_) {
-    return "active";
-  }
+// The timeline's filter (active, all, decisions), remembered per session as the session page
+// remembers it; the whole project keeps its own choice.
+function scopeIds(scopeKey) {
+  const i = scopeKey.indexOf(":");
+  return [scopeKey.slice(0, i), scopeKey.slice(i + 1)];
 }
 
-function Timeline({ rec, board, scopeKey, ctx }) {
-  const [filter, setFilter] = useState(() => readFilter(scopeKey));
-  useEffect(() => setFilter(readFilter(scopeKey)), [scopeKey]);
+function Timeline({ rec, board, scopeKey }) {
+  const [h1, h2] = scopeIds(scopeKey);
+  const [filter, setFilter] = useState(() => savedFilter(h1, h2));
+  useEffect(() => setFilter(savedFilter(h1, h2)), [scopeKey]);
   const pick = (v) => {
     setFilter(v);
     try {
-      localStorage.setItem(FILTER_KEY(scopeKey), v);
+      localStorage.setItem(filterKey(h1, h2), v);
     } catch (_) {
       /* remembered for this tab only */
     }
@@ -339,15 +330,13 @@ function Timeline({ rec, board, scopeKey, ctx }) {
   if (rec.status === "off") return html`<p class="muted">${rec.reason || "This dashboard keeps no local history, so no state change is on record."}</p>`;
   if (rec.status === "loading") return html`<p class="muted" aria-busy="true">Reading the local history…</p>`;
   if (rec.status !== "ok") return html`<p class="muted">The local history could not be read: ${rec.reason}.</p>`;
-  const obs = rec.doc.observations;
-  const shown = obs.filter((o) => (filter === "all" ? true : filter === "decisions" ? o.kind === "wait_started" || o.kind === "wait_ended" : o.kind === "state" && o.state !== "idle")).slice(-200).reverse();
+  const shown = rec.doc.observations.filter((o) => keep(filter, o)).slice(-200).reverse();
   const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, s.title || s.display_id]));
-  const w = rec.doc.window;
   return html`<div class="timeline">
-    <div class="tl-filter" role="radiogroup" aria-label="Timeline filter">${FILTERS.map(([k, label]) => html`<label class="small"><input type="radio" name=${"tl-" + scopeKey} value=${k} checked=${filter === k} onChange=${() => pick(k)} /> ${label}</label>`)}</div>
-    <p class="muted small" data-window="">Observed ${w && w.first ? `from ${new Date(w.first).toLocaleString()} to ${new Date(w.last).toLocaleString()}` : "nothing yet"}${w ? ` (kept up to ${w.days} days; this run began observing ${new Date(w.run_started_at).toLocaleString()})` : ""}.</p>
+    <div class="tl-filter" role="radiogroup" aria-label="Timeline filter">${FILTERS.map((k) => html`<label class="small"><input type="radio" name=${"tl-" + scopeKey} value=${k} checked=${filter === k} onChange=${() => pick(k)} /> ${k}</label>`)}</div>
+    <p class="muted small window-caption">${windowCaption(rec.doc)}</p>
     ${shown.length
-      ? html`<ol class="tl">${shown.map((o) => html`<li data-kind=${o.kind}><time datetime=${o.at}>${clock(new Date(o.at))}</time> ${names.get(`${o.harness}:${o.sid}`) || o.sid.slice(0, 8)}:${" "}${o.kind === "state" ? `${o.previous ? (STATE_TEXT[o.previous] || o.previous) + " → " : ""}${STATE_TEXT[o.state] || o.state}` : o.kind.replace("_", " ")}${o.detail ? ` (${o.detail})` : ""} <span class="muted small">from ${o.source}</span></li>`)}</ol>`
+      ? html`<ol class="tl">${shown.map((o) => html`<li data-kind=${o.kind}><time datetime=${o.at}>${clock(new Date(o.at))}</time> ${names.get(`${o.harness}:${o.sid}`) || o.sid.slice(0, 8)}:${" "}${o.kind === "state" ? `${o.previous ? (STATE_TEXT[o.previous] || o.previous) + " → " : ""}${STATE_TEXT[o.state] || o.state}` : o.kind.replace(/_/g, " ")}${o.detail ? ` (${o.detail})` : ""} <span class="muted small">from ${o.source}</span></li>`)}</ol>`
       : html`<p class="muted">Nothing under “${filter}” in the observed window.</p>`}
   </div>`;
 }
@@ -366,7 +355,7 @@ function CourseTab({ scope, board, ctx, project, selected, rec }) {
   const done = scope.flatMap((s) => s.tasks.filter((t) => t.status === "completed").map((t) => ({ s, t })));
   const flows = workflowsIn(board, project, selected ? selected.key : null);
   return html`<section class="ck-part" aria-labelledby="h-changes"><h3 id="h-changes">Observed state changes</h3>
-      <${Timeline} rec=${rec} board=${board} scopeKey=${selected ? selected.key : "project:" + project} ctx=${ctx} /></section>
+      <${Timeline} rec=${rec} board=${board} scopeKey=${selected ? selected.key : "project:" + project} /></section>
     <section class="ck-part" aria-labelledby="h-semantic"><h3 id="h-semantic">Semantic history</h3><${Semantic} board=${board} project=${project} selected=${selected} /></section>
     <section class="ck-part" aria-labelledby="h-tasks"><h3 id="h-tasks">Completed tasks</h3>
       ${done.length ? html`<ul class="done-tasks">${done.map(({ s, t }) => html`<li><span aria-hidden="true">✓</span> ${t.subject} <span class="muted small">${s.title || s.display_id}</span></li>`)}</ul>` : html`<p class="muted">No completed task is published for this scope.</p>`}</section>
@@ -379,18 +368,22 @@ function DecisionsTab() {
     <p class="muted" data-decisions="unpublished">No source on this board records decisions, so none is shown and none is counted. When one does, each appears here with whether it was applied; Cargento approves nothing.</p></section>`;
 }
 
+// Delegation: who is working for whom now, and over the observed window how much of the
+// scope's work was handed out (subagents started, turns run in ensign sessions).
 function Delegation({ scope, rec }) {
   const agents = scope.flatMap((s) => s.subagents);
   const ensigns = scope.filter((s) => s.role === "spacedock:ensign");
-  const turns = rec.status === "ok" ? rec.doc.observations.filter((o) => o.kind === "turn_started") : null;
+  const obs = rec.status === "ok" ? rec.doc.observations : null;
   const workerKeys = new Set(ensigns.map((s) => `${s.harness}:${s.session_id}`));
+  const turns = obs ? obs.filter((o) => o.kind === "turn_started") : null;
   const delegated = turns ? turns.filter((o) => workerKeys.has(`${o.harness}:${o.sid}`)).length : null;
-  const w = rec.status === "ok" ? rec.doc.window : null;
+  const started = obs ? obs.filter((o) => o.kind === "subagent_started").length : null;
   return html`<div class="rail-part" data-rail="delegation"><h4>Delegation</h4>
     <p>${plural(agents.length, "subagent")} observed now (${agents.filter((a) => a.running).length} running) · ${plural(ensigns.length, "ensign session")}</p>
-    <p class="small">${turns == null
-      ? html`<span class="muted">${rec.status === "loading" ? "reading the local history…" : "no local history, so no delegated share over time"}</span>`
-      : html`${delegated} of ${plural(turns.length, "observed turn start")} ran in ensign sessions <span class="muted">(${w && w.first ? `observed since ${new Date(w.first).toLocaleString()}` : "nothing observed yet"})</span>`}</p>
+    ${obs == null
+      ? html`<p class="small muted">${rec.status === "loading" ? "reading the local history…" : "no local history, so no delegation over time"}</p>`
+      : html`<p class="small" data-figure="delegation">${plural(started, "subagent start")} and ${delegated} of ${plural(turns.length, "turn start")} in ensign sessions observed</p>
+          <p class="muted small">${windowCaption(rec.doc)}</p>`}
   </div>`;
 }
 
