@@ -130,7 +130,9 @@ def test_pi_and_codex_boot_results_earn_the_badge_and_a_strip_but_pi_bolds_nothi
     codex_wf.entity("beta", "validation")
     pi_first_officer(home, str(tmp_path / "w" / "pi-proj"), pi_wf)
     codex_first_officer(home, str(tmp_path / "w" / "codex-proj"), codex_wf)
-    server = serve(builder_for([("pi", pi), ("codex", codex)], home), features=FEATURE)
+    # A Claude ensign naming Pi's entity is not Pi's worker: Pi reports none.
+    claude_ensign(home, str(tmp_path / "w" / "pi-proj"), "alpha")
+    server = serve(builder_for([("pi", pi), ("codex", codex), ("claude", claude)], home), features=FEATURE)
     doc = _until(server, lambda d: _workflow(d, pi_wf.dir) is not None and _workflow(d, codex_wf.dir) is not None)
     rows = {s["session_id"]: s for s in doc["sessions"]}
     assert rows[PI_SID]["role"] == "spacedock:first-officer"

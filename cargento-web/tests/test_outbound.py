@@ -42,6 +42,7 @@ RAW_RESPONSES = {
     ("app.py", "data"): "the board document, built by document() through redact_tree",
     ("app.py", "stream"): "the event stream carries revision numbers and timestamps only",
     ("security.py", "_refuse"): "a fixed refusal sentence",
+    ("extension.py", "page"): "the cockpit's read-only terminal page shell, a fixed document with no session text",
 }
 
 

@@ -294,16 +294,15 @@ def _mentions(slug: str, texts: Iterable[str | None]) -> bool:
 
 
 def _with_holders(workflow: Workflow, workers: list[BoardSession], board: Board) -> Workflow:
-    """Mark the entity each live worker holds: an ensign of the workflow's project (or a running
-    subagent of its first officer) whose title, request or name names the entity. Never on
-    Pi, which reports no workers to attribute one to."""
-    if workflow.harness == "pi":
-        return workflow
+    """Mark the entity each live worker holds: an ensign of the first officer's harness and
+    project (or a running subagent of the first officer) whose title, request or name names
+    the entity. A harness with no ensign role and no subagents (Pi) reports no workers to
+    attribute one to, so its strips bold nothing."""
     officer = next((s for s in board.sessions if s.key == workflow.first_officer), None)
     candidates: list[tuple[str, list[str | None]]] = [
         (w.key, [w.title, w.instruction.text if w.instruction else None])
         for w in workers
-        if w.project == workflow.project and w.state != "idle"
+        if w.harness == workflow.harness and w.project == workflow.project and w.state != "idle"
     ]
     if officer is not None:
         candidates += [(f"{officer.key}#{a.session_id or a.name}", [a.name]) for a in officer.subagents if a.running]
