@@ -144,3 +144,19 @@ def test_the_diagnose_command_names_the_tripwire_store_and_why_it_cannot_be_read
     ).stdout
     line = next(x for x in out.splitlines() if TRIPWIRES_FILE in x)
     assert str(tmp_path / TRIPWIRES_FILE) in line and "unreadable (not valid JSON)" in line
+
+
+def test_a_stale_first_officer_contributes_no_strip(tmp_path: Path) -> None:
+    from cargento.models import SpacedockBoot
+    from cargento_web.cockpit.spacedock import FRESH_S, WorkflowReader
+
+    wf = tmp_path / "wf"
+    wf.mkdir()
+    (wf / "README.md").write_text("---\nstages: [a, b]\n---\n")
+    (wf / "one.md").write_text("---\nstatus: a\n---\n")
+    boot = SpacedockBoot(workflow_dirs=(str(wf),))
+    fresh = attrs.evolve(row("fo", "w/app"), spacedock=boot, last_active_at=T0 - timedelta(seconds=FRESH_S - 60))
+    stale = attrs.evolve(fresh, last_active_at=T0 - timedelta(seconds=FRESH_S + 60))
+    [read] = WorkflowReader().read(board(T0, fresh))
+    assert read.stages == ("a", "b") and read.current() == {"one": "a"}
+    assert WorkflowReader().read(board(T0, stale)) == [], "absent rather than guessed from an old boot"
