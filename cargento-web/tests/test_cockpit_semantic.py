@@ -42,7 +42,7 @@ def row(sid: str, project: str | None, state: str = "working", detail: str = "ru
         "rate_limits": (),
         "state_source": "store",
     }
-    values = {
+    values: dict[str, Any] = {
         f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given
     }
     return BoardSession(**values)
@@ -59,7 +59,9 @@ def board(at: datetime, *rows: BoardSession) -> Board:
         "counts": Counts(sessions=len(rows), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
         "sessions": rows,
     }
-    values = {f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given}
+    values: dict[str, Any] = {
+        f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given
+    }
     return Board(**values)
 
 
