@@ -245,3 +245,53 @@ def test_strip_on_the_first_officers_row_and_a_typed_condition(cockpit: tuple[An
     page.goto(server.url + "/#n=projects")
     page.locator(".project-conditions .tw-rule").wait_for()
     assert page.locator(".project-conditions .tw-rule button", has_text="Remove").count() == 1
+
+
+def test_the_note_to_yourself_stays_in_this_browser_and_sends_nothing(cockpit: tuple[Any, Any, Any, str]) -> None:
+    server, page, _wf, _project = cockpit
+    _open(page, f"{server.url}/#n=project:w%2Fship")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method != "GET" else None)
+    page.locator("#note-to-self").fill("check the migration before lunch")
+    page.locator(".note-composer button[type=submit]").click()
+    assert "check the migration before lunch" in page.locator(".notes-self").inner_text()
+    page.reload()
+    page.wait_for_selector(".notes-self")
+    assert "check the migration before lunch" in page.locator(".notes-self").inner_text()
+    assert posts == [], "the note is written into no session and sent nowhere"
+    page.locator(".notes-self button").click()
+    assert page.locator(".notes-self").count() == 0
+
+
+def test_with_tripwires_and_spacedock_off_the_cockpit_says_so(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    from cargento.cli import Options
+
+    home = tmp_path / "home"
+    cwd = str(tmp_path / "w" / "ship")
+    wf = W.Workflow(Path(cwd))
+    wf.entity("fix-login", "implementation")
+    W.claude_first_officer(home, cwd, wf)
+    server = serve(
+        builder_for([("claude", claude)], home),
+        features=FEATURES,
+        options=Options(no_spacedock=True, no_tripwires=True),
+        state_dir=tmp_path / "st",
+    )
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        _open(page, f"{server.url}/#n=project:w%2Fship:course")
+        assert "Workflow stage conditions are off: --no-tripwires" in page.locator(".ck-panel").inner_text()
+        page.locator("[role=tab][data-tab=now]").click()
+        assert (
+            "--no-spacedock: this run reads no Spacedock workflow definitions" in page.locator(".ck-panel").inner_text()
+        )
+        assert page.locator(".sd-workflow").count() == 0
+        page.goto(server.url + "/#n=sessions")
+        page.wait_for_selector(f"li.row[data-key='claude:{W.FO_SID}']")
+        assert page.locator(".sd-strip").count() == 0, "no strip under --no-spacedock"
+        assert page.locator(f"li.row[data-key='claude:{W.FO_SID}'] .role").inner_text() == "spacedock:first-officer"
+    finally:
+        context.close()
