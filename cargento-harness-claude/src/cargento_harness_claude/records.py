@@ -75,8 +75,8 @@ class ToolResult:
 
     tool_use_id: str | None
     is_error: bool
-    #: The result's text content (a string, or its text blocks joined), as recorded.
-    text: str | None = None
+    #: The result's content as recorded (read with :func:`result_text` only when needed).
+    content: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 def record_type(record: dict[str, Any]) -> str:
@@ -147,11 +147,12 @@ def tool_results(record: dict[str, Any]) -> Iterator[ToolResult]:
         yield ToolResult(
             tool_use_id=ident if isinstance(ident, str) else None,
             is_error=block.get("is_error") is True,
-            text=_result_text(block.get("content")),
+            content=block.get("content"),
         )
 
 
-def _result_text(content: Any) -> str | None:
+def result_text(content: Any) -> str | None:
+    """A tool result's text: the string, or its text blocks joined; ``None`` without any."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):

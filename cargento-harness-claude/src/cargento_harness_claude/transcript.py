@@ -155,7 +155,7 @@ class Summary:
                 if result.tool_use_id is not None:
                     self.open_calls.pop(result.tool_use_id, None)
                     if result.tool_use_id in self.boot_calls and not result.is_error:
-                        boot = parse_boot(result.text, at)
+                        boot = parse_boot(rec.result_text(result.content), at)
                         if boot is not None:
                             self.spacedock = boot
                 self.outcomes.outcome(failed=result.is_error)
