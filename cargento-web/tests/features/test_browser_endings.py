@@ -141,6 +141,23 @@ def test_every_group_and_the_remembered_timeline_filter(
     assert "Commit or set aside the 2 uncommitted files" in page.locator(".coming-next").inner_text()
     assert "Read the result of “stop clean session” (clean git state)" in page.locator(".coming-next").inner_text()
 
+    # The row marks on Sessions: dirty with its count, clean, and nothing where unmeasured.
+    page.goto(server.url + "/#n=sessions")
+    page.locator("main .row").first.wait_for(timeout=10_000)
+    marks = {
+        name: page.locator("main .row")
+        .filter(has_text=name)
+        .locator("[data-mark]")
+        .evaluate_all("els => els.map(e => e.dataset.mark + ':' + e.textContent)")
+        for name in ("stop dirty session", "stop clean session", "stop plain session", "busy session")
+    }
+    assert marks == {
+        "stop dirty session": ["dirty:uncommitted · 2"],
+        "stop clean session": ["clean:clean"],
+        "stop plain session": [],
+        "busy session": [],
+    }
+
     # The session page: how it landed, the history, and a filter remembered per session.
     page.goto(server.url + "/#n=session::fake:stop-dirty")
     page.locator(".history .timeline").wait_for(timeout=10_000)
@@ -193,4 +210,32 @@ def test_the_header_names_a_reset_store_and_when(
     text = item.inner_text()
     assert "was reset at" in text and "kept as" in text
     assert list(state.glob(name + ".unreadable-*")), "set aside, not repaired"
+    page.close()
+
+
+def test_a_session_marked_handled_leaves_the_published_counts(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    from cargento.models import Gate
+
+    past = datetime.now(UTC) - timedelta(minutes=2)
+    waiting = FakeSession("w", at=past, title="waiting session", gate=Gate(kind="permission", text="Allow bash?"))
+    server = serve(
+        builder_for([("fake", FakeHarness("fake", [waiting, FakeSession("q", at=past)]))], tmp_path), features=FEATURES
+    )
+    page = browser.new_page()
+    page.goto(server.url + "/#n=attention")
+    page.locator("header .blocks").wait_for(timeout=10_000)
+    assert page.locator("header .blocks").get_attribute("data-count") == "1"
+    assert "1 session needs you now" in page.locator(".attention .brief").inner_text()
+    answer = httpx.post(
+        server.url + "/api/dismiss",
+        json={"harness": "fake", "sid": "w"},
+        headers={"Origin": server.url, "Sec-Fetch-Site": "same-origin"},
+        timeout=5,
+    )
+    assert answer.json()["persisted"] is True
+    page.locator("header .blocks").wait_for(state="detached", timeout=10_000)
+    brief = page.locator(".attention .brief").inner_text()
+    assert "0 sessions need you now" in brief and "1 session is marked handled and not counted" in brief
     page.close()

@@ -118,3 +118,18 @@ def test_an_unreadable_store_is_set_aside_and_named(serve: Any, builder_for: Any
     assert store.status == "reset" and store.detail is not None and "kept as" in store.detail
     assert post(server, {"harness": "fake", "sid": "a"}).json()["persisted"] is True
     assert len(list(state.glob(DISMISSALS_FILE + ".unreadable-*"))) == 1
+
+
+def test_persisted_false_when_the_store_cannot_be_written(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    import os
+
+    state = tmp_path / "state"
+    state.mkdir()
+    os.mkfifo(state / DISMISSALS_FILE)
+    server = serve(
+        builder_for([("fake", FakeHarness("fake", [FakeSession("a")]))], tmp_path), features=[FEATURE], state_dir=state
+    )
+    answer = post(server, {"harness": "fake", "sid": "a"}).json()
+    assert answer["persisted"] is False and answer["marked"] is True
+    assert (state / DISMISSALS_FILE).is_fifo(), "left exactly as it was"
+    wait_doc(server, lambda d: "fake:a" in d["dismissals"]["marked"])  # held in memory for this run

@@ -164,3 +164,27 @@ def test_no_git_runs_no_git_and_leaves_the_reading_empty(
     assert doc["endings"]["git"] is False and "--no-git" in doc["endings"]["git_off_reason"]
     time.sleep(0.5)
     assert not marker.exists(), "no git command ran at all"
+
+
+def test_the_probe_never_holds_the_board(row: Row, board_of: Boards) -> None:
+    import threading
+
+    release = threading.Event()
+
+    def slow(cwd: str | None) -> GitReading:
+        release.wait(10)
+        return GitReading(status="clean", changed=0)
+
+    changes: list[int] = []
+    readings = EndingReadings(probe=slow, changed=lambda: changes.append(1))
+    readings.on_board(board_of(T0, row("s", state="working")))
+    started = time.monotonic()
+    readings.on_board(board_of(T0 + timedelta(seconds=5), row("s", state="idle")))
+    assert time.monotonic() - started < 0.5, "the board goes on while git runs"
+    ending = readings.get("claude", "s")
+    assert ending is not None and ending.probing and ending.document()["outcome"] == "stop-unmeasured"
+    release.set()
+    assert readings.wait_idle()
+    assert readings.get("claude", "s").document()["outcome"] == "stop-clean"  # type: ignore[union-attr]
+    assert len(changes) == 2, "told once when the ending appeared, once when git answered"
+    readings.close()

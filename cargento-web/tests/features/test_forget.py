@@ -58,3 +58,27 @@ def test_against_a_stopped_dashboard_it_deletes_history_and_ends(serve: Any, bui
     assert f"deleted {home / HISTORY_FILE}" in done.stdout and f"deleted {home / ENDS_FILE}" in done.stdout
     again = run_forget(port, home)
     assert again.returncode == 0 and "not there" in again.stdout, "a second run finds nothing and says so"
+
+
+def test_a_feature_that_keeps_what_forget_covers_takes_its_turn(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    import socket
+    import types
+
+    from cargento_web import forget as forget_module
+
+    calls: list[Path] = []
+    feature = types.ModuleType("cargento_web_tests_forgetting_feature")
+
+    def forget_records(folder: Path) -> list[str]:
+        calls.append(folder)
+        return [f"cleared the discard records in {folder}"]
+
+    feature.forget = forget_records  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, feature.__name__, feature)
+    monkeypatch.setattr(forget_module, "FEATURES", ("cargento_web.history", feature.__name__))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert forget_module.forget(port, {"CARGENTO_HOME": str(tmp_path)}) == 0
+    assert calls == [tmp_path]
+    assert "cleared the discard records" in capsys.readouterr().out

@@ -22,7 +22,7 @@ def kinds(observations: list[Any]) -> list[str]:
 def test_a_turn_a_wait_a_task_and_an_end_are_observed_with_their_source(
     row: Row, board_of: Boards, task_of: Task
 ) -> None:
-    seen = BoardObserver(known=lambda h, s: False, days=14)
+    seen = BoardObserver(known=lambda h, s: False, days=14, end_reason=lambda h, s: "logout")
     first = seen.observe(board_of(T0, row("s", state="idle", last_active_at=T0)))
     assert kinds(first) == ["state"] and first[0].detail == "first seen by this server"
     t1 = T0 + timedelta(seconds=10)
@@ -39,7 +39,9 @@ def test_a_turn_a_wait_a_task_and_an_end_are_observed_with_their_source(
     made = seen.observe(board_of(t1, done))
     assert kinds(made) == ["state", "wait_ended", "task_completed"] and made[2].detail == "build"
     ended = row("s", state="idle", ended=True, tasks=done.tasks, state_source="event:SessionEnd")
-    assert kinds(seen.observe(board_of(t1, ended))) == ["state", "turn_ended", "session_ended"]
+    made = seen.observe(board_of(t1, ended))
+    assert kinds(made) == ["state", "turn_ended", "session_ended"]
+    assert made[2].detail == "logout", "the reason the session-end store holds"
     assert seen.observe(board_of(t1, ended)) == [], "nothing moved, nothing observed"
 
 

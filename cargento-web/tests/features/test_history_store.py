@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -143,7 +144,7 @@ def test_reread_before_write_merges_another_writers_observations(tmp_path: Path)
     cap=st.integers(min_value=60, max_value=6000),
 )
 def test_bounds_hold_for_any_history(tmp_path: Path, ages: list[float], detail: str, days: float, cap: int) -> None:
-    folder = tmp_path / f"h{abs(hash((tuple(ages), detail, days, cap)))}"
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # a fresh folder per example
     clock = Clock()
     store = HistoryStore(folder, days=days, max_bytes=cap, clock=clock)
     store.load()
@@ -201,7 +202,7 @@ def test_a_malformed_observation_rejects_the_whole_store(records: list[dict[str,
 @example(count=10, slack=-1).via("one byte less sets it aside")
 @given(count=st.integers(min_value=0, max_value=40), slack=st.integers(min_value=-300, max_value=300))
 def test_the_size_cap_is_the_read_cap(tmp_path: Path, count: int, slack: int) -> None:
-    folder = tmp_path / f"r{count}-{slack}"
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # a fresh folder per example
     writer = HistoryStore(folder, max_bytes=10_000_000, clock=Clock())
     writer.load()
     writer.record([obs(i / 10, detail="d" * 20) for i in range(count)])
@@ -232,3 +233,7 @@ def test_diagnose_names_the_history_store(tmp_path: Path) -> None:
     [found] = own_stores(env)
     assert found.status == "unreadable"
     assert (tmp_path / HISTORY_FILE).read_bytes() == b"{torn", "--diagnose reads, never sets aside"
+    (tmp_path / HISTORY_FILE).unlink()
+    os.mkfifo(tmp_path / HISTORY_FILE)
+    [found] = own_stores(env)
+    assert found.status == "unreadable", "a pipe in the store's place is refused without blocking"

@@ -23,9 +23,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from cargento_web.dismissals.store import DISMISSALS_FILE, DismissalStore, parse_marks
+from cargento_web.dismissals.store import DISMISSALS_FILE, MAX_BYTES, DismissalStore, parse_marks
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.outbound import OutboundJSON
+from cargento_web.runtime.journal import read_capped
 
 if TYPE_CHECKING:
     from cargento_web.app import Guard
@@ -180,12 +181,12 @@ def create(context: ExtensionContext) -> DismissalsExtension:
 def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
     path = default_state_dir(env) / DISMISSALS_FILE
     try:
-        data = path.read_bytes()
+        data = read_capped(path, MAX_BYTES)
     except FileNotFoundError:
         return [OwnStore(name=DISMISSALS_FILE, path=str(path), status="absent")]
     except OSError as exc:
         return [OwnStore(name=DISMISSALS_FILE, path=str(path), status="unreadable", detail=exc.strerror or str(exc))]
-    marks = parse_marks(data)
+    marks = parse_marks(data) if data is not None else None
     if marks is None:
         return [OwnStore(name=DISMISSALS_FILE, path=str(path), status="unreadable", detail="could not be read whole")]
     return [OwnStore(name=DISMISSALS_FILE, path=str(path), status="read", detail=f"{len(marks)} marks")]

@@ -11,6 +11,7 @@ The session ends come from the event hub's session-end store (``cargento-ends.js
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -38,6 +39,7 @@ class EndingsExtension(Extension):
     def __init__(self, context: ExtensionContext) -> None:
         self.context = context
         self.git = not context.options.no_git
+        self._board_lock = threading.Lock()
         self.demo = DemoRepos(context.state_dir.parent, context.hub) if context.demo else None
         env = dict(context.env)
 
@@ -54,9 +56,10 @@ class EndingsExtension(Extension):
         self.readings = EndingReadings(probe=probe if self.git else None, changed=context.changed, ended_at=ended_at)
 
     def on_board(self, board: Board) -> None:
-        if self.demo is not None:
-            self.demo.seed(board, self.readings)
-        self.readings.on_board(board)
+        with self._board_lock:  # two board flavours may be built at once
+            if self.demo is not None:
+                self.demo.seed(board, self.readings)
+            self.readings.on_board(board)
 
     def document(self) -> Mapping[str, Any]:
         return {

@@ -2,7 +2,7 @@
 observed endings, so Attention shows every group from the first minute.
 
 The demo home is a temporary directory; the demo's sessions record working directories
-inside it (``<home>/work/<project>``). At the first board this makes a real repository in each
+inside it, one folder per project. At the first board this makes a real repository in each
 idle session's project, in turn left with uncommitted work, committed clean, or not a
 repository at all (an unmeasured reading), and records a stop or an end so each of the six
 readings shows: ends go to the event hub's session-end store as an observed end would, so the rows

@@ -28,8 +28,16 @@ from starlette.routing import BaseRoute, Route
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.history.demo import demo_history
 from cargento_web.history.observer import BoardObserver
-from cargento_web.history.store import HISTORY_FILE, HistoryStore, Observation, Window, parse_history
+from cargento_web.history.store import (
+    DEFAULT_MAX_BYTES,
+    HISTORY_FILE,
+    HistoryStore,
+    Observation,
+    Window,
+    parse_history,
+)
 from cargento_web.outbound import OutboundJSON
+from cargento_web.runtime.journal import read_capped
 
 if TYPE_CHECKING:
     from cargento_web.app import Guard
@@ -87,8 +95,19 @@ class HistoryExtension(Extension):
                 _running.append(self.store)
         store = self.store
         self._seed_demo = context.demo
+        self._board_lock = threading.Lock()
+        hub: Any = context.hub
+        session_end = getattr(hub, "session_end", None)
+
+        def end_reason(harness: str, sid: str) -> str | None:
+            end = session_end(harness, sid) if session_end is not None else None
+            reason = getattr(end, "reason", None)
+            return reason if isinstance(reason, str) else None
+
         self.observer = BoardObserver(
-            known=lambda h, s: store is not None and store.last(h, s) is not None, days=options.history_days
+            known=lambda h, s: store is not None and store.last(h, s) is not None,
+            days=options.history_days,
+            end_reason=end_reason,
         )
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
@@ -120,10 +139,11 @@ class HistoryExtension(Extension):
     def on_board(self, board: Board) -> None:
         if self.store is None:
             return
-        if self._seed_demo:
-            self._seed_demo = False
-            self.store.record(demo_history(board))
-        made = self.observer.observe(board)
+        with self._board_lock:  # two board flavours may be built at once
+            if self._seed_demo:
+                self._seed_demo = False
+                self.store.record(demo_history(board))
+            made = self.observer.observe(board)
         if made:
             self.store.record(made)
 
@@ -154,12 +174,21 @@ def _own_store(path: Path, store: HistoryStore | None) -> OwnStore:
 
 
 def _on_disk(path: Path) -> OwnStore:
+    """The store as ``--diagnose`` finds it: read (never blocking, never past the default cap),
+    never set aside."""
     try:
-        data = path.read_bytes()
+        data = read_capped(path, DEFAULT_MAX_BYTES)
     except FileNotFoundError:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="absent")
     except OSError as exc:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="unreadable", detail=exc.strerror or str(exc))
+    if data is None:
+        return OwnStore(
+            name=HISTORY_FILE,
+            path=str(path),
+            status="unreadable",
+            detail=f"larger than the default {DEFAULT_MAX_BYTES}-byte cap",
+        )
     parsed = parse_history(data)
     if parsed is None:
         return OwnStore(name=HISTORY_FILE, path=str(path), status="unreadable", detail="could not be read whole")
@@ -173,8 +202,4 @@ def create(context: ExtensionContext) -> HistoryExtension:
 
 
 def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
-    return [_on_disk(_state_dir(env) / HISTORY_FILE)]
-
-
-def _state_dir(env: Mapping[str, str]) -> Path:
-    return default_state_dir(env)
+    return [_on_disk(default_state_dir(env) / HISTORY_FILE)]

@@ -66,11 +66,19 @@ class BoardObserver:
 
     :param known: whether the history already holds anything of a session (first sight).
     :param days: the history window (a first sight older than it is not recorded).
+    :param end_reason: the reason the session-end store holds for a session's end, if any.
     """
 
-    def __init__(self, *, known: Callable[[str, str], bool], days: float) -> None:
+    def __init__(
+        self,
+        *,
+        known: Callable[[str, str], bool],
+        days: float,
+        end_reason: Callable[[str, str], str | None] = lambda h, s: None,
+    ) -> None:
         self.known = known
         self.days = days
+        self.end_reason = end_reason
         self._rows: dict[tuple[str, str], RowFacts] = {}
 
     def observe(self, board: Board) -> list[Observation]:
@@ -120,7 +128,7 @@ class BoardObserver:
         elif prior.waiting is not None and facts.waiting is None:
             made.append(self._make(s, "wait_ended", now, src, detail=prior.waiting))
         if facts.ended and not prior.ended:
-            made.append(self._make(s, "session_ended", now, src))
+            made.append(self._make(s, "session_ended", now, src, detail=self.end_reason(s.harness, s.session_id)))
         subjects = {t.id or t.subject: t.subject for t in s.tasks}
         for done in sorted(facts.completed - prior.completed):
             made.append(self._make(s, "task_completed", now, "store", detail=subjects.get(done, done)))

@@ -144,6 +144,7 @@ fill("row.marks", ({ session, ctx }) => {
   if (!r) return null;
   const chips = [];
   if (r.dirty === true) chips.push(html`<span class="risk-chip ending-chip" data-mark="dirty" title=${outcomeWords(r)}>uncommitted · ${r.changed}</span>`);
+  if (r.dirty === false) chips.push(html`<span class="ending-chip clean-chip" data-mark="clean" title=${outcomeWords(r)}>clean</span>`);
   if (r.conflict) chips.push(html`<span class="risk-chip ending-chip" data-mark="conflict" title=${r.conflict}>conflict</span>`);
   return chips.length ? chips : null;
 });
