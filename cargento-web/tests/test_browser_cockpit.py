@@ -165,6 +165,13 @@ def test_scope_rail_briefing_and_the_fragment_rules(cockpit: tuple[Any, Any, Any
     )
     page.go_back()
     page.wait_for_selector(".ck-panel[data-panel=now]")
+    # Escape from a selected session returns to its whole project, and from there to Sessions.
+    assert page.locator(".scope-row.on").get_attribute("data-scope").startswith("sct:alike-aaaa-000")
+    page.keyboard.press("Escape")
+    assert page.evaluate("location.hash") == f"#n=project:{p}"
+    assert page.locator(".scope-row.on").get_attribute("data-scope") == "project"
+    page.keyboard.press("Escape")
+    assert page.evaluate("location.hash") == "#n=sessions"
     # A link ending in the retired held-to tab opens that session's page.
     page.goto(f"{server.url}/#n=project:{p}:claude:{W.FO_SID}:held-to")
     page.wait_for_selector(".session-page")

@@ -524,6 +524,24 @@ function Cockpit({ board, ctx }) {
 
 view("project", Cockpit);
 
+// Escape from one selected session returns to its whole project (as Escape from a session's
+// page returns to its project), under the page's focus and modifier rules; from the whole
+// project the page's own handler returns to Sessions.
+window.addEventListener(
+  "keydown",
+  (ev) => {
+    if (ev.key !== "Escape" || ev.metaKey || ev.ctrlKey || ev.altKey) return;
+    const t = ev.target;
+    if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+    const at = parseCockpit(location.hash);
+    if (!at || !at.harness) return;
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    navigate(cockpitHash(at.project, null, at.tab));
+  },
+  true,
+);
+
 // Projects keeps each project's stage conditions, including Remove for a rule whose workflow no
 // source session reads any more.
 function ProjectConditions({ board, project }) {
