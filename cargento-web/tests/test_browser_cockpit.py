@@ -16,7 +16,16 @@ from typing import Any
 
 import pytest
 from cargento import hookimpl
-from cargento.models import Discovery, Gate, HarnessContext, HarnessInfo, SessionReading, SessionRef, StoreLocation
+from cargento.models import (
+    Discovery,
+    Gate,
+    HarnessContext,
+    HarnessInfo,
+    SessionReading,
+    SessionRef,
+    StoreLocation,
+    Task,
+)
 from cargento_harness_claude import plugin as claude
 
 pytestmark = pytest.mark.browser
@@ -74,6 +83,9 @@ class Untitled:
             started_at=ctx.now - timedelta(minutes=20),
             last_active_at=ctx.now - timedelta(seconds=30 if waits else 4000),
             resume_command=f"sct resume {ref.session_id}",
+            tasks=(Task(subject="Build the docs", status="completed"), Task(subject="Publish", status="pending"))
+            if waits
+            else (),
         )
 
     @hookimpl
@@ -193,6 +205,9 @@ def test_every_tab_names_its_panel_and_the_cues_are_told_apart(cockpit: tuple[An
     assert decisions.get_attribute("data-cue") == "unpublished"
     assert decisions.locator("[aria-hidden=true]").inner_text() == "·"
     assert "no source on this board publishes decisions" in decisions.locator(".sr-only").inner_text()
+    page.locator("[role=tab][data-tab=course]").click()
+    tasks = page.locator(".done-tasks")
+    assert "Build the docs" in tasks.inner_text() and "Publish" not in tasks.inner_text()
     course = page.locator("[role=tab][data-tab=course] .cue")
     page.wait_for_function("document.querySelector('[data-tab=course] .cue').dataset.cue !== 'loading'")
     count = int(course.get_attribute("data-cue"))

@@ -352,13 +352,24 @@ function Semantic({ board, project, selected }) {
 }
 
 function CourseTab({ scope, board, ctx, project, selected, rec }) {
-  const done = scope.flatMap((s) => s.tasks.filter((t) => t.status === "completed").map((t) => ({ s, t })));
+  // Completed tasks: those the rows publish now, then those the local history observed
+  // completing (which outlive a row that left the board).
+  const done = scope.flatMap((s) => s.tasks.filter((t) => t.status === "completed").map((t) => ({ subject: t.subject, who: s.title || s.display_id, source: "on the board" })));
+  const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, s.title || s.display_id]));
+  const seen = new Set(done.map((d) => `${d.who}\u0000${d.subject}`));
+  for (const o of rec.status === "ok" ? rec.doc.observations : []) {
+    if (o.kind !== "task_completed" || !o.detail) continue;
+    const who = names.get(`${o.harness}:${o.sid}`) || o.sid.slice(0, 8);
+    if (seen.has(`${who}\u0000${o.detail}`)) continue;
+    seen.add(`${who}\u0000${o.detail}`);
+    done.push({ subject: o.detail, who, source: `observed ${clock(new Date(o.at))}` });
+  }
   const flows = workflowsIn(board, project, selected ? selected.key : null);
   return html`<section class="ck-part" aria-labelledby="h-changes"><h3 id="h-changes">Observed state changes</h3>
       <${Timeline} rec=${rec} board=${board} scopeKey=${selected ? selected.key : "project:" + project} /></section>
     <section class="ck-part" aria-labelledby="h-semantic"><h3 id="h-semantic">Semantic history</h3><${Semantic} board=${board} project=${project} selected=${selected} /></section>
     <section class="ck-part" aria-labelledby="h-tasks"><h3 id="h-tasks">Completed tasks</h3>
-      ${done.length ? html`<ul class="done-tasks">${done.map(({ s, t }) => html`<li><span aria-hidden="true">✓</span> ${t.subject} <span class="muted small">${s.title || s.display_id}</span></li>`)}</ul>` : html`<p class="muted">No completed task is published for this scope.</p>`}</section>
+      ${done.length ? html`<ul class="done-tasks">${done.map((d) => html`<li><span aria-hidden="true">✓</span> ${d.subject} <span class="muted small">${d.who} · ${d.source}</span></li>`)}</ul>` : html`<p class="muted">No completed task is published or observed for this scope.</p>`}</section>
     <section class="ck-part" aria-labelledby="h-conditions"><h3 id="h-conditions">Workflow stage conditions</h3>
       <${Tripwires} board=${board} workflows=${flows} /></section>`;
 }
