@@ -47,6 +47,7 @@ RAW_RESPONSES = {
         "metrics",
     ): "the Prometheus text format: bounded labels (harness, state, project, window, outcome) and numbers",
     ("receiver.py", "_reply"): "an empty OTLP export response, or a fixed refusal sentence, to an exporter",
+    ("extension.py", "page"): "the cockpit's read-only terminal page shell, a fixed document with no session text",
 }
 
 

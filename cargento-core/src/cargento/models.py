@@ -18,6 +18,7 @@ from cargento.processes import LocalProcesses, ProcessTable
 
 __all__ = [
     "Discovery",
+    "Dispatchable",
     "Gate",
     "HarnessContext",
     "HarnessInfo",
@@ -32,6 +33,7 @@ __all__ = [
     "SessionReading",
     "SessionRef",
     "Simulation",
+    "SpacedockBoot",
     "StoreLocation",
     "Subagent",
     "Task",
@@ -230,6 +232,28 @@ class TurnEvidence:
 
 
 @attrs.frozen(kw_only=True)
+class Dispatchable:
+    """One entity a Spacedock boot listed as ready to move (a snapshot at boot)."""
+
+    slug: str
+    current: str | None = None
+    next: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SpacedockBoot:
+    """What a first officer's ``spacedock status --boot`` command output named: absolute
+    workflow and entity-state directories, and the dispatchable snapshot (see
+    :mod:`cargento.spacedock`)."""
+
+    workflow_dirs: tuple[str, ...] = ()
+    entity_dirs: tuple[str, ...] = ()
+    dispatchable: tuple[Dispatchable, ...] = ()
+    #: When the boot output was written, where the store says.
+    at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
 class SessionReading:
     """Everything a plugin read about one session."""
 
@@ -263,6 +287,8 @@ class SessionReading:
     instruction: Instruction | None = None
     #: A role badge such as ``spacedock:first-officer``.
     role: str | None = None
+    #: The newest ``spacedock status --boot`` command output the session recorded.
+    spacedock: SpacedockBoot | None = None
     loop: LoopReading | None = None
     resume_command: str | None = None
     resume_cwd: str | None = None

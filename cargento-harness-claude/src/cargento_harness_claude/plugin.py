@@ -38,6 +38,7 @@ from cargento_harness_claude import demo, discovery, gates, locations, mapping, 
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude import telemetry as telemetry_module
+from cargento_harness_claude.spacedock_demo import SpacedockDemo
 from cargento_harness_claude.stuck import Showroom, StuckSession
 
 KEY = "claude"
@@ -92,7 +93,7 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
-    return Showroom(demo.start(home, ctx), StuckSession(home, ctx))
+    return Showroom(demo.start(home, ctx), StuckSession(home, ctx), SpacedockDemo(home, ctx))
 
 
 @hookimpl

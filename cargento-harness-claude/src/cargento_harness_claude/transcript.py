@@ -20,9 +20,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cargento.cache import HarnessCache
-from cargento.models import LoopReading, TurnEvidence
+from cargento.models import LoopReading, SpacedockBoot, TurnEvidence
 from cargento.rates import tokens_in_window
 from cargento.readers import FileIdentity, JsonlFollower, head_bytes, open_regular, read_head_records
+from cargento.spacedock import is_boot_command, parse_boot
 from cargento.turns import TurnClock
 
 from cargento_harness_claude import records as rec
@@ -79,6 +80,9 @@ class Summary:
         self.outcomes = ToolOutcomes(whole_request=not partial)
         #: Task id to the time its ``TaskCreate`` result was written.
         self.task_created: OrderedDict[str, datetime] = OrderedDict()
+        #: Ids of Bash calls that ran ``spacedock status --boot``, and the newest boot result.
+        self.boot_calls: deque[str] = deque(maxlen=_MAX_OPEN_CALLS)
+        self.spacedock: SpacedockBoot | None = None
 
     # -- folding -----------------------------------------------------------------------
 
@@ -150,6 +154,10 @@ class Summary:
             for result in results:
                 if result.tool_use_id is not None:
                     self.open_calls.pop(result.tool_use_id, None)
+                    if result.tool_use_id in self.boot_calls and not result.is_error:
+                        boot = parse_boot(rec.result_text(result.content), at)
+                        if boot is not None:
+                            self.spacedock = boot
                 self.outcomes.outcome(failed=result.is_error)
             self._task_created(record, at)
             self.last_kind = "result"
@@ -204,6 +212,8 @@ class Summary:
             while len(self.open_calls) > _MAX_OPEN_CALLS:
                 self.open_calls.popitem(last=False)
             self.last_tool = rec.tool_display(call.name)
+            if call.id and call.name == "Bash" and is_boot_command(call.input.get("command")):
+                self.boot_calls.append(call.id)
             self.last_tool_raw = call.name if self.last_tool != call.name else None
         if calls:
             self.last_kind = "tool"

@@ -57,6 +57,9 @@ def reading(ref: SessionRef, rollout: Rollout, ctx: HarnessContext) -> SessionRe
         agent_name=meta.agent_name if child else None,
         agent_role=meta.role if child else None,
         instruction=instruction(summary),
+        # Codex writes no role setting: a zero-exit boot result is what makes a first officer.
+        role="spacedock:first-officer" if summary.spacedock is not None else None,
+        spacedock=summary.spacedock,
         resume_command=None if child else f"codex resume {meta.id}",
         resume_cwd=None if child else meta.cwd,
     )

@@ -108,7 +108,8 @@ def reading(ref: SessionRef, tree: SessionTree, ctx: HarnessContext) -> SessionR
         detail=detail,
         instruction=_instruction(prompts),
         role="spacedock:first-officer" if tree.boot is not None else None,
-        notes=tuple(f"spacedock workflow {d}" for d in (tree.boot or ())),
+        spacedock=tree.boot,
+        notes=tuple(f"spacedock workflow {d}" for d in (tree.boot.workflow_dirs if tree.boot else ())),
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import attrs
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessError
+from cargento.models import SpacedockBoot
 from cargento.readers import JsonlFollower, why
 
 from cargento_harness_pi.entries import Entry, Header, entry_from_record
@@ -33,8 +34,8 @@ class SessionTree:
     order: list[str] = attrs.Factory(list)
     #: The newest ``session_info`` entry anywhere in the file (the title is global).
     info: Entry | None = None
-    #: Directories named by a ``spacedock status --boot`` result, once one was seen.
-    boot: tuple[str, ...] | None = None
+    #: The newest ``spacedock status --boot`` command output, once one was seen.
+    boot: SpacedockBoot | None = None
     _boot_calls: set[str] = attrs.Factory(set)
     _roots: dict[str, bool] = attrs.Factory(dict)
 
@@ -64,13 +65,8 @@ class SessionTree:
         if entry.kind == "session_info":
             self.info = entry
         self._boot_calls.update(entry.boot_calls)
-        if (
-            self.boot is None
-            and entry.kind == "toolResult"
-            and entry.boot_dirs is not None
-            and entry.tool_call_id in self._boot_calls
-        ):
-            self.boot = entry.boot_dirs
+        if entry.kind == "toolResult" and entry.boot is not None and entry.tool_call_id in self._boot_calls:
+            self.boot = entry.boot
 
     def _reaches_root(self, start: str) -> bool:
         """Whether *start*'s ancestry reaches a root; only successes are remembered, since a

@@ -60,6 +60,7 @@ FEATURES: tuple[str, ...] = (
     "cargento_web.dismissals",
     "cargento_web.annotations",
     "cargento_web.capacity",
+    "cargento_web.cockpit",
 )
 
 

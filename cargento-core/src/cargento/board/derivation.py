@@ -129,6 +129,7 @@ class RowDeriver:
                 read_by_scanning=not info.turn_end_observable,
                 instruction=reading.instruction,
                 role=reading.role,
+                spacedock=reading.spacedock,
                 loop=reading.loop,
                 ended=reading.ended,
                 missing=reading.missing,

@@ -12,7 +12,7 @@ from typing import Literal
 import attrs
 
 from cargento import serde
-from cargento.models import HarnessMark, Instruction, LoopReading, RateLimit, StoreLocation, Subagent
+from cargento.models import HarnessMark, Instruction, LoopReading, RateLimit, SpacedockBoot, StoreLocation, Subagent
 
 __all__ = [
     "SCHEMA",
@@ -132,6 +132,8 @@ class BoardSession:
     read_by_scanning: bool
     instruction: Instruction | None
     role: str | None
+    #: A first officer's newest ``spacedock status --boot`` reading (the stage strips' source).
+    spacedock: SpacedockBoot | None = None
     loop: LoopReading | None
     ended: bool
     missing: tuple[str, ...]

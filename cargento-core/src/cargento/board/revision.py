@@ -44,6 +44,7 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
         s.read_by_scanning,
         s.instruction,
         s.role,
+        s.spacedock,
         s.loop,
         s.ended,
         s.missing,

@@ -9,3 +9,5 @@ import "/static/history.js";
 import "/static/dismissals.js";
 import "/static/intent.js";
 import "/static/capacity.js";
+import "/static/spacedock.js";
+import "/static/cockpit.js";

@@ -28,6 +28,7 @@ const claimers = [];
 //   session.controls  the session page's controls          ({session})
 //   session.sections  the session page, after its columns   ({session} or {route})
 //   project.goals     a project's view, its stated goals       ({project, sessions})
+//   projects.project  Projects, under one project's rows      ({project})
 export const SLOTS = [
   "header",
   "sessions.above",
@@ -43,6 +44,7 @@ export const SLOTS = [
   "session.controls",
   "session.sections",
   "project.goals",
+  "projects.project",
 ];
 
 export function fill(slot, component) {
