@@ -8,6 +8,7 @@ from cargento import (
     Discovery,
     HarnessContext,
     HarnessInfo,
+    ModelInfo,
     SessionReading,
     SessionRef,
     Simulation,
@@ -43,6 +44,11 @@ def discover(ctx: HarnessContext) -> Discovery:
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     return store.read(ref, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    return store.model(reading, ctx)
 
 
 @hookimpl

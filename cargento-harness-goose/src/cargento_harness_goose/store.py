@@ -20,6 +20,7 @@ from cargento import (
     Discovery,
     HarnessContext,
     HarnessError,
+    ModelInfo,
     SessionReading,
     SessionRef,
     StoreLocation,
@@ -33,7 +34,7 @@ from cargento.timestamps import FUTURE_TOLERANCE_S, newest_plausible, parse_ts
 from cargento_harness_goose import database, locations, messages
 from cargento_harness_goose.sessions import SessionRow, parse_row
 
-__all__ = ["KEY", "Catalogue", "discover", "read", "usage"]
+__all__ = ["KEY", "Catalogue", "discover", "model", "read", "usage"]
 
 KEY = "goose"
 #: What a session row without its messages cannot show.
@@ -237,3 +238,17 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     if window is None and total is None:
         return None
     return Usage(output_tokens_window=window, output_tokens_total=total)
+
+
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    """The model the session row's ``model_config_json`` names, verbatim (``model_name``).
+
+    The specification lists no Goose model; Goose itself records one per session row, so it is
+    published as recorded and never guessed from the provider's default."""
+    try:
+        found = _row(reading.ref, ctx)
+    except HarnessError:
+        return None  # unreadable this pass: no model rather than a guess
+    if found is None or found[1].model is None:
+        return None
+    return ModelInfo(id=found[1].model)
