@@ -138,9 +138,11 @@ def _meta(conn: sqlite3.Connection, name: str) -> ChatMeta:
     raise HarnessFormatUnsupported(f"{name}: the meta payload does not decode")
 
 
-def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | None:
+def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> tuple[str | None, bool]:
+    """``(model, read)``: the newest probed message's model name, and whether every message
+    probed read in full. ``(None, True)`` means the messages read and none names a model."""
     if root_id is None:
-        return None
+        return None, True
     rows = sqlite.query(
         conn,
         "SELECT length(CAST(data AS BLOB)), substr(CAST(data AS BLOB), max(1, length(CAST(data AS BLOB)) - ?), ?) "
@@ -149,8 +151,9 @@ def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | No
         name=name,
     )
     if not rows or not isinstance(rows[0][1], bytes):
-        return None
+        return None, True
     size, tail = rows[0]
+    clean = True
     for child in blobs.child_ids(tail, complete=size <= ROOT_TAIL, newest=MODEL_PROBE):
         got = sqlite.query(
             conn,
@@ -161,12 +164,15 @@ def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | No
         if not got or not isinstance(got[0][1], bytes):
             continue  # a stray frame or a missing blob: one lookup, nothing found
         length, head = got[0]
+        if not blobs.readable_message(head):
+            clean = False
+            continue
         found = blobs.model_name(head)
         if found is not None:
-            return found
+            return found, True
         if isinstance(length, int) and length > MESSAGE_HEAD:
-            return None  # cut off where the model may sit: no reading rather than an older one
-    return None
+            return None, False  # cut off where the model may sit: no reading rather than an older one
+    return None, clean
 
 
 def _gate(conn: sqlite3.Connection, name: str) -> blobs.PendingGate | None:
@@ -193,7 +199,11 @@ def read_facts(db: str) -> StoreFacts:
         pending = None
         if "data" in sqlite.columns(conn, "blobs", name=name):
             try:
-                model = _model(conn, chat.root_blob_id, name)
+                model, clean = _model(conn, chat.root_blob_id, name)
+                if model is None and clean and chat.parent_id is not None:
+                    # A subagent's messages that read in full and name no model: its own
+                    # store's meta still says which model it ran on.
+                    model = chat.last_used_model
                 pending = _gate(conn, name)
             except HarnessError as exc:
                 missing.extend((MODEL, GATE))
