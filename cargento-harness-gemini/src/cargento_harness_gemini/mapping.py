@@ -103,8 +103,11 @@ def _as_child(reading: SessionReading, history: History, path: Path, ctx: Harnes
 
 
 def model_of(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
-    """The model the newest model message names, exactly as recorded."""
-    model = history_for(follow(Path(reading.ref.path), ctx)).model
+    """The model the newest model message names, exactly as recorded; when no message still in
+    the thread names one, the newest any message in the file named (a resumed session's
+    ``$set.messages`` snapshot may be the only record of it once a later snapshot replaced it)."""
+    state = follow(Path(reading.ref.path), ctx)
+    model = history_for(state).model or state.model
     return ModelInfo(id=model) if model else None
 
 

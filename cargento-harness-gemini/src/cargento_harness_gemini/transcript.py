@@ -31,6 +31,10 @@ class ChatState:
         self.directories: tuple[str, ...] = ()
         self.summary: str | None = None
         self.updated_at: datetime | None = None
+        #: The model the newest model message named anywhere in the file, in file order,
+        #: including messages a later ``$set.messages`` snapshot or ``$rewindTo`` removed: the
+        #: model is a fact of the session, not only of the thread still on screen.
+        self.model: str | None = None
         #: Bumped by every applied line, so derived facts can be cached against it.
         self.version = 0
         #: ``(version, derived facts)`` kept by :func:`~cargento_harness_gemini.history.history_for`.
@@ -57,6 +61,7 @@ class ChatState:
         if facts is not None:
             # Re-appended under the same id: the newer copy replaces the older in place.
             self.messages[facts.id] = facts
+            self.model = facts.model or self.model
 
     def _touch(self, at: datetime | None) -> None:
         if at is not None and (self.updated_at is None or at > self.updated_at):
@@ -78,6 +83,7 @@ class ChatState:
                 facts = message_facts(item) if isinstance(item, dict) else None
                 if facts is not None:
                     self.messages[facts.id] = facts
+                    self.model = facts.model or self.model
 
     def _rewind(self, target: object) -> None:
         if not isinstance(target, str) or target not in self.messages:
