@@ -12,6 +12,7 @@ import pluggy
 from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
 from cargento.models import (
     Discovery,
+    Evidence,
     Gate,
     HarnessContext,
     HarnessInfo,
@@ -19,6 +20,7 @@ from cargento.models import (
     Instruction,
     LoopReading,
     ModelInfo,
+    Overruled,
     RateLimit,
     SessionReading,
     SessionRef,
@@ -37,6 +39,7 @@ hookimpl = pluggy.HookimplMarker("cargento")
 
 __all__ = [
     "Discovery",
+    "Evidence",
     "Gate",
     "HarnessContext",
     "HarnessDataMissing",
@@ -47,6 +50,7 @@ __all__ = [
     "Instruction",
     "LoopReading",
     "ModelInfo",
+    "Overruled",
     "RateLimit",
     "SessionReading",
     "SessionRef",

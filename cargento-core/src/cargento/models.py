@@ -18,6 +18,9 @@ from cargento.processes import LocalProcesses, ProcessTable
 
 __all__ = [
     "Discovery",
+    "Evidence",
+    "EvidenceReading",
+    "EvidenceSignal",
     "Gate",
     "HarnessContext",
     "HarnessInfo",
@@ -25,6 +28,7 @@ __all__ = [
     "Instruction",
     "LoopReading",
     "ModelInfo",
+    "Overruled",
     "RateLimit",
     "SessionReading",
     "SessionRef",
@@ -42,6 +46,44 @@ TaskStatus = Literal["pending", "in_progress", "completed"]
 TurnState = Literal["open", "ended", "unknown"]
 LocationStatus = Literal["missing", "unreadable", "present"]
 MarkShape = Literal["circle", "square", "diamond", "hex", "triangle"]
+#: The kind of signal a reading rests on.
+EvidenceSignal = Literal["hook event", "store record", "process table", "telemetry", "clock rule"]
+#: Which published reading an evidence item backs.
+EvidenceReading = Literal["state", "wait", "detail", "model"]
+
+
+@attrs.frozen(kw_only=True)
+class Overruled:
+    """The losing side of an overrule: a signal that said otherwise, and why it lost."""
+
+    signal: EvidenceSignal
+    #: Where it came from: a file, a table, a route.
+    source: str
+    observed_at: datetime | None = None
+    #: What it said, in plain words and without any clock-relative wording.
+    said: str
+    #: Why the winning item outranks it (``the session's own transcript write came after it``).
+    why: str
+
+
+@attrs.frozen(kw_only=True)
+class Evidence:
+    """One signal a published reading rests on: what kind, from where, when, and what it said.
+
+    Nothing is read to make one: a reader or core's derivation records what it already
+    decided. ``said`` never carries clock-relative words (``5 min ago``), so an unchanged
+    store keeps unchanged evidence and the board's revision stands still.
+    """
+
+    reading: EvidenceReading
+    signal: EvidenceSignal
+    #: Where it came from: a file path, a table (``sessions.db · sessions.updated_at``), a
+    #: route (``POST /api/events/<harness>``) or the rule's name.
+    source: str
+    observed_at: datetime | None = None
+    said: str
+    #: What this item overruled, when it did.
+    overruled: Overruled | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -246,6 +288,10 @@ class SessionReading:
     #: "Source not fully read": the readings that are missing (never shown as zero).
     missing: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: What the reader decided and on which record (a turn end, a pid file's status, a gate
+    #: it dropped and why): core adds these to the row's ``evidence`` before its own items.
+    #: Only clock-independent facts belong here, since a reading is cached by fingerprint.
+    evidence: tuple[Evidence, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

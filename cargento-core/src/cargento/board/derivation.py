@@ -15,6 +15,7 @@ import attrs
 
 from cargento.board.detail import ago, detail_line
 from cargento.board.document import BoardSession, BoardTask, BoardTurn, Waiting
+from cargento.board.evidence import row_evidence
 from cargento.board.folding import subagents_of
 from cargento.board.identity import identity, project_of, row_key
 from cargento.board.redaction import redact_session
@@ -94,6 +95,18 @@ class RowDeriver:
             subagents=subagents,
             idle_for=idle_for,
         )
+        evidence = row_evidence(
+            row=row,
+            now=now,
+            state=state,
+            state_source=state_source,
+            gate=gate,
+            overlay=overlay,
+            subagents=subagents,
+            tasks=tasks,
+            detail=detail,
+            home=home,
+        )
         figures = estimate(reading.turn, now) if state == "working" else None
         project = project_of(reading, home)
         made = redact_session(
@@ -137,6 +150,7 @@ class RowDeriver:
                 rate_limits=row.usage.rate_limits if row.usage else (),
                 ai_units=row.usage.ai_units if row.usage else None,
                 state_source=state_source,
+                evidence=evidence,
             )
         )
         if inputs is not None:

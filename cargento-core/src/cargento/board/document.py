@@ -12,7 +12,7 @@ from typing import Literal
 import attrs
 
 from cargento import serde
-from cargento.models import HarnessMark, Instruction, LoopReading, RateLimit, StoreLocation, Subagent
+from cargento.models import Evidence, HarnessMark, Instruction, LoopReading, RateLimit, StoreLocation, Subagent
 
 __all__ = [
     "SCHEMA",
@@ -139,6 +139,9 @@ class BoardSession:
     ai_units: float | None
     #: Where the state came from: ``store`` or the overlay's source (``event``...).
     state_source: str
+    #: What the state, wait, detail and model rest on, and what was overruled (see
+    #: :class:`cargento.models.Evidence` and :mod:`cargento.board.evidence`).
+    evidence: tuple[Evidence, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

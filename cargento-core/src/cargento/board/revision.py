@@ -51,6 +51,9 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
         s.faults,
         s.rate_limits,
         s.ai_units,
+        # Every ``said`` is clock-free and every stamp absolute, so the evidence moves only
+        # when what a reading rests on does.
+        s.evidence,
     )
 
 
