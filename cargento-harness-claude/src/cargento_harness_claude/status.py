@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import attrs
 from cargento.board.evidence import shown_path
-from cargento.models import Evidence, Overruled, TurnEvidence
+from cargento.models import Evidence, EvidenceReading, Overruled, TurnEvidence
 
 from cargento_harness_claude.discovery import SessionFiles
 from cargento_harness_claude.pidfile import PidFile
@@ -71,10 +71,11 @@ def evidence(files: SessionFiles | None, summary: Summary | None, home: str) -> 
     pid = files.pid
     shown = shown_path(pid.path, home)
     said = _claim(pid)
+    reading: EvidenceReading = "wait" if pid.status == "waiting" else "state"
     if not files.pid_live:
         return (
             Evidence(
-                reading="state",
+                reading=reading,
                 signal="process table",
                 source=f"process table · pid {pid.pid}",
                 said=f"process {pid.pid} that wrote the pid file is not running as that process",
@@ -91,7 +92,7 @@ def evidence(files: SessionFiles | None, summary: Summary | None, home: str) -> 
     if believed is None and pid.status in ("waiting", "idle") and summary is not None:
         return (
             Evidence(
-                reading="state",
+                reading=reading,
                 signal="store record",
                 source=shown_path(str(files.transcript), home) if files.transcript else "transcript",
                 observed_at=summary.last_at,

@@ -47,7 +47,7 @@ def event_route(harness: str) -> str:
 
 def signal_of_source(source: str) -> EvidenceSignal:
     """The signal kind behind a gate's or an overlay's ``source`` string."""
-    if source.startswith("event") or source in ("notification", "hook"):
+    if source.startswith("event:") or source in ("event", "events", "notification", "hook"):
         return "hook event"
     if source.startswith(("otlp", "telemetry")):
         return "telemetry"
@@ -60,7 +60,12 @@ def _gate_words(gate: Gate) -> str:
 
 def _gate_item(gate: Gate, harness: str, store: str) -> Evidence:
     signal = signal_of_source(gate.source)
-    where = f"{event_route(harness)} · {gate.source}" if signal == "hook event" else f"{store} · {gate.source}"
+    if signal == "hook event":
+        where = f"{event_route(harness)} · {gate.source}"
+    elif store.endswith(("/" + gate.source, "\\" + gate.source)):
+        where = store
+    else:
+        where = f"{store} · {gate.source}"
     return Evidence(reading="wait", signal=signal, source=where, observed_at=gate.since, said=f"{_gate_words(gate)}")
 
 
