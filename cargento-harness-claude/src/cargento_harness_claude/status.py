@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import attrs
-from cargento.board.evidence import shown_path
+from cargento.evidence import shown_path
 from cargento.models import Evidence, EvidenceReading, Overruled, TurnEvidence
 
 from cargento_harness_claude.discovery import SessionFiles

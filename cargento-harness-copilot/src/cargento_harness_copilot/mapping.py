@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from cargento.board.evidence import shown_path
+from cargento.evidence import shown_path
 from cargento.errors import HarnessError
 from cargento.labels import clip
 from cargento.models import Evidence, Gate, HarnessContext, ModelInfo, SessionReading, SessionRef, Subagent, Usage

@@ -23,7 +23,9 @@ from cargento import (
     SessionRef,
 )
 from cargento.errors import HarnessFormatUnsupported
+from cargento.evidence import shown_path
 from cargento.locations import describe
+from cargento.models import Evidence, Overruled
 from cargento.readers import glob_files, sqlite
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
@@ -272,7 +274,60 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         agent_role=chat.type_name if child else None,
         missing=got.missing,
         notes=got.notes,
+        evidence=_evidence(got, shown_path(ref.path, str(ctx.home)), child),
     )
+
+
+def _stamp(found: blobs.PendingGate) -> datetime | None:
+    stamp_ms = found.started_ms
+    return parse_ts(stamp_ms) if stamp_ms is not None and stamp_ms > 1e12 else None
+
+
+def _evidence(got: StoreFacts, db: str, child: bool) -> tuple[Evidence, ...]:
+    """The store's last write (what recency reads), and what the newest blob said about a gate:
+    believed, or overruled because its stamp is older than the write it would have frozen."""
+    items = []
+    if got.last_write is not None:
+        items.append(
+            Evidence(
+                reading="state",
+                signal="store record",
+                source=f"{db} (+ -wal)",
+                observed_at=got.last_write,
+                said="the chat store's last write (Cursor records no turn end)",
+            )
+        )
+    pending = got.gate
+    if pending is None or not pending.open or child:
+        return tuple(items)
+    since = _stamp(pending)
+    asked = Evidence(
+        reading="wait",
+        signal="store record",
+        source=f"{db} · blobs (newest by rowid)",
+        observed_at=since,
+        said="pendingToolExecutionContracts is non-empty on the newest blob",
+    )
+    if since is not None and got.last_write is not None and since < got.last_write - timedelta(seconds=STAMP_SLACK_S):
+        items.append(
+            Evidence(
+                reading="wait",
+                signal="store record",
+                source=f"{db} (+ -wal)",
+                observed_at=got.last_write,
+                said="the store was written after the wait's stamp",
+                overruled=Overruled(
+                    signal=asked.signal,
+                    source=asked.source,
+                    observed_at=since,
+                    said=asked.said,
+                    why="a real gate freezes the file, so a stamp older than the store's last write belongs to another record",
+                ),
+            )
+        )
+    else:
+        items.append(asked)
+    return tuple(items)
 
 
 def _cached(reading: SessionReading, ctx: HarnessContext) -> StoreFacts | None:

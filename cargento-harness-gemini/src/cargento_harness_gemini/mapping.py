@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
+from cargento.evidence import shown_path, turn_record
 from cargento.labels import clip
 from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.rates import tokens_in_window
@@ -68,6 +69,12 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         tasks=history.tasks,
         instruction=Instruction(text=history.prompt, source="prompt", at=history.prompt_at) if history.prompt else None,
         notes=tuple(n for n in (history_note(last_active),) if n),
+        evidence=turn_record(
+            history.turn,
+            shown_path(str(path), str(ctx.home)),
+            ended="the newest model message has visible text and no tool call (or a subagent's complete_task)",
+            opened="the newest prompt started a turn",
+        ),
     )
     if discovery.is_subagent_file(path):
         return _as_child(reading, history, path, ctx)

@@ -18,6 +18,7 @@ from pathlib import Path
 import attrs
 from cargento import (
     Discovery,
+    Evidence,
     HarnessContext,
     HarnessError,
     ModelInfo,
@@ -26,6 +27,7 @@ from cargento import (
     StoreLocation,
     Usage,
 )
+from cargento.evidence import shown_path
 from cargento.locations import describe
 from cargento.rates import RATE_WINDOW_S, tokens_in_window
 from cargento.readers import sqlite
@@ -174,6 +176,15 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         agent_role="subagent" if row.is_subagent else None,
         missing=tuple(missing),
         notes=tuple(notes),
+        evidence=(
+            Evidence(
+                reading="state",
+                signal="store record",
+                source=f"{shown_path(ref.path, str(ctx.home))} · sessions.updated_at",
+                observed_at=row.updated_at,
+                said="the session row's updated_at (bumped on each message insert; Goose records no turn end)",
+            ),
+        ),
     )
     if not failed:
         ctx.cache.set(_reading_key(ref.path, ref.session_id), reading)

@@ -6,7 +6,7 @@ import re
 from datetime import timedelta
 
 import attrs
-from cargento.board.evidence import shown_path
+from cargento.evidence import shown_path
 from cargento.labels import clip
 from cargento.models import (
     Evidence,

@@ -13,7 +13,6 @@ and the revision (:mod:`cargento.board.revision`) does not move on the clock alo
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -23,6 +22,7 @@ from cargento.board.detail import GATE_WORDING
 from cargento.board.document import BoardTask, State
 from cargento.board.session_row import SessionRow
 from cargento.board.state import WORKING_WINDOW_S, Overlay, is_working
+from cargento.evidence import shown_path
 from cargento.models import Evidence, EvidenceSignal, Gate, Overruled, Subagent
 
 __all__ = ["STATE_WORDS", "event_route", "row_evidence", "shown_path", "signal_of_source"]
@@ -30,14 +30,6 @@ __all__ = ["STATE_WORDS", "event_route", "row_evidence", "shown_path", "signal_o
 #: How a state is said in an evidence item.
 STATE_WORDS: dict[str, str] = {"working": "working", "needs_input": "needs input", "idle": "idle"}
 _RECENCY_RULE = f"working window ({WORKING_WINDOW_S:g} s)"
-
-
-def shown_path(path: str, home: str) -> str:
-    """*path* with the home directory written ``~`` (the page shows where, not whose)."""
-    root = home.rstrip("/\\")
-    if root and (path == root or path.startswith((root + os.sep, root + "/"))):
-        return "~" + path[len(root) :]
-    return path
 
 
 def event_route(harness: str) -> str:
@@ -238,8 +230,13 @@ def row_evidence(
                 + (f" ({row.model.authority})" if row.model.authority else ""),
             )
         )
+    # A reader's own item for a record says more than core's generic one for the same record.
+    by_reader = {(e.reading, e.signal, e.observed_at) for e in reading.evidence if e.observed_at is not None}
     out: list[Evidence] = []
-    for item in items:
+    for index, item in enumerate(items):
+        generic = index >= len(reading.evidence) and item.overruled is None and item.signal == "store record"
+        if generic and (item.reading, item.signal, item.observed_at) in by_reader:
+            continue
         if item not in out:
             out.append(item)
     return tuple(out)
