@@ -32,7 +32,7 @@ KEYS = {
     "pi": "pi",
 }
 HARNESSES = ("claude", "codex", "pi", "gemini", "antigravity", "copilot", "opencode", "cursor", "goose", "droid")
-ROUTES = ("POST /api/events/", "process table · pid ", "working window (")
+ROUTES = ("POST /api/events/", "working window (")
 
 
 def _plugin(key: str) -> Any:
@@ -42,10 +42,11 @@ def _plugin(key: str) -> Any:
         pytest.skip(f"the {key} harness plugin is not installed")
 
 
-def _real(source: str, home: Path) -> bool:
-    """A source names a file that exists under *home* (``~`` is *home*), or a route, the
-    process table, or a named rule."""
-    if source.startswith(ROUTES):
+def _real(item: Evidence, home: Path) -> bool:
+    """A source names a file that exists under *home* (``~`` is *home*), or a route, a pid in
+    the process table, or a named rule."""
+    source = item.source
+    if source.startswith(ROUTES) or (item.signal == "process table" and source.startswith("pid ")):
         return True
     path = source.split(" · ")[0].removesuffix(" (+ -wal)")
     if path.startswith("~"):
@@ -56,7 +57,7 @@ def _real(source: str, home: Path) -> bool:
 def _check(row: BoardSession, home: Path) -> None:
     state = [e for e in row.evidence if e.reading in ("state", "wait")]
     assert state, f"{row.harness} {row.session_id}: no evidence for its state"
-    assert any(_real(e.source, home) for e in state), [e.source for e in state]
+    assert any(_real(e, home) for e in state), [e.source for e in state]
     if row.state == "needs_input":
         assert any(e.reading == "wait" for e in row.evidence), "a wait rests on a wait item"
     for item in row.evidence:

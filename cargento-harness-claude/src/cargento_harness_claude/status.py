@@ -77,7 +77,7 @@ def evidence(files: SessionFiles | None, summary: Summary | None, home: str) -> 
             Evidence(
                 reading=reading,
                 signal="process table",
-                source=f"process table · pid {pid.pid}",
+                source=f"pid {pid.pid}",
                 said=f"process {pid.pid} that wrote the pid file is not running as that process",
                 overruled=Overruled(
                     signal="store record",
@@ -112,7 +112,7 @@ def evidence(files: SessionFiles | None, summary: Summary | None, home: str) -> 
         Evidence(
             reading="state",
             signal="process table",
-            source=f"process table · pid {pid.pid}",
+            source=f"pid {pid.pid}",
             said=f"process {pid.pid} is alive and is the process that wrote the pid file",
         ),
         Evidence(reading="state", signal="store record", source=shown, observed_at=pid.status_at, said=said),

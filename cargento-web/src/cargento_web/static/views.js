@@ -6,6 +6,7 @@ import {
   BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, NO_ESTIMATE_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, pillLabels, plural,
   projectHash, rate, sessionHash, shortAge,
 } from "/static/format.js";
+import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
 import { Slot, offCountFrom } from "/static/slots.js";
 
@@ -17,8 +18,8 @@ export function since(ctx, stamp) {
   return (ctx.boardNow - Date.parse(stamp)) / 1000;
 }
 
-function StateBadge({ state }) {
-  return html`<span class=${"badge state-" + state} data-state=${state}>${STATE_TEXT[state] || state}</span>`;
+function StateBadge({ state, session }) {
+  return html`<span class=${"badge state-" + state} data-state=${state} title=${session ? evidenceTitle(session) : null}>${STATE_TEXT[state] || state}</span>`;
 }
 
 function HarnessBadge({ session }) {
@@ -232,7 +233,7 @@ export function SessionRow({ session, ctx, onToggle }) {
       if (ev.target.closest("a, button")) return;
       if (more) toggle();
     }}>
-      <span class="c-state"><${StateBadge} state=${s.state} />${s.read_by_scanning
+      <span class="c-state"><${StateBadge} state=${s.state} session=${s} />${s.read_by_scanning
         ? html`<span class="scan-mark" title=${SCANNING_NOTE}><span aria-hidden="true">◌</span><span class="sr-only">read by scanning</span></span>`
         : null}</span>
       <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
@@ -543,7 +544,7 @@ function NeedsItem({ session, ctx }) {
   return html`<li class="row st-needs_input needs" data-key=${s.key} data-state=${s.state}>
     <div class="row-head">
       <${HarnessBadge} session=${s} />
-      <${StateBadge} state=${s.state} />
+      <${StateBadge} state=${s.state} session=${s} />
       <a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>
       <span class="proj">${s.project || "no project"}</span>
     </div>
@@ -609,7 +610,7 @@ export function SessionPage({ board, ctx, route }) {
     <header class="sp-head">
       <${HarnessBadge} session=${s} />
       <h2 class="view-h" id="view-h" tabindex="-1">${s.title || html`<span class="muted">untitled session</span>`}</h2>
-      <${StateBadge} state=${s.state} />
+      <${StateBadge} state=${s.state} session=${s} />
       ${s.role ? html`<span class="role">${s.role}</span>` : null}
     </header>
     ${s.state === "needs_input"

@@ -1,0 +1,65 @@
+"""The session page's "Why this state" and the row badge's tooltip, in a real browser, over a
+store the real Claude Code wrote: its pid file says waiting, its process is gone."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+from cargento.testing.homes import copy_golden
+
+pytestmark = pytest.mark.browser
+
+
+def _sibling(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        f"cargento_web_tests_evidence_{name}", Path(__file__).with_name(f"{name}.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_TB = _sibling("test_browser")
+browser = _TB.browser
+page_for = _TB.page_for
+
+
+def test_why_this_state_and_the_badge_tooltip_say_what_the_state_rests_on(
+    serve: Any, builder_for: Any, page_for: Any, tmp_path: Path
+) -> None:
+    from cargento_harness_claude import plugin as claude
+
+    home, _truth = copy_golden("claude-code-2.1.332/D1-permission-wait", tmp_path)
+    server = serve(builder_for([("claude", claude)], home), all_sessions=True)
+    [row] = httpx.get(server.url + "/api/data").json()["sessions"]
+    page = page_for(server.url + "/")
+    badge = page.locator(f"main li.row[data-key='{row['key']}'] .c-state .badge")
+    title = badge.get_attribute("title") or ""
+    shown = badge.inner_text().strip()
+    assert title.startswith(f"{shown} because:")
+    assert "~/.claude/sessions/16336.json" in title and "was overruled by" in title
+
+    page.click(f"main li.row[data-key='{row['key']}'] a.title")
+    page.wait_for_selector(".session-page .evidence")
+    section = page.locator(".session-page .evidence")
+    assert section.locator("h3").inner_text() == "Why this state"
+    lead = section.locator(".why-lead").inner_text()
+    assert lead.startswith(f"Reads {shown} because the session's last write")
+    nowait = section.locator(".why-nowait").inner_text()
+    assert nowait.startswith("No wait is shown: pid file of process 16336 says waiting (permission prompt)")
+    overrule = section.locator(".why-item.overrule").first
+    text = overrule.inner_text()
+    assert "was overruled by process 16336 that wrote the pid file is not running" in text
+    assert "a pid file left by an exited process keeps claiming what it said last" in text
+    groups = [g.get_attribute("data-reading") for g in section.locator(".why-group").all()]
+    assert groups[: len(groups)] == [g for g in ("state", "wait", "detail", "model") if g in groups]
+    assert "model" in groups
+    section.scroll_into_view_if_needed()
+    _TB.shot(page, "evidence")
+    assert page.errors == []
