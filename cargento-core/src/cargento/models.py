@@ -29,6 +29,7 @@ __all__ = [
     "LoopReading",
     "ModelInfo",
     "Overruled",
+    "ProcessTie",
     "RateLimit",
     "SessionReading",
     "SessionRef",
@@ -101,6 +102,26 @@ class HarnessMark:
     shape: MarkShape = "circle"
 
 
+ProcessTieKind = Literal["cwd", "pid file", "command line"]
+
+
+@attrs.frozen(kw_only=True)
+class ProcessTie:
+    """How a harness's running CLI is found in the process table and tied to a session.
+
+    Core lists the processes (through psutil, on every platform) and matches *names* against
+    the basename of the executable, or of the script an interpreter such as ``node`` runs.
+    With ``cwd`` in *ties*, a session whose working directory no running process of the
+    harness has is not shown working or waiting on a live person, and a running process
+    whose directory no session has appears as starting.
+    """
+
+    names: tuple[str, ...]
+    ties: tuple[ProcessTieKind, ...] = ("cwd",)
+    #: One sentence for coverage details: what can and cannot be tied, and by what.
+    coverage: str = ""
+
+
 @attrs.frozen(kw_only=True)
 class HarnessInfo:
     """Who a harness is and what its store can and cannot tell.
@@ -125,6 +146,8 @@ class HarnessInfo:
     #: ``--demo`` clears every declared one so no plugin reads the user's real store, and
     #: ``--diagnose`` prints those that are set.
     relocation_variables: tuple[str, ...] = ()
+    #: How its running CLI is recognised and tied to a session; ``None``: it is not.
+    process: ProcessTie | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -30,7 +30,7 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie
 
 from cargento_harness_claude import demo, discovery, gates, locations, mapping
 from cargento_harness_claude import event_lane as event_lane_module
@@ -55,6 +55,11 @@ def harness_info() -> HarnessInfo:
         resumable=True,
         mark=HarnessMark(monogram="CC", hue=24, shape="circle"),
         relocation_variables=(locations.VARIABLE,),
+        process=ProcessTie(
+            names=("claude",),
+            ties=("pid file",),
+            coverage="A running Claude Code process is tied to its session by the pid file it keeps (sessions/<pid>.json, verified by start time); a process with no pid file cannot be tied, and no directory tie is made.",
+        ),
     )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from cargento.evidence import shown_path
 from cargento.errors import HarnessError
+from cargento.evidence import shown_path
 from cargento.labels import clip
 from cargento.models import Evidence, Gate, HarnessContext, ModelInfo, SessionReading, SessionRef, Subagent, Usage
 from cargento.rates import tokens_in_window

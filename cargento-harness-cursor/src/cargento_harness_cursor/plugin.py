@@ -15,7 +15,7 @@ from cargento import (
     Simulation,
     hookimpl,
 )
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie
 
 from cargento_harness_cursor import demo, store
 
@@ -35,6 +35,11 @@ def harness_info() -> HarnessInfo:
         ),
         resumable=False,
         mark=HarnessMark(monogram="CU", hue=0, shape="diamond"),
+        process=ProcessTie(
+            names=("cursor-agent",),
+            ties=("cwd",),
+            coverage="A running cursor-agent process is tied to a chat by its working directory (meta.json's cwd): a chat abandoned at a prompt reads idle once no cursor-agent runs there; a chat with no known workspace cannot be tied.",
+        ),
     )
 
 

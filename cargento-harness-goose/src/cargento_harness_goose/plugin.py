@@ -15,7 +15,7 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie
 
 from cargento_harness_goose import demo, store
 
@@ -33,6 +33,11 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="GO", hue=100, shape="hex"),
         relocation_variables=("XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA"),
+        process=ProcessTie(
+            names=("goose",),
+            ties=("cwd",),
+            coverage="A running goose process is tied to a session by its working directory (the row's working_dir); two sessions in one directory cannot be told apart.",
+        ),
     )
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "BoardTask",
     "BoardTurn",
     "Counts",
+    "Starting",
     "State",
     "Waiting",
     "board_json",
@@ -44,6 +45,16 @@ class BoardPlugin:
 
 
 @attrs.frozen(kw_only=True)
+class Starting:
+    """A running harness process whose working directory no session of the harness has: it has
+    no store yet (or none inside the window)."""
+
+    pid: int
+    cwd: str
+    started_at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
 class BoardHarness:
     """One harness's strip entry: whether its store was found, its count, its fault."""
 
@@ -62,6 +73,11 @@ class BoardHarness:
     mark: HarnessMark | None = None
     locations: tuple[StoreLocation, ...] = ()
     problems: tuple[str, ...] = ()
+    #: Running CLI processes with no session in their directory ("starting"), where the
+    #: process table can be listed and the harness lets a process be tied to a directory.
+    starting: tuple[Starting, ...] = ()
+    #: What of its running CLI can be tied to a session, and by what (coverage details).
+    process_coverage: str = ""
 
 
 @attrs.frozen(kw_only=True)

@@ -85,7 +85,20 @@ class ContentHash:
             parts.append(hit.digest)
         self._rows = fresh
         harnesses = tuple(
-            (h.key, h.label, h.discovered, h.sessions, h.plugin, h.error, h.locations, h.problems, h.mark, h.resumable)
+            (
+                h.key,
+                h.label,
+                h.discovered,
+                h.sessions,
+                h.plugin,
+                h.error,
+                h.locations,
+                h.problems,
+                h.mark,
+                h.resumable,
+                h.starting,
+                h.process_coverage,
+            )
             for h in board.harnesses
         )
         return hash((board.window_hours, board.all, harnesses, tuple(parts)))

@@ -32,6 +32,7 @@ def undiscovered_entry(info: HarnessInfo, plugin: BoardPlugin, error: str) -> Bo
         wait_coverage=info.wait_coverage,
         resumable=info.resumable,
         mark=info.mark,
+        process_coverage=info.process.coverage if info.process else "",
     )
 
 
@@ -51,6 +52,7 @@ def discovered_entry(info: HarnessInfo, plugin: BoardPlugin, discovery: Discover
         wait_coverage=info.wait_coverage,
         locations=discovery.locations,
         problems=discovery.problems,
+        process_coverage=info.process.coverage if info.process else "",
     )
 
 

@@ -532,6 +532,10 @@ export function AttentionView({ board, ctx }) {
       <p>Without lifecycle events, a harness with no turn-end signal reads a quiet session as idle; it may still be waiting on you.</p>
       <p>Covered: ${waiters.length ? `${plural(waiters.length, "installed harness", "installed harnesses")} can report that a session waits on you, within these conditions:` : "no installed harness can report that a session waits on you."}</p>
       <ul>${waiters.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} /> <b>${x.label}</b>: ${x.wait_coverage}</li>`)}</ul>
+      <p>Process liveness: what of each harness's running CLI can be tied to a session.</p>
+      <ul class="liveness">${(board.harnesses || []).filter((x) => x.process_coverage).map((x) => html`<li data-harness=${x.key}><b>${x.label}</b>: ${x.process_coverage}${(x.starting || []).length
+        ? html` <span class="starting">Starting (a running process with no session yet): ${x.starting.map((p) => `pid ${p.pid} in ${p.cwd}`).join("; ")}.</span>`
+        : null}</li>`)}</ul>
       <p class=${"native-coverage native-" + ctx.native.state} data-native=${ctx.native.state}>${ctx.native.long}${" "}
         Browser notifications: ${BROWSER_NOTIFY_TEXT[ctx.browserNotify] || ctx.browserNotify}.</p>
     </div>
