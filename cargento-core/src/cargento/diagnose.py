@@ -10,6 +10,7 @@ import attrs
 
 from cargento import serde
 from cargento.board import BoardBuilder
+from cargento.maturity import load as load_maturity
 from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
 from cargento.readers.regular import split_unreadable
@@ -67,6 +68,11 @@ class HarnessReport:
     #: Every store path of this harness that could not be read, from its locations, its
     #: discovery problems and its read faults.
     unreadable: tuple[UnreadableStore, ...] = ()
+    #: Per reading ``verified``, ``synthetic`` or ``absent`` (:mod:`cargento.maturity`); empty
+    #: for a harness the packaged table does not cover.
+    maturity: Mapping[str, str] = attrs.field(factory=dict)
+    #: The harness versions the recorded stores behind ``verified`` came from.
+    versions_of_record: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -109,6 +115,7 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
     # and report it with the next discovery.
     builder.build(now=moment)
     reports = []
+    table = (load_maturity() or {}).get("harnesses", {})
     for key in registry.loaded():
         info = registry.harnesses[key]
         discovery = builder.last_discovery.get(key)
@@ -143,6 +150,8 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
                 faults=tuple(f"{f.hook}: {f.message}" for f in faults[-5:]),
                 fault_count=registry.fault_counts.get(key, 0),
                 unreadable=_unreadable(locations, problems, [f.message for f in faults]),
+                maturity=dict(table.get(key, {}).get("readings", {})),
+                versions_of_record=tuple(table.get(key, {}).get("versions", ())),
             )
         )
     declared = (*registry.relocation_variables(), *_GENERIC_RELOCATION)
@@ -229,6 +238,10 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         if h.fault_count:
             lines.append(f"  faults: {h.fault_count}")
             lines.extend(f"    {f}" for f in h.faults)
+        if h.maturity:
+            versions = ", ".join(h.versions_of_record) or "none recorded"
+            levels = " ".join(f"{r}={level}" for r, level in h.maturity.items())
+            lines.append(f"  maturity (versions of record: {versions}): {levels}")
     if report.own_stores:
         lines.append("")
         lines.append("Cargento's own stores:")

@@ -148,6 +148,10 @@ class HarnessInfo:
     relocation_variables: tuple[str, ...] = ()
     #: How its running CLI is recognised and tied to a session; ``None``: it is not.
     process: ProcessTie | None = None
+    #: The readings this harness's store does not record at all (of ``found``, ``title``,
+    #: ``model``, ``state``, ``waits``, ``subagents``, ``tasks``, ``tokens``, ``cwd``, ``eta``):
+    #: the maturity table calls them absent, and a test checks none is ever published.
+    absent_readings: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -32,6 +32,7 @@ def harness_info() -> HarnessInfo:
             ties=("cwd",),
             coverage="A running agy process is tied to a session by its working directory (the cached primary workspace); a session whose workspace is unknown cannot be tied.",
         ),
+        absent_readings=("waits", "tasks"),
     )
 
 

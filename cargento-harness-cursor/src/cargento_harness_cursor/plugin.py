@@ -40,6 +40,7 @@ def harness_info() -> HarnessInfo:
             ties=("cwd",),
             coverage="A running cursor-agent process is tied to a chat by its working directory (meta.json's cwd): a chat abandoned at a prompt reads idle once no cursor-agent runs there; a chat with no known workspace cannot be tied.",
         ),
+        absent_readings=("tasks", "tokens", "eta"),
     )
 
 

@@ -31,6 +31,7 @@ def harness_info() -> HarnessInfo:
             ties=("cwd",),
             coverage="A running droid process is tied to a session by its working directory (session_start's cwd); two sessions in one directory cannot be told apart.",
         ),
+        absent_readings=("model", "waits", "subagents", "tasks", "tokens"),
     )
 
 

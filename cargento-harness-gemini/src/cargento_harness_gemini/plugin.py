@@ -33,6 +33,7 @@ def harness_info() -> HarnessInfo:
             ties=("cwd",),
             coverage="A running gemini process is tied to a session by its working directory (the chat's first workspace directory); two sessions in one directory cannot be told apart.",
         ),
+        absent_readings=("waits",),
     )
 
 

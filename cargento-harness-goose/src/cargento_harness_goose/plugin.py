@@ -38,6 +38,7 @@ def harness_info() -> HarnessInfo:
             ties=("cwd",),
             coverage="A running goose process is tied to a session by its working directory (the row's working_dir); two sessions in one directory cannot be told apart.",
         ),
+        absent_readings=("waits", "tasks"),
     )
 
 

@@ -49,6 +49,7 @@ def harness_info() -> HarnessInfo:
             ties=("cwd",),
             coverage="A running pi process is tied to a session by its working directory; a --session-dir launch and two sessions in one directory cannot be told apart.",
         ),
+        absent_readings=("subagents", "tasks"),
     )
 
 
