@@ -63,3 +63,30 @@ def test_why_this_state_and_the_badge_tooltip_say_what_the_state_rests_on(
     section.scroll_into_view_if_needed()
     _TB.shot(page, "evidence")
     assert page.errors == []
+
+
+def test_the_session_page_says_when_a_store_holds_records_this_build_does_not_understand(
+    serve: Any, builder_for: Any, page_for: Any, tmp_path: Path
+) -> None:
+    import time
+
+    from cargento_harness_copilot import plugin as copilot
+    from cargento_harness_copilot.fixtures import CopilotStore
+
+    home = tmp_path / "home"
+    t0 = time.time() - 60
+    session = CopilotStore(home).session(cwd=str(home / "w"), at=t0, version="1.4.0")
+    session.prompt("go", at=t0)
+    session.emit("assistant.plan_delta", {}, t0 + 1)
+    session.emit("assistant.plan_delta", {}, t0 + 2)
+    session.end_turn(t0 + 3)
+    server = serve(builder_for([("copilot", copilot)], home), all_sessions=True)
+    [row] = httpx.get(server.url + "/api/data").json()["sessions"]
+    page = page_for(server.url + "/")
+    page.click(f"main li.row[data-key='{row['key']}'] a.title")
+    note = page.locator(".session-page .evidence .drift")
+    note.wait_for()
+    text = note.inner_text()
+    assert text.startswith("This store holds 2 records this build does not understand: assistant.plan_delta (2).")
+    assert "Written by GitHub Copilot CLI 1.4.0" in text
+    assert page.errors == []

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import attrs
 
 from cargento.cache import HarnessCache
+from cargento.drift import UnknownRecord
 from cargento.processes import LocalProcesses, ProcessTable
 
 __all__ = [
@@ -319,6 +320,10 @@ class SessionReading:
     #: it dropped and why): core adds these to the row's ``evidence`` before its own items.
     #: Only clock-independent facts belong here, since a reading is cached by fingerprint.
     evidence: tuple[Evidence, ...] = ()
+    #: The harness version the store names (``copilotVersion``, ``cli_version``...), if any.
+    harness_version: str | None = None
+    #: What the reader skipped as unknown (schema drift, see :mod:`cargento.drift`).
+    unknown_records: tuple[UnknownRecord, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -142,6 +142,8 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         missing=tuple(missing),
         notes=tuple(notes),
         evidence=_evidence(summary, shown_path(ref.path, str(ctx.home))),
+        harness_version=summary.version,
+        unknown_records=summary.drift.snapshot(),
     )
 
 

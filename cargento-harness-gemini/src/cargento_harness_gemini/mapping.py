@@ -75,6 +75,7 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
             ended="the newest model message has visible text and no tool call (or a subagent's complete_task)",
             opened="the newest prompt started a turn",
         ),
+        unknown_records=state.drift.snapshot(),
     )
     if discovery.is_subagent_file(path):
         return _as_child(reading, history, path, ctx)

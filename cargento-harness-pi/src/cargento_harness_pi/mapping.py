@@ -121,6 +121,7 @@ def reading(ref: SessionRef, tree: SessionTree, ctx: HarnessContext) -> SessionR
         role="spacedock:first-officer" if tree.boot is not None else None,
         notes=tuple(f"spacedock workflow {d}" for d in (tree.boot or ())),
         evidence=evidence,
+        unknown_records=tree.drift.snapshot(),
     )
 
 

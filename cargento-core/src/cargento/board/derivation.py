@@ -151,6 +151,8 @@ class RowDeriver:
                 ai_units=row.usage.ai_units if row.usage else None,
                 state_source=state_source,
                 evidence=evidence,
+                harness_version=reading.harness_version,
+                unknown_records=reading.unknown_records,
             )
         )
         if inputs is not None:

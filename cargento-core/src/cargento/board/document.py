@@ -12,6 +12,7 @@ from typing import Literal
 import attrs
 
 from cargento import serde
+from cargento.drift import UnknownRecord
 from cargento.models import Evidence, HarnessMark, Instruction, LoopReading, RateLimit, StoreLocation, Subagent
 
 __all__ = [
@@ -158,6 +159,10 @@ class BoardSession:
     #: What the state, wait, detail and model rest on, and what was overruled (see
     #: :class:`cargento.models.Evidence` and :mod:`cargento.board.evidence`).
     evidence: tuple[Evidence, ...] = ()
+    #: The harness version the session's store names, where it names one.
+    harness_version: str | None = None
+    #: Record types and fields in the store this build does not understand (schema drift).
+    unknown_records: tuple[UnknownRecord, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -54,6 +54,8 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
         # Every ``said`` is clock-free and every stamp absolute, so the evidence moves only
         # when what a reading rests on does.
         s.evidence,
+        s.harness_version,
+        s.unknown_records,
     )
 
 

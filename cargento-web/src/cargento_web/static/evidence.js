@@ -1,4 +1,5 @@
-// "Why this state": what a row's state, wait, detail and model rest on, in plain words.
+// "Why this state": what a row's state, wait, detail and model rest on, in plain words, and
+// whether its store holds records this build does not understand (schema drift).
 //
 // Each session in /api/data carries `evidence`, a list of what the readers and the state
 // precedence decided: the signal (hook event, store record, process table, telemetry, clock
@@ -68,6 +69,17 @@ export function evidenceTitle(session) {
   return [`${head} because:`, ...[first, ...rest].slice(0, 4).map((e) => `• ${sentence(e)}`)].join("\n");
 }
 
+// The sentence saying a store holds records this build does not understand, or null.
+export function driftSentence(session) {
+  const unknown = session.unknown_records || [];
+  if (!unknown.length) return null;
+  const total = unknown.reduce((n, u) => n + u.count, 0);
+  const names = unknown.slice(0, 4).map((u) => `${u.name} (${u.count})`).join(", ");
+  const who = `${session.harness_label}${session.harness_version ? ` ${session.harness_version}` : ""}`;
+  return `This store holds ${total} record${total === 1 ? "" : "s"} this build does not understand: ${names}${unknown.length > 4 ? ", …" : ""}. `
+    + `Written by ${who}; a newer harness version is the usual reason, and readings that rest on them may be missing.`;
+}
+
 function WhyThisState({ session, ctx }) {
   if (!session) return null;
   const ev = session.evidence || [];
@@ -80,6 +92,7 @@ function WhyThisState({ session, ctx }) {
       ? html`<p class="why-lead">Reads <b>${STATE_TEXT[session.state] || session.state}</b> because ${sentence(first, now)}</p>`
       : html`<p class="muted">Nothing recorded what this state rests on.</p>`}
     ${dropped ? html`<p class="why-nowait">No wait is shown: ${sentence(dropped, now)}</p>` : null}
+    ${driftSentence(session) ? html`<p class="drift" role="note">${driftSentence(session)}</p>` : null}
     ${READINGS.map(([key, label]) => {
       const items = ev.filter((e) => e.reading === key);
       if (!items.length) return null;
