@@ -23,7 +23,7 @@ from cargento.board.session_row import SessionKey, SessionRow
 from cargento.board.state import Overlay, age_subagent, live_overlay, resolve_state
 from cargento.models import Task
 from cargento.timestamps import newest_plausible
-from cargento.turns import estimate
+from cargento.turns import estimate, withheld_harnesses
 
 __all__ = ["RowDeriver", "board_task"]
 
@@ -108,6 +108,9 @@ class RowDeriver:
             home=home,
         )
         figures = estimate(reading.turn, now) if state == "working" else None
+        if figures is not None and figures.eta_s is not None and info.key in withheld_harnesses():
+            # Measured no better than knowing nothing for this harness (docs/turn-eta.md).
+            figures = attrs.evolve(figures, eta_s=None)
         project = project_of(reading, home)
         made = redact_session(
             BoardSession(
