@@ -122,3 +122,12 @@ def test_evidence_is_stable_while_a_recorded_store_stands_still(tmp_path: Path) 
     later = golden_board(plugin, "codex", home, {**truth, "snapshot_at": float(truth["snapshot_at"]) + 600})
     assert _items(first.sessions[0]) == _items(later.sessions[0])
     assert timedelta(seconds=600) == later.generated_at - first.generated_at
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_recorded_store_holds_nothing_this_build_does_not_understand(scenario: str, tmp_path: Path) -> None:
+    """The stores the real CLIs wrote are the schema of record: no reader counts drift on them."""
+    key = KEYS[json.loads((GOLDEN / scenario / "truth.json").read_text())["harness"]]
+    home, truth = copy_golden(scenario, tmp_path)
+    board = golden_board(_plugin(key), key, home, truth)
+    assert all(row.unknown_records == () for row in board.sessions), [r.unknown_records for r in board.sessions]

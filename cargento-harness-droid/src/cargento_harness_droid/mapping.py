@@ -59,4 +59,5 @@ def reading(ref: SessionRef, transcript: Transcript, mtime: datetime | None, ctx
         )
         if transcript.last_at is not None
         else (),
+        unknown_records=transcript.drift.snapshot(),
     )
