@@ -90,3 +90,36 @@ def test_the_session_page_says_when_a_store_holds_records_this_build_does_not_un
     assert text.startswith("This store holds 2 records this build does not understand: assistant.plan_delta (2).")
     assert "Written by GitHub Copilot CLI 1.4.0" in text
     assert page.errors == []
+
+
+def test_a_running_cli_with_no_session_yet_is_shown_starting(serve: Any, page_for: Any, tmp_path: Path) -> None:
+    import time
+
+    from cargento.board import BoardBuilder
+    from cargento.plugins import load_registry
+    from cargento.processes import ProcessInfo, StaticProcesses
+    from cargento_harness_copilot import plugin as copilot
+    from cargento_harness_copilot.fixtures import CopilotStore
+
+    home = tmp_path / "home"
+    t0 = time.time() - 60
+    CopilotStore(home).session(cwd="/w/old", at=t0).prompt("hi", at=t0)
+    table = StaticProcesses(
+        [
+            ProcessInfo(pid=4242, argv=("/usr/bin/node", "/usr/local/bin/copilot"), cwd="/w/fresh", started_at=t0),
+            ProcessInfo(pid=4243, argv=("/usr/local/bin/copilot",), cwd="/w/old", started_at=t0),
+        ],
+        listed=True,
+    )
+    registry = load_registry(entry_points=False, extra=[("copilot", copilot)])
+    builder = BoardBuilder(registry, env={"HOME": str(home)}, home=home, processes=table)
+    server = serve(builder, all_sessions=True)
+    page = page_for(server.url + "/")
+    item = page.locator(".strip li.harness[data-harness='copilot']")
+    assert item.locator(".hstarting").inner_text() == "+1 starting"
+    assert "1 starting (a running process with no session yet: /w/fresh)" in (item.get_attribute("title") or "")
+    page.keyboard.press("a")
+    page.wait_for_selector(".attention .liveness li[data-harness='copilot'] .starting")
+    text = page.locator(".attention .liveness li[data-harness='copilot']").inner_text()
+    assert "tied to a session by its working directory" in text and "pid 4242 in /w/fresh" in text
+    assert page.errors == []

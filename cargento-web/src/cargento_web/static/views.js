@@ -52,10 +52,13 @@ export function Strip({ board }) {
           cls = "on";
           status = `local session data found · ${plural(x.sessions, "session")} shown`;
         }
+        const starting = (x.starting || []).length;
+        if (starting) status += ` · ${starting} starting (a running process with no session yet: ${x.starting.map((p) => p.cwd).join(", ")})`;
         return html`<li class=${"harness " + cls} data-harness=${x.key} title=${status}>
           <${Mark} harness=${x.key} label=${x.label} dim=${cls === "off"} size=${16} />
           <span class="hl">${x.label}</span>
           ${x.discovered && !x.error ? html`<span class="hcount" aria-hidden="true">${x.sessions}</span>` : null}
+          ${starting ? html`<span class="hstarting" aria-hidden="true">+${starting} starting</span>` : null}
           <span class="sr-only">: ${status}</span>
           ${x.error ? html`<span class="hfault">${x.error}</span>` : null}
         </li>`;
