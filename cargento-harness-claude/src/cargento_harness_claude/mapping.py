@@ -117,6 +117,8 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         missing=tuple(missing),
         notes=tuple(notes),
         evidence=status.evidence(files, summary, str(ctx.home)),
+        harness_version=summary.version,
+        unknown_records=summary.drift.snapshot(),
     )
 
 
