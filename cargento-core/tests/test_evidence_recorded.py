@@ -107,6 +107,7 @@ def test_every_demo_row_carries_evidence(key: str, tmp_path: Path) -> None:
         assert board.sessions, f"{key}'s demo shows no rows"
         for row in board.sessions:
             _check(row, viewer.home)
+            assert row.unknown_records == (), "a demo store is written in the schema this build reads"
             seen.add(row.state)
     assert seen, key
 
