@@ -44,6 +44,7 @@ SHIPPED = [
     "cargento_web/static/vendor/xterm.mjs",
     "cargento_web/static/vendor/xterm.css",
     "cargento_web/static/vendor/LICENSE.xterm",
+    "cargento_web/static/evidence.js",
     "cargento_web/static/app.css",
     "cargento_web/static/favicon.svg",
     "cargento_web/static/vendor/preact.mjs",

@@ -14,11 +14,15 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import attrs
 
 from cargento.cache import HarnessCache
+from cargento.drift import UnknownRecord
 from cargento.processes import LocalProcesses, ProcessTable
 
 __all__ = [
     "Discovery",
     "Dispatchable",
+    "Evidence",
+    "EvidenceReading",
+    "EvidenceSignal",
     "Gate",
     "HarnessContext",
     "HarnessInfo",
@@ -27,6 +31,8 @@ __all__ = [
     "LoopReading",
     "McpSession",
     "ModelInfo",
+    "Overruled",
+    "ProcessTie",
     "QuotaEndpoint",
     "QuotaWindow",
     "RateLimit",
@@ -47,6 +53,44 @@ TaskStatus = Literal["pending", "in_progress", "completed"]
 TurnState = Literal["open", "ended", "unknown"]
 LocationStatus = Literal["missing", "unreadable", "present"]
 MarkShape = Literal["circle", "square", "diamond", "hex", "triangle"]
+#: The kind of signal a reading rests on.
+EvidenceSignal = Literal["hook event", "store record", "process table", "telemetry", "clock rule"]
+#: Which published reading an evidence item backs.
+EvidenceReading = Literal["state", "wait", "detail", "model"]
+
+
+@attrs.frozen(kw_only=True)
+class Overruled:
+    """The losing side of an overrule: a signal that said otherwise, and why it lost."""
+
+    signal: EvidenceSignal
+    #: Where it came from: a file, a table, a route.
+    source: str
+    observed_at: datetime | None = None
+    #: What it said, in plain words and without any clock-relative wording.
+    said: str
+    #: Why the winning item outranks it (``the session's own transcript write came after it``).
+    why: str
+
+
+@attrs.frozen(kw_only=True)
+class Evidence:
+    """One signal a published reading rests on: what kind, from where, when, and what it said.
+
+    Nothing is read to make one: a reader or core's derivation records what it already
+    decided. ``said`` never carries clock-relative words (``5 min ago``), so an unchanged
+    store keeps unchanged evidence and the board's revision stands still.
+    """
+
+    reading: EvidenceReading
+    signal: EvidenceSignal
+    #: Where it came from: a file path, a table (``sessions.db · sessions.updated_at``), a
+    #: route (``POST /api/events/<harness>``) or the rule's name.
+    source: str
+    observed_at: datetime | None = None
+    said: str
+    #: What this item overruled, when it did.
+    overruled: Overruled | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -62,6 +106,26 @@ class HarnessMark:
     #: The hue, 0-359 degrees.
     hue: int
     shape: MarkShape = "circle"
+
+
+ProcessTieKind = Literal["cwd", "pid file", "command line"]
+
+
+@attrs.frozen(kw_only=True)
+class ProcessTie:
+    """How a harness's running CLI is found in the process table and tied to a session.
+
+    Core lists the processes (through psutil, on every platform) and matches *names* against
+    the basename of the executable, or of the script an interpreter such as ``node`` runs.
+    With ``cwd`` in *ties*, a session whose working directory no running process of the
+    harness has is not shown working or waiting on a live person, and a running process
+    whose directory no session has appears as starting.
+    """
+
+    names: tuple[str, ...]
+    ties: tuple[ProcessTieKind, ...] = ("cwd",)
+    #: One sentence for coverage details: what can and cannot be tied, and by what.
+    coverage: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -110,6 +174,12 @@ class HarnessInfo:
     #: (:class:`McpSession`); ``None`` when it passes nothing that does, so a question asked
     #: through the ask lane from it is unattributed rather than guessed.
     mcp_session: McpSession | None = None
+    #: How its running CLI is recognised and tied to a session; ``None``: it is not.
+    process: ProcessTie | None = None
+    #: The readings this harness's store does not record at all (of ``found``, ``title``,
+    #: ``model``, ``state``, ``waits``, ``subagents``, ``tasks``, ``tokens``, ``cwd``, ``eta``):
+    #: the maturity table calls them absent, and a test checks none is ever published.
+    absent_readings: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -297,6 +367,14 @@ class SessionReading:
     #: "Source not fully read": the readings that are missing (never shown as zero).
     missing: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: What the reader decided and on which record (a turn end, a pid file's status, a gate
+    #: it dropped and why): core adds these to the row's ``evidence`` before its own items.
+    #: Only clock-independent facts belong here, since a reading is cached by fingerprint.
+    evidence: tuple[Evidence, ...] = ()
+    #: The harness version the store names (``copilotVersion``, ``cli_version``...), if any.
+    harness_version: str | None = None
+    #: What the reader skipped as unknown (schema drift, see :mod:`cargento.drift`).
+    unknown_records: tuple[UnknownRecord, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
 from cargento.events import EventLane, HookTarget
-from cargento.models import HarnessMark, QuotaWindow, Simulation
+from cargento.models import HarnessMark, ProcessTie, QuotaWindow, Simulation
 
 from cargento_harness_antigravity import demo, discovery, locations, mapping, quota
 from cargento_harness_antigravity import event_lane as event_lane_module
@@ -29,6 +29,12 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="AG", hue=160, shape="triangle"),
         relocation_variables=(locations.VARIABLE,),
+        process=ProcessTie(
+            names=("agy",),
+            ties=("cwd",),
+            coverage="A running agy process is tied to a session by its working directory (the cached primary workspace); a session whose workspace is unknown cannot be tied.",
+        ),
+        absent_readings=("waits", "tasks"),
     )
 
 

@@ -117,6 +117,9 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         resume_cwd=None if is_child else cwd,
         missing=tuple(missing),
         notes=tuple(notes),
+        evidence=status.evidence(files, summary, str(ctx.home)),
+        harness_version=summary.version,
+        unknown_records=summary.drift.snapshot(),
     )
 
 

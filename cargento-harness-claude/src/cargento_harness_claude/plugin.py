@@ -31,7 +31,7 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark, McpSession, QuotaEndpoint, QuotaWindow
+from cargento.models import HarnessMark, McpSession, ProcessTie, QuotaEndpoint, QuotaWindow
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_claude import demo, discovery, gates, locations, mapping, quota
@@ -62,6 +62,11 @@ def harness_info() -> HarnessInfo:
         relocation_variables=(locations.VARIABLE,),
         # Claude Code starts a stdio MCP server with the session's id and project directory.
         mcp_session=McpSession(variable="CLAUDE_CODE_SESSION_ID", project_variable="CLAUDE_PROJECT_DIR"),
+        process=ProcessTie(
+            names=("claude",),
+            ties=("pid file",),
+            coverage="A running Claude Code process is tied to its session by the pid file it keeps (sessions/<pid>.json, verified by start time); a process with no pid file cannot be tied, and no directory tie is made.",
+        ),
     )
 
 

@@ -37,6 +37,30 @@ __all__ = [
 
 #: Records that are conversation rather than bookkeeping.
 MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
+#: Every record type Claude Code is known to write (bookkeeping included): any other is
+#: counted as schema drift.
+KNOWN_TYPES = MESSAGE_TYPES | frozenset(
+    {
+        "attachment",
+        "summary",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "last-prompt",
+        "pr-link",
+        "queue-operation",
+        "file-history-snapshot",
+        "mode",
+        "permission-mode",
+        "progress",
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "tools-used",
+        "cost-state",
+    }
+)
 #: Tools that stop and wait on the human until answered.
 INPUT_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
 #: The model id Claude Code writes on locally generated (error, cancel) records.

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cargento.cache import HarnessCache
+from cargento.drift import DriftCounter
 from cargento.models import LoopReading, SpacedockBoot, TurnEvidence
 from cargento.rates import tokens_in_window
 from cargento.readers import FileIdentity, JsonlFollower, head_bytes, open_regular, read_head_records
@@ -83,6 +84,10 @@ class Summary:
         #: Ids of Bash calls that ran ``spacedock status --boot``, and the newest boot result.
         self.boot_calls: deque[str] = deque(maxlen=_MAX_OPEN_CALLS)
         self.spacedock: SpacedockBoot | None = None
+        #: The Claude Code version the newest message record names.
+        self.version: str | None = None
+        #: Record types this build does not know, counted (schema drift).
+        self.drift = DriftCounter()
 
     # -- folding -----------------------------------------------------------------------
 
@@ -109,6 +114,8 @@ class Summary:
                 self.cwd = value.strip()
         kind = rec.record_type(record)
         at = rec.timestamp(record)
+        if kind not in rec.KNOWN_TYPES:
+            self.drift.record_type(kind or "line without a type")
         if kind in ("custom-title", "ai-title"):
             value = record.get("customTitle" if kind == "custom-title" else "aiTitle")
             if isinstance(value, str) and value.strip():
@@ -129,6 +136,9 @@ class Summary:
                 self.first_at = at
             if self.last_at is None or at > self.last_at:
                 self.last_at = at
+        version = record.get("version")
+        if isinstance(version, str) and version.strip():
+            self.version = version.strip()[:40]
         if kind == "user":
             self.messages += 1
             self._user(record, at)

@@ -18,7 +18,7 @@ from cargento import (
     Simulation,
     hookimpl,
 )
-from cargento.models import HarnessMark, QuotaEndpoint, QuotaWindow
+from cargento.models import HarnessMark, ProcessTie, QuotaEndpoint, QuotaWindow
 
 from cargento_harness_cursor import demo, quota, store
 
@@ -38,6 +38,12 @@ def harness_info() -> HarnessInfo:
         ),
         resumable=False,
         mark=HarnessMark(monogram="CU", hue=0, shape="diamond"),
+        process=ProcessTie(
+            names=("cursor-agent",),
+            ties=("cwd",),
+            coverage="A running cursor-agent process is tied to a chat by its working directory (meta.json's cwd): a chat abandoned at a prompt reads idle once no cursor-agent runs there; a chat with no known workspace cannot be tied.",
+        ),
+        absent_readings=("tasks", "tokens", "eta"),
     )
 
 

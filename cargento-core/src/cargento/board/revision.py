@@ -52,6 +52,11 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
         s.faults,
         s.rate_limits,
         s.ai_units,
+        # Every ``said`` is clock-free and every stamp absolute, so the evidence moves only
+        # when what a reading rests on does.
+        s.evidence,
+        s.harness_version,
+        s.unknown_records,
     )
 
 
@@ -95,6 +100,8 @@ class ContentHash:
                 h.mark,
                 h.resumable,
                 h.prompt_as_goal,
+                h.starting,
+                h.process_coverage,
             )
             for h in board.harnesses
         )

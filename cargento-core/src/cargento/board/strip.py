@@ -33,6 +33,7 @@ def undiscovered_entry(info: HarnessInfo, plugin: BoardPlugin, error: str) -> Bo
         resumable=info.resumable,
         prompt_as_goal=info.prompt_as_goal,
         mark=info.mark,
+        process_coverage=info.process.coverage if info.process else "",
     )
 
 
@@ -53,6 +54,7 @@ def discovered_entry(info: HarnessInfo, plugin: BoardPlugin, discovery: Discover
         wait_coverage=info.wait_coverage,
         locations=discovery.locations,
         problems=discovery.problems,
+        process_coverage=info.process.coverage if info.process else "",
     )
 
 

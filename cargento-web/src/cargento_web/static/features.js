@@ -11,3 +11,4 @@ import "/static/intent.js";
 import "/static/capacity.js";
 import "/static/spacedock.js";
 import "/static/cockpit.js";
+import "/static/evidence.js";

@@ -6,6 +6,7 @@ import {
   BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, NO_ESTIMATE_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, pillLabels, plural,
   projectHash, rate, sessionHash, shortAge,
 } from "/static/format.js";
+import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
 import { Slot, claimsFrom, offCountFrom } from "/static/slots.js";
 
@@ -17,8 +18,8 @@ export function since(ctx, stamp) {
   return (ctx.boardNow - Date.parse(stamp)) / 1000;
 }
 
-function StateBadge({ state }) {
-  return html`<span class=${"badge state-" + state} data-state=${state}>${STATE_TEXT[state] || state}</span>`;
+function StateBadge({ state, session }) {
+  return html`<span class=${"badge state-" + state} data-state=${state} title=${session ? evidenceTitle(session) : null}>${STATE_TEXT[state] || state}</span>`;
 }
 
 function HarnessBadge({ session }) {
@@ -51,10 +52,13 @@ export function Strip({ board }) {
           cls = "on";
           status = `local session data found · ${plural(x.sessions, "session")} shown`;
         }
+        const starting = (x.starting || []).length;
+        if (starting) status += ` · ${starting} starting (a running process with no session yet: ${x.starting.map((p) => p.cwd).join(", ")})`;
         return html`<li class=${"harness " + cls} data-harness=${x.key} title=${status}>
           <${Mark} harness=${x.key} label=${x.label} dim=${cls === "off"} size=${16} />
           <span class="hl">${x.label}</span>
           ${x.discovered && !x.error ? html`<span class="hcount" aria-hidden="true">${x.sessions}</span>` : null}
+          ${starting ? html`<span class="hstarting" aria-hidden="true">+${starting} starting</span>` : null}
           <span class="sr-only">: ${status}</span>
           ${x.error ? html`<span class="hfault">${x.error}</span>` : null}
         </li>`;
@@ -232,7 +236,7 @@ export function SessionRow({ session, ctx, onToggle }) {
       if (ev.target.closest("a, button")) return;
       if (more) toggle();
     }}>
-      <span class="c-state"><${StateBadge} state=${s.state} />${s.read_by_scanning
+      <span class="c-state"><${StateBadge} state=${s.state} session=${s} />${s.read_by_scanning
         ? html`<span class="scan-mark" title=${SCANNING_NOTE}><span aria-hidden="true">◌</span><span class="sr-only">read by scanning</span></span>`
         : null}</span>
       <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
@@ -532,6 +536,10 @@ export function AttentionView({ board, ctx }) {
       <p>Without lifecycle events, a harness with no turn-end signal reads a quiet session as idle; it may still be waiting on you.</p>
       <p>Covered: ${waiters.length ? `${plural(waiters.length, "installed harness", "installed harnesses")} can report that a session waits on you, within these conditions:` : "no installed harness can report that a session waits on you."}</p>
       <ul>${waiters.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} /> <b>${x.label}</b>: ${x.wait_coverage}</li>`)}</ul>
+      <p>Process liveness: what of each harness's running CLI can be tied to a session.</p>
+      <ul class="liveness">${(board.harnesses || []).filter((x) => x.process_coverage).map((x) => html`<li data-harness=${x.key}><b>${x.label}</b>: ${x.process_coverage}${(x.starting || []).length
+        ? html` <span class="starting">Starting (a running process with no session yet): ${x.starting.map((p) => `pid ${p.pid} in ${p.cwd}`).join("; ")}.</span>`
+        : null}</li>`)}</ul>
       <p class=${"native-coverage native-" + ctx.native.state} data-native=${ctx.native.state}>${ctx.native.long}${" "}
         Browser notifications: ${BROWSER_NOTIFY_TEXT[ctx.browserNotify] || ctx.browserNotify}.</p>
       <${Slot} name="attention.coverage" board=${board} ctx=${ctx} />
@@ -545,7 +553,7 @@ function NeedsItem({ session, board, ctx }) {
   return html`<li class="row st-needs_input needs" data-key=${s.key} data-state=${s.state}>
     <div class="row-head">
       <${HarnessBadge} session=${s} />
-      <${StateBadge} state=${s.state} />
+      <${StateBadge} state=${s.state} session=${s} />
       <a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>
       <span class="proj">${s.project || "no project"}</span>
     </div>
@@ -612,7 +620,7 @@ export function SessionPage({ board, ctx, route }) {
     <header class="sp-head">
       <${HarnessBadge} session=${s} />
       <h2 class="view-h" id="view-h" tabindex="-1">${s.title || html`<span class="muted">untitled session</span>`}</h2>
-      <${StateBadge} state=${s.state} />
+      <${StateBadge} state=${s.state} session=${s} />
       ${s.role ? html`<span class="role">${s.role}</span>` : null}
     </header>
     ${s.state === "needs_input"
