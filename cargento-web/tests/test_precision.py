@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from cargento.board import BoardBuilder
+from cargento.processes import LocalProcesses
 from cargento.demo import Demo
 from cargento.events.hooks_cmd import declared_targets
 from cargento.events.vocabulary import EventVocabulary
@@ -57,7 +58,14 @@ def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait
     demo = Demo(load_registry(env=base), base_env=base, clock=clock, interval_s=3600, root=tmp_path)
     demo.start()
     try:
-        builder = BoardBuilder(load_registry(env=demo.env), env=demo.env, home=demo.home, clock=clock)
+        # As `--demo` serves it: nothing running on this machine speaks for the simulated stores.
+        builder = BoardBuilder(
+            load_registry(env=demo.env),
+            env=demo.env,
+            home=demo.home,
+            clock=clock,
+            processes=LocalProcesses(listing=False),
+        )
         notifier = MemoryNotifier()
         hub = EventHub(
             clock=clock,

@@ -541,13 +541,17 @@ def test_the_demo_feeds_telemetry_in_each_vocabularys_own_shape(tmp_path: Path) 
 
     from cargento.board import BoardBuilder
     from cargento.demo import Demo
+    from cargento.processes import LocalProcesses
     from cargento_web.telemetry.demo import DemoTelemetry
 
     demo = Demo(load_registry(env=dict(os.environ)), base_env=dict(os.environ))
     demo.start()
     try:
         registry = load_registry(env=demo.env)
-        board = BoardBuilder(registry, env=demo.env, home=demo.home).build(all_sessions=True)
+        # As `--demo` serves it: nothing running on this machine speaks for the simulated stores.
+        board = BoardBuilder(registry, env=demo.env, home=demo.home, processes=LocalProcesses(listing=False)).build(
+            all_sessions=True
+        )
         found = vocabularies(registry, demo.env, "http://127.0.0.1:4318")
         ledger = Ledger(found)
         feeder = DemoTelemetry(ledger, lambda: board)
