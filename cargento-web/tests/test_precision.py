@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 from cargento.board import BoardBuilder
-from cargento.processes import LocalProcesses
 from cargento.demo import Demo
 from cargento.events.hooks_cmd import declared_targets
 from cargento.events.vocabulary import EventVocabulary
 from cargento.forwarders.slim import slim_hook_payload
 from cargento.plugins import load_registry
+from cargento.processes import LocalProcesses
 from cargento.testing.testdata import require_captures_root
 from cargento_web.runtime.alerts import CONFIRM, Pending
 from cargento_web.runtime.hub import EventHub
