@@ -106,11 +106,7 @@ def test_a_session_with_two_terminals_attached_shows_no_control(
     page = page_for(server.url + "/#n=attention")
     page.wait_for_selector(".needs", timeout=10_000)
     # The coverage line follows the board that counted both clients: wait for it, not race it.
-    page.wait_for_function(
-        "document.querySelector('.coverage') && "
-        "document.querySelector('.coverage').innerText.includes('1 have more than one terminal attached')",
-        timeout=20_000,
-    )
+    page.locator(".coverage", has_text="1 have more than one terminal attached").wait_for(timeout=20_000)
     assert page.query_selector("[data-focus]") is None
 
 
