@@ -386,3 +386,23 @@ def test_the_presence_route_takes_a_tabs_report_and_refuses_a_bad_one(
     assert httpx.post(server.url + "/api/presence", json=hidden, headers=own).status_code == 200
     assert not hub.presence.showing("claude", "s1", hub.clock())
     hub.close()
+
+
+def test_quiet_hours_hold_a_tripwire_and_a_departure_too(tmp_path: Path) -> None:
+    """The non-urgent raises the cockpit and the observer send (a tripped stage condition, an
+    unasked departure) are held in quiet hours like a wait; outside them they raise."""
+    from datetime import timezone
+
+    from cargento.quiethours import parse_window
+
+    zone = timezone.utc
+    clock = Clock(datetime(2026, 12, 1, 23, 40, tzinfo=UTC))
+    hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
+    for kind in ("tripwire", "departure"):
+        assert hub.alerts.gate("claude", f"q-{kind}", "title", "body", clock.now, kind=kind) == "quiet"
+    for minute, kind in ((0, "tripwire"), (1, "departure")):  # a minute apart: past any floor
+        clock.now = datetime(2026, 12, 2, 7, minute, tzinfo=UTC)
+        assert hub.alerts.gate("claude", f"d-{kind}", "title", "body", clock.now, kind=kind) == "raised"
+    assert hub.alerts.drain()
+    assert sorted(d.kind for d in hub.deliveries.all()) == ["departure", "tripwire"]
+    hub.close()
