@@ -70,7 +70,7 @@ class Telemetry(Extension):
         endpoint = endpoint_for(context.options.otlp_port or 4318)
         self.vocabularies = vocabularies(context.builder.registry, context.env, endpoint)
         self.ledger = Ledger(self.vocabularies)
-        self.files = TelemetryFiles(self.ledger, [p for v in self.vocabularies.values() for p in v.files])
+        self.files = TelemetryFiles(self.ledger, [f for v in self.vocabularies.values() for f in v.files])
         self.reason = reason
         self.receiver: Receiver | None = None
         self._stop = threading.Event()
