@@ -391,11 +391,10 @@ def test_the_presence_route_takes_a_tabs_report_and_refuses_a_bad_one(
 def test_quiet_hours_hold_a_tripwire_and_a_departure_too(tmp_path: Path) -> None:
     """The non-urgent raises the cockpit and the observer send (a tripped stage condition, an
     unasked departure) are held in quiet hours like a wait; outside them they raise."""
-    from datetime import timezone
 
     from cargento.quiethours import parse_window
 
-    zone = timezone.utc
+    zone = UTC
     clock = Clock(datetime(2026, 12, 1, 23, 40, tzinfo=UTC))
     hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
     for kind in ("tripwire", "departure"):
