@@ -29,6 +29,11 @@ TOKEN = "sk-ant-oat01-" + "Z" * 48
 
 
 def _load() -> ModuleType:
+    # One copy per process: this file is also loaded by the browser test beside it, and the
+    # server imports the feature by name, so both must reach the same HANDLER.
+    loaded = sys.modules.get(FEATURE)
+    if loaded is not None:
+        return loaded
     spec = importlib.util.spec_from_file_location(FEATURE, Path(__file__).with_name("capacity_standin.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -25,6 +25,9 @@ FEATURE = "cargento_web_tests_counter_feature"
 
 
 def _load_counter() -> ModuleType:
+    loaded = sys.modules.get(FEATURE)
+    if loaded is not None:  # one copy per process, the one the server imports by name
+        return loaded
     spec = importlib.util.spec_from_file_location(FEATURE, Path(__file__).with_name("counter_feature.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
