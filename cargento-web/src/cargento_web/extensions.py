@@ -47,7 +47,9 @@ log = logging.getLogger("cargento_web")
 #: Every feature module, in the order their routes and document keys are added. A module
 #: offers ``create(context) -> Extension | None`` and, when it keeps a store on disk,
 #: ``own_stores(env) -> Iterable[OwnStore]``.
-FEATURES: tuple[str, ...] = ()
+FEATURES: tuple[str, ...] = (
+    "cargento_web.observer",
+)
 
 
 @attrs.frozen(kw_only=True)

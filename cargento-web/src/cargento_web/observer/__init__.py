@@ -1,0 +1,305 @@
+"""The observer: drift readings on request, departures, and unasked checks (issue 16).
+
+A reading sends a bounded, redacted account of a session (:mod:`.account`, :mod:`.prompt`) and
+the words you typed against it (read through the annotation store, :mod:`.annotated`) to a CLI
+installed on this machine (:mod:`.providers`, :mod:`.runner`), and records, per line, whether the
+work is consistent with it, departs from it, or cannot be told. Permission (:mod:`.consent`), the
+rolling budget (:mod:`.budget`), the per-session record (:mod:`.sidecars`) and the unasked lane's
+raises (:mod:`.departures`, :mod:`.unasked`) each keep a store under the state folder.
+``POST /api/reading`` and its cancel are in :mod:`.routes`; the published share of ``/api/data``
+is the ``observer`` key (:meth:`Observer.document`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cargento.board import Board, BoardSession
+from cargento.diagnose import OwnStore
+from cargento.statedir import state_dir as default_state_dir
+from starlette.routing import BaseRoute
+
+from cargento_web.extensions import Extension, ExtensionContext
+
+from .account import WORK_HARNESSES
+from .annotated import AnnotatedIntents
+from .budget import BUDGET_FILE, BudgetStore
+from .consent import CONSENT_FILE, ConsentStore, forget
+from .departures import DEPARTURES_FILE, DeparturesStore
+from .intents import Intent, IntentSource
+from .jsonstore import StoreUnavailable, inspect
+from .prompt import PROMPT_LIMIT
+from .providers import PROVIDERS, Route, route_for
+from .routes import reading_routes
+from .runner import TIMEOUT_S
+from .service import Readings, later_directions
+from .sidecars import Sidecars
+from .unasked import UnaskedChecks
+
+if TYPE_CHECKING:
+    from cargento_web.app import Guard
+
+__all__ = ["Observer", "create", "forget", "own_stores"]
+
+_ROUTE_TTL_S = 15.0
+
+
+class Observer(Extension):
+    name = "observer"
+
+    def __init__(self, context: ExtensionContext, *, intents: IntentSource | None = None) -> None:
+        self.context = context
+        options = context.options
+        self.off = bool(options.no_annotations)
+        self.model_off = options.observer_model is False
+        folder = context.state_dir
+        self.consent = ConsentStore(folder)
+        self.budget = BudgetStore(folder)
+        self.departures = DeparturesStore(folder)
+        self.sidecars = Sidecars(folder)
+        self.annotated = intents or AnnotatedIntents(folder, off=self.off)
+        self._routes: dict[str, tuple[float, Route]] = {}
+        self._lock = threading.Lock()
+        self.home = Path(context.builder.home) if getattr(context.builder, "home", None) else Path.home()
+        self.readings = Readings(
+            intents=self.annotated,
+            consent=self.consent,
+            budget=self.budget,
+            sidecars=self.sidecars,
+            env=context.env,
+            home=self.home,
+            changed=context.changed,
+        )
+        self.sidecars.load()
+        self.recovered = self.sidecars.recover()
+        self._seeded = not context.demo
+        self.unasked: UnaskedChecks | None = None
+        if options.unasked_readings and not self.model_off and not self.off:
+            self.unasked = UnaskedChecks(
+                intents=self.annotated,
+                departures=self.departures,
+                consent=self.consent,
+                route=self.route,
+                env=context.env,
+                home=self.home,
+                changed=context.changed,
+            )
+        on_discard = getattr(self.annotated, "on_discard", None)
+        if on_discard is not None:
+            on_discard(self._withdraw)
+
+    # -- what the routes ask --------------------------------------------------------------
+
+    def refusal(self) -> tuple[str, str] | None:
+        if self.off:
+            return (
+                "annotations-off",
+                "annotations are off for this run (--no-annotations), so there is nothing to read against",
+            )
+        if self.model_off:
+            return ("model-off", "every model call is refused for this run (--no-observer-model)")
+        closed = self.annotated.closed()
+        if closed is not None:
+            return ("gate-closed", f"the reading gate is closed: {closed}")
+        return None
+
+    def route(self, harness: str) -> Route:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._routes.get(harness)
+            if cached is not None and now - cached[0] < _ROUTE_TTL_S:
+                return cached[1]
+        found = route_for(harness, self.context.env)
+        with self._lock:
+            self._routes[harness] = (now, found)
+        return found
+
+    def session(self, harness: str, sid: str) -> BoardSession | None:
+        board = self.context.latest_board()
+        if board is None:
+            return None
+        return next((s for s in board.sessions if s.harness == harness and s.session_id == sid), None)
+
+    def intent(self, harness: str, sid: str) -> Intent | None:
+        found = self.annotated.intent(harness, sid)
+        if found is not None:
+            return found
+        if self.context.options.observer_model is True and harness in ("claude", "codex"):
+            session = self.session(harness, sid)
+            if session is not None and session.instruction is not None and session.instruction.at is not None:
+                return Intent(harness=harness, sid=sid, goal=session.instruction.text[:240], goal_source="prompt")
+        return None
+
+    def disclosure(self, harness: str, provider: str) -> dict[str, Any]:
+        found = PROVIDERS[provider]
+        if harness in WORK_HARNESSES:
+            what = (
+                "the checks the session ran with the last 180 characters each printed, and the paths of the files it wrote"
+                if harness == "claude"
+                else "the demonstrated work results, with the last 180 characters of each"
+            )
+            reads = f"Your goal and outcome lines, the session's instructions, tasks, dispatches and gate decisions; {what} only once you allow tool output for this destination."
+        else:
+            reads = "Your goal and outcome lines, and the session's instructions, dispatches and gate decisions. Cargento can't read work from this harness."
+        return {
+            "provider": provider,
+            "label": found.label,
+            "destination": found.destination,
+            "command": found.command_line(),
+            "reads": reads,
+            "limit_bytes": PROMPT_LIMIT,
+            "timeout_s": int(TIMEOUT_S),
+            "tool_output_allowed": self.consent.tool_output_allowed(provider),
+        }
+
+    def _withdraw(self, harness: str, sid: str) -> None:
+        try:
+            self.departures.withdraw(harness, sid)
+        except StoreUnavailable:
+            return
+        self.context.changed()
+
+    # -- the extension -------------------------------------------------------------------
+
+    def routes(self, guard: Guard) -> Sequence[BaseRoute]:
+        return reading_routes(self, guard)
+
+    def on_board(self, board: Board) -> None:
+        if not self._seeded:
+            from .demo import seed
+
+            self._seeded = seed(self, board)
+        if self.unasked is not None:
+            self.unasked.on_board(board)
+
+    def document(self) -> Mapping[str, Any]:
+        if self.off:
+            off = self.refusal()
+            return {"observer": {"on": False, "reason": off[1] if off else None}}
+        board = self.context.latest_board()
+        sessions: dict[str, dict[str, Any]] = {}
+        harnesses = sorted({s.harness for s in board.sessions}) if board else []
+        try:
+            unasked = self.departures.read()
+        except StoreUnavailable:
+            unasked = {"raises": [], "checks": []}
+        intents = {(i.harness, i.sid): i for i in self.annotated.every()}
+        keys = set(self.sidecars.every()) | {
+            (r.get("harness"), r.get("sid")) for r in unasked["raises"] + unasked["checks"]
+        }
+        keys |= {(f.harness, f.sid) for f in self.readings.flights()}
+        keys |= set(intents)
+        for harness, sid in keys:
+            if not isinstance(harness, str) or not isinstance(sid, str):
+                continue
+            record = self.sidecars.get(harness, sid) or {}
+            flight = self.readings.flight(harness, sid)
+            intent = intents.get((harness, sid))
+            session = self.session(harness, sid)
+            readings = list(record.get("readings") or [])
+            raises = [r for r in unasked["raises"] if r.get("harness") == harness and r.get("sid") == sid]
+            checks = [c for c in unasked["checks"] if c.get("harness") == harness and c.get("sid") == sid]
+            departed_at = _departed_at(readings, raises)
+            sessions[f"{harness}/{sid}"] = {
+                "harness": harness,
+                "sid": sid,
+                "revision": intent.revision if intent else None,
+                "goal_source": intent.goal_source if intent else None,
+                "readings": readings,
+                "attempts": list(record.get("attempts") or [])[-6:],
+                "attempt_count": len(record.get("attempts") or []),
+                "flight": flight.as_dict() if flight else None,
+                "asked": [dict(r, kind="asked") for r in readings if r.get("departed")],
+                "unasked": raises,
+                "checks": len(checks),
+                "last_check": checks[-1] if checks else None,
+                "conflict": later_directions(session, intent) if intent else [],
+                "departed_at": departed_at,
+            }
+        try:
+            budget = self.budget.status()
+        except StoreUnavailable:
+            budget = None
+        try:
+            consent: dict[str, Any] | None = self.consent.as_dict()
+        except StoreUnavailable:
+            consent = None
+        why = self.refusal()
+        return {
+            "observer": {
+                "on": why is None,
+                "reason": why[1] if why else None,
+                "reason_key": why[0] if why else None,
+                "routes": {h: self.route(h).as_dict() for h in harnesses},
+                "disclosures": {
+                    h: self.disclosure(h, r.provider) for h in harnesses if (r := self.route(h)).provider is not None
+                },
+                "sessions": sessions,
+                "budget": budget,
+                "consent": consent,
+                "unasked": {
+                    "on": self.unasked is not None,
+                    "limits": self.unasked.limits() if self.unasked else None,
+                    "ever": bool(unasked["raises"] or unasked["checks"]),
+                },
+            }
+        }
+
+    def page_config(self) -> Mapping[str, Any]:
+        why = self.refusal()
+        return {
+            "on": why is None,
+            "reason": why[1] if why else None,
+            "annotations": not self.off,
+            "model_off": self.model_off,
+            "unasked": self.unasked is not None,
+            "cap": self.budget.cap,
+            "limit_bytes": PROMPT_LIMIT,
+            "timeout_s": int(TIMEOUT_S),
+            "work_harnesses": list(WORK_HARNESSES),
+        }
+
+    def own_stores(self) -> Iterable[OwnStore]:
+        found = [self.consent.store.own_store(), self.budget.store.own_store(), self.departures.store.own_store()]
+        found += [
+            OwnStore(name="observer sidecars", path=str(self.sidecars.folder), status="reset", detail=d)
+            for d in self.sidecars.resets
+        ]
+        return found
+
+    def close(self) -> None:
+        self.readings.close()
+        if self.unasked is not None:
+            self.unasked.close()
+
+
+def _departed_at(readings: list[dict[str, Any]], raises: list[dict[str, Any]]) -> str | None:
+    """When the departure on record was raised: the newest reading's, when it departed, or an
+    unasked raise newer than the newest reading."""
+    newest = readings[-1] if readings else None
+    candidates: list[str] = []
+    if newest is not None and newest.get("departed"):
+        candidates.append(str(newest.get("at")))
+    for raised in raises:
+        if newest is None or str(raised.get("at")) > str(newest.get("at")):
+            candidates.append(str(raised.get("at")))
+    return max(candidates) if candidates else None
+
+
+def create(context: ExtensionContext) -> Observer:
+    """Always an extension: under ``--no-annotations`` or ``--no-observer-model`` it stays to
+    answer ``POST /api/reading`` with 503 and say why on the page."""
+    return Observer(context)
+
+
+def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+    folder = default_state_dir(env)
+    return [
+        inspect("reading permission", folder / CONSENT_FILE, 16 * 1024),
+        inspect("reading budget", folder / BUDGET_FILE, 16 * 1024),
+        inspect("departures", folder / DEPARTURES_FILE, 512 * 1024),
+    ]

@@ -1,0 +1,92 @@
+"""Reading permission, remembered across tabs and restarts: ``cargento-reading-consent.json``.
+
+Permission is per provider: the first authorised press (``"allow": true``) allows the provider
+its route named and no other. Tool output (a Claude Code session's check output and written
+paths, a Pi session's work results) is a second, separate permission per provider, given beside
+the button that names its destination. Turn off readings revokes both; ``--forget`` clears the
+file (:func:`forget`) and leaves the spend record of :mod:`.budget` alone. Goal summaries keep
+a permission of their own here too (``summaries``), which readings never use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .jsonstore import JsonStore
+
+__all__ = ["CONSENT_FILE", "ConsentStore", "forget"]
+
+CONSENT_FILE = "cargento-reading-consent.json"
+_LIMIT = 16 * 1024
+
+
+def _empty() -> dict[str, Any]:
+    return {"version": 1, "providers": {}, "tool_output": {}, "summaries": {}}
+
+
+class ConsentStore:
+    def __init__(self, state_dir: Path) -> None:
+        self.store = JsonStore("reading permission", state_dir / CONSENT_FILE, limit=_LIMIT, empty=_empty)
+
+    def _section(self, name: str) -> dict[str, Any]:
+        value = self.store.read().get(name)
+        return value if isinstance(value, dict) else {}
+
+    def allowed(self, provider: str) -> bool:
+        return provider in self._section("providers")
+
+    def tool_output_allowed(self, provider: str) -> bool:
+        return provider in self._section("tool_output")
+
+    def summaries_allowed(self) -> bool:
+        return "codex" in self._section("summaries")
+
+    def allow(self, provider: str, *, tool_output: bool | None = None) -> None:
+        now = datetime.now(UTC).isoformat()
+
+        def change(data: dict[str, Any]) -> None:
+            data.setdefault("providers", {})[provider] = {"at": now}
+            if tool_output is True:
+                data.setdefault("tool_output", {})[provider] = {"at": now}
+            elif tool_output is False:
+                data.setdefault("tool_output", {}).pop(provider, None)
+
+        self.store.update(change)
+
+    def allow_summaries(self, on: bool) -> None:
+        def change(data: dict[str, Any]) -> None:
+            summaries = data.setdefault("summaries", {})
+            if on:
+                summaries["codex"] = {"at": datetime.now(UTC).isoformat()}
+            else:
+                summaries.pop("codex", None)
+
+        self.store.update(change)
+
+    def revoke(self) -> None:
+        """Turn off readings: every provider's permission and every tool-output permission."""
+
+        def change(data: dict[str, Any]) -> None:
+            data["providers"] = {}
+            data["tool_output"] = {}
+
+        self.store.update(change)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "providers": sorted(self._section("providers")),
+            "tool_output": sorted(self._section("tool_output")),
+            "summaries": self.summaries_allowed(),
+        }
+
+
+def forget(state_dir: Path) -> list[Path]:
+    """``--forget``: clear reading permission (the spend record stays). Returns what it removed."""
+    path = state_dir / CONSENT_FILE
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+        return [path]
+    return []
