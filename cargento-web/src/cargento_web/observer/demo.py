@@ -8,6 +8,7 @@ ranking and DEPARTURES RAISED TO YOU all show. Nothing is sent anywhere.
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -38,17 +39,15 @@ def _words(observer: Observer, session: BoardSession, words: dict[str, Any], at:
     if store is None:
         return None
     try:
-        from cargento_web.annotations.records import Revision, Words, lines_of
+        records: Any = importlib.import_module("cargento_web.annotations.records")
     except ImportError:
         return None
-    revision = Revision(number=1, at=at, goal=words["goal"], lines=lines_of(words["lines"]))
+    revision = records.Revision(number=1, at=at, goal=words["goal"], lines=records.lines_of(words["lines"]))
 
     def change(current: Any) -> Any:
-        return (
-            current
-            if current is not None
-            else Words(harness=session.harness, sid=session.session_id, revisions=(revision,))
-        )
+        if current is not None:
+            return current
+        return records.Words(harness=session.harness, sid=session.session_id, revisions=(revision,))
 
     store.update(session.harness, session.session_id, change, at)
     return 1
