@@ -48,6 +48,7 @@ log = logging.getLogger("cargento_web")
 #: offers ``create(context) -> Extension | None`` and, when it keeps a store on disk,
 #: ``own_stores(env) -> Iterable[OwnStore]``.
 FEATURES: tuple[str, ...] = (
+    "cargento_web.annotations",
     "cargento_web.observer",
 )
 

@@ -1,0 +1,44 @@
+"""What you asked each session to achieve: the goal and expected outcome lines you typed.
+
+The feature keeps ``cargento-annotations.json`` (:mod:`.store`), answers ``POST /api/annotate``
+and ``GET /api/annotations`` (:mod:`.routes`), publishes the words of the sessions on the board
+in ``/api/data`` under ``annotations`` (:mod:`.summary`), builds the Intent log
+(:mod:`.intent`) and seeds a few annotated demo sessions (:mod:`.demo`). Under
+``--no-annotations`` the store is neither read nor written and the routes answer 503.
+
+Other features reach the run's store with :func:`store_of`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from cargento.diagnose import OwnStore
+from cargento.statedir import state_dir
+
+from cargento_web.annotations.extension import AnnotationsExtension
+from cargento_web.annotations.store import ANNOTATIONS_FILE, AnnotationStore
+from cargento_web.extensions import Extension, ExtensionContext, Extensions
+
+__all__ = ["AnnotationsExtension", "create", "own_stores", "store_of"]
+
+
+def create(context: ExtensionContext) -> Extension:
+    """The feature for this run; under ``--no-annotations`` it is off but still answers its
+    routes with 503 and tells the page why, so nothing reads as "nothing typed"."""
+    return AnnotationsExtension(context)
+
+
+def store_of(extensions: Extensions | Iterable[Extension]) -> AnnotationStore | None:
+    """The run's annotation store, or ``None`` when the feature is off or not loaded."""
+    items = extensions.items if isinstance(extensions, Extensions) else extensions
+    for item in items:
+        if isinstance(item, AnnotationsExtension):
+            return item.store
+    return None
+
+
+def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+    """For ``cargento --diagnose``: where the store is and whether it reads."""
+    store = AnnotationStore(state_dir(env) / ANNOTATIONS_FILE)
+    return [store.own_store()]
