@@ -1,73 +1,50 @@
 """``--demo``: one session with a recorded departure and one with a consistent reading.
 
-Seeded once, on the first board that holds two sessions: words are written through the
-annotation store (when the annotation feature is part of the build), and each session's sidecar
-gets one stored reading and its attempt, so the Drift section, the Drift mark, the Sessions
-ranking and DEPARTURES RAISED TO YOU all show. Nothing is sent anywhere.
+Seeded once, on the first board holding two annotated sessions (the annotations feature seeds
+its words on the same board, before this runs). The departure goes on a session with no later
+direction to settle (a departure is never stated while one is unsettled), the consistent reading
+on another; each gets one stored reading and its attempt in its sidecar, recorded against its
+words too, so the Drift section, the Drift mark, the Sessions ranking and DEPARTURES RAISED TO
+YOU all show. Nothing is sent anywhere and the budget is not touched.
 """
 
 from __future__ import annotations
 
-import importlib
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board, BoardSession
+
+from .intents import Intent
+from .service import later_directions
 
 if TYPE_CHECKING:
     from . import Observer
 
 __all__ = ["seed"]
 
-_DEPARTED = {
-    "goal": "Fix the flaky retry test without touching the public API",
-    "lines": ["The retry test passes ten runs in a row", "No public function changes its signature"],
-    "rows": [
-        ("consistent", "check ran: pytest tests/test_retry.py -x --count 10 — output ends: 10 passed in 4.1s"),
-        ("departs", "file written (Edit): src/fetcher/api.py — the session renamed fetch() to fetch_with_retry()"),
-    ],
-}
-_CONSISTENT = {
-    "goal": "Document the new configuration keys",
-    "lines": ["README lists every key with its default"],
-    "rows": [("consistent", "file written (Write): docs/configuration.md")],
-}
+_DEPARTS = "file written (Edit): src/api/public.py — the session changed a public function's signature"
+_CONSISTENT = "check ran: pytest -q — output ends: 48 passed in 3.2s"
 
 
-def _words(observer: Observer, session: BoardSession, words: dict[str, Any], at: datetime) -> int | None:
-    store = observer.annotated.store if hasattr(observer.annotated, "store") else None
-    if store is None:
-        return None
-    try:
-        records: Any = importlib.import_module("cargento_web.annotations.records")
-    except ImportError:
-        return None
-    revision = records.Revision(number=1, at=at, goal=words["goal"], lines=records.lines_of(words["lines"]))
-
-    def change(current: Any) -> Any:
-        if current is not None:
-            return current
-        return records.Words(harness=session.harness, sid=session.session_id, revisions=(revision,))
-
-    store.update(session.harness, session.session_id, change, at)
-    return 1
-
-
-def _reading(observer: Observer, session: BoardSession, words: dict[str, Any], at: datetime) -> None:
-    revision = _words(observer, session, words, at - timedelta(minutes=30))
-    items = words["lines"] or [words["goal"]]
+def _reading(observer: Observer, session: BoardSession, intent: Intent, at: datetime, *, departs: bool) -> None:
     rows = [
-        {"n": n, "line": line, "verdict": verdict, "evidence": evidence}
-        for n, (line, (verdict, evidence)) in enumerate(zip(items, words["rows"], strict=True), 1)
+        {
+            "n": n,
+            "line": line,
+            "verdict": "departs" if departs and n == len(intent.items) else "consistent",
+            "evidence": _DEPARTS if departs and n == len(intent.items) else _CONSISTENT,
+        }
+        for n, line in enumerate(intent.items, 1)
     ]
     reading = {
         "kind": "reading",
         "at": at.isoformat(),
-        "revision": revision,
+        "revision": intent.revision,
         "provider": "codex",
-        "goal_source": "typed",
+        "goal_source": intent.goal_source,
         "rows": rows,
-        "departed": any(r["verdict"] == "departs" for r in rows),
+        "departed": departs,
         "withheld": False,
         "tool_output": session.harness == "claude",
         "bytes": 2048,
@@ -78,7 +55,7 @@ def _reading(observer: Observer, session: BoardSession, words: dict[str, Any], a
     attempt = {
         "attempt": 1,
         "provider": "codex",
-        "revision": revision,
+        "revision": intent.revision,
         "started_at": (at - timedelta(seconds=20)).isoformat(),
         "ended_at": at.isoformat(),
         "spent": True,
@@ -94,12 +71,19 @@ def _reading(observer: Observer, session: BoardSession, words: dict[str, Any], a
 
 
 def seed(observer: Observer, board: Board) -> bool:
-    """Seed the demo's two sessions; True once done (or nothing can be seeded)."""
-    candidates = [s for s in board.sessions if s.state != "needs_input"] or list(board.sessions)
-    if len(candidates) < 2:
+    """Seed the demo's two readings; True once done."""
+    annotated: list[tuple[BoardSession, Intent]] = []
+    for session in board.sessions:
+        found = observer.annotated.intent(session.harness, session.session_id)
+        if found is not None and found.items:
+            annotated.append((session, found))
+    if len(annotated) < 2:
         return False
+    calm = [pair for pair in annotated if not later_directions(pair[0], pair[1])]
+    departed = calm[0] if calm else annotated[0]
+    consistent = next(pair for pair in annotated if pair[0].key != departed[0].key)
     now = datetime.now(UTC)
-    _reading(observer, candidates[0], _DEPARTED, now - timedelta(minutes=12))
-    _reading(observer, candidates[1], _CONSISTENT, now - timedelta(minutes=5))
+    _reading(observer, departed[0], departed[1], now - timedelta(minutes=12), departs=True)
+    _reading(observer, consistent[0], consistent[1], now - timedelta(minutes=5), departs=False)
     observer.context.changed()
     return True
