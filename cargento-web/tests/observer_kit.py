@@ -26,7 +26,7 @@ here = pathlib.Path(__file__).resolve().parent
 name = pathlib.Path(__file__).name
 prompt = sys.stdin.read()
 with open(here / (name + ".calls"), "a") as fh:
-    fh.write(json.dumps({{"argv": sys.argv[1:], "prompt": prompt, "cwd": os.getcwd()}}) + "\\n")
+    fh.write(json.dumps({{"argv": sys.argv[1:], "prompt": prompt, "cwd": os.getcwd(), "pid": os.getpid()}}) + "\\n")
 mode_file = here / "mode"
 mode = mode_file.read_text().strip() if mode_file.exists() else "consistent"
 if mode == "hang":
@@ -84,7 +84,13 @@ class FakeIntents:
         return True
 
 
-def intent(sid: str = SID, *, goal: str = "Fix the retry test", lines: Sequence[str] = ("tests pass",), saved: datetime | None = None) -> Intent:
+def intent(
+    sid: str = SID,
+    *,
+    goal: str = "Fix the retry test",
+    lines: Sequence[str] = ("tests pass",),
+    saved: datetime | None = None,
+) -> Intent:
     return Intent(
         harness="claude",
         sid=sid,
@@ -106,7 +112,9 @@ def claude_home(root: Path, *, output: str = "12 passed", sessions: Sequence[str
         session.prompt("make the retry test pass", now - 120)
         check = session.tool("Bash", now - 100, input={"command": "pytest tests/test_retry.py"})
         session.result(check, now - 95, output=output)
-        write = session.tool("Edit", now - 90, input={"file_path": "/w/proj/src/retry.py", "old_string": "a", "new_string": "b"})
+        write = session.tool(
+            "Edit", now - 90, input={"file_path": "/w/proj/src/retry.py", "old_string": "a", "new_string": "b"}
+        )
         session.result(write, now - 89, output="edited")
     return store.home
 
@@ -117,7 +125,11 @@ def post(server: Any, path: str, body: object, **headers: str) -> httpx.Response
 
 
 def press(server: Any, sid: str = SID, *, provider: str = "claude", **extra: Any) -> httpx.Response:
-    return post(server, "/api/reading", {"harness": "claude", "sid": sid, "provider": provider, "press": True, "observer_model": 1, **extra})
+    return post(
+        server,
+        "/api/reading",
+        {"harness": "claude", "sid": sid, "provider": provider, "press": True, "observer_model": 1, **extra},
+    )
 
 
 def observer_doc(server: Any) -> dict[str, Any]:

@@ -56,12 +56,26 @@ def words(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeIntents]:
     yield held
 
 
-def _serve(serve: Any, builder_for: Any, tmp_path: Path, *, bin_dir: Path | None = None, options: Options | None = None, output: str = "12 passed", state: Path | None = None) -> Any:
+def _serve(
+    serve: Any,
+    builder_for: Any,
+    tmp_path: Path,
+    *,
+    bin_dir: Path | None = None,
+    options: Options | None = None,
+    output: str = "12 passed",
+    state: Path | None = None,
+) -> Any:
     from cargento_harness_claude import plugin as claude
 
     home = claude_home(tmp_path, output=output, sessions=(SID, OTHER))
     env = {"PATH": str(bin_dir if bin_dir is not None else fake_bin(tmp_path / "bin"))}
-    server = serve(builder_for([("claude", claude)], home, env=env), features=FEATURE, options=options, state_dir=state or tmp_path / "state")
+    server = serve(
+        builder_for([("claude", claude)], home, env=env),
+        features=FEATURE,
+        options=options,
+        state_dir=state or tmp_path / "state",
+    )
     httpx.get(server.url + "/api/data", timeout=10)  # the first board
     return server
 
@@ -75,7 +89,9 @@ def _stored(doc: dict[str, Any]) -> bool:
     return bool(s.get("attempts")) and s.get("flight") is None
 
 
-def test_the_guard_the_cap_on_the_body_and_the_shape_of_the_body(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_the_guard_the_cap_on_the_body_and_the_shape_of_the_body(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     server = _serve(serve, builder_for, tmp_path)
     assert httpx.get(server.url + "/api/reading", timeout=5).status_code == 405
     foreign = post(server, "/api/reading", {"press": True}, Origin="http://evil.example")
@@ -84,7 +100,9 @@ def test_the_guard_the_cap_on_the_body_and_the_shape_of_the_body(serve: Any, bui
     assert navigation.status_code == 403
     big = post(server, "/api/reading", {"press": True, "pad": "x" * 12_300})
     assert big.status_code == 413
-    assert post(server, "/api/reading", {"harness": "claude", "sid": SID}).status_code == 400, "press and observer_model are required"
+    assert post(server, "/api/reading", {"harness": "claude", "sid": SID}).status_code == 400, (
+        "press and observer_model are required"
+    )
     assert post(server, "/api/reading", [1]).status_code == 400
     assert calls(tmp_path / "bin", "claude") == []
 
@@ -103,7 +121,9 @@ def test_refused_for_the_run_with_503(serve: Any, builder_for: Any, tmp_path: Pa
     assert "could not be read whole" in answer.json()["error"]
 
 
-def test_unavailable_permission_storage_is_503(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_unavailable_permission_storage_is_503(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     state = tmp_path / "state"
     (state / CONSENT_FILE).mkdir(parents=True)  # a folder where the file should be: unreadable
     server = _serve(serve, builder_for, tmp_path, state=state)
@@ -111,7 +131,9 @@ def test_unavailable_permission_storage_is_503(serve: Any, builder_for: Any, tmp
     assert answer.status_code == 503 and answer.json()["reason"] == "permission-storage"
 
 
-def test_no_provider_on_this_machine_is_503_with_the_route_and_its_reason(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_no_provider_on_this_machine_is_503_with_the_route_and_its_reason(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     server = _serve(serve, builder_for, tmp_path, bin_dir=empty)
@@ -120,10 +142,14 @@ def test_no_provider_on_this_machine_is_503_with_the_route_and_its_reason(serve:
     body = answer.json()
     assert body["reason"] == "no-provider" and body["route"]["provider"] is None
     assert "neither the Claude Code CLI (claude) nor the Codex CLI (codex)" in body["route"]["reason"]
-    assert observer_doc(server)["routes"]["claude"]["reason"] == body["route"]["reason"], "the page shows the same reason"
+    assert observer_doc(server)["routes"]["claude"]["reason"] == body["route"]["reason"], (
+        "the page shows the same reason"
+    )
 
 
-def test_provider_changed_is_409_with_the_current_route_and_nothing_saved_or_spent(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_provider_changed_is_409_with_the_current_route_and_nothing_saved_or_spent(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     only_codex = fake_bin(tmp_path / "bin", names=("codex",))
     server = _serve(serve, builder_for, tmp_path, bin_dir=only_codex)
     answer = press(server, provider="claude", allow=True)
@@ -135,7 +161,9 @@ def test_provider_changed_is_409_with_the_current_route_and_nothing_saved_or_spe
     assert press(server, provider=None).json()["reason"] == "provider-changed", "a missing provider is a changed one"  # type: ignore[arg-type]
 
 
-def test_without_consent_403_then_allow_and_analyze_reads_and_remembers(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_without_consent_403_then_allow_and_analyze_reads_and_remembers(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     server = _serve(serve, builder_for, tmp_path)
     refused = press(server)
     assert refused.status_code == 403 and refused.json()["reason"] == "consent"
@@ -144,27 +172,47 @@ def test_without_consent_403_then_allow_and_analyze_reads_and_remembers(serve: A
     assert observer_doc(server)["budget"]["used"] == 0
     started = press(server, allow=True)
     assert started.status_code == 202, started.text
-    assert started.json()["flight"]["steps"] == ["Preparing what is sent", "Waiting for the Claude Code CLI", "Checking the reply"]
+    assert started.json()["flight"]["steps"] == [
+        "Preparing what is sent",
+        "Waiting for the Claude Code CLI",
+        "Checking the reply",
+    ]
     doc = wait_for(server, _stored)
     reading = session_of(doc)["readings"][-1]
     assert [r["verdict"] for r in reading["rows"]] == ["consistent"]
     assert session_of(doc)["attempts"][-1]["ending"] == "stored"
     assert doc["budget"]["used"] == 1, "the counter shows the recorded model request"
     assert words.recorded and words.recorded[-1][2]["rows"] == reading["rows"], "recorded against the words"
-    assert json.loads((tmp_path / "state" / CONSENT_FILE).read_text())["providers"].keys() == {"claude"}, "that provider only"
+    assert json.loads((tmp_path / "state" / CONSENT_FILE).read_text())["providers"].keys() == {"claude"}, (
+        "that provider only"
+    )
     again = press(server)
     assert again.status_code == 202, "the answer is remembered"
     wait_for(server, lambda d: session_of(d)["attempt_count"] == 2 and session_of(d)["flight"] is None)
 
 
-def test_what_is_sent_is_bounded_redacted_and_carries_tool_output_only_once_allowed(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_what_is_sent_is_bounded_redacted_and_carries_tool_output_only_once_allowed(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     long_output = "x" * 5000 + f" token={SECRET} " + "tail-of-the-check-output 12 passed"
     server = _serve(serve, builder_for, tmp_path, output=long_output)
     assert press(server, allow=True).status_code == 202
     wait_for(server, _stored)
     first = calls(tmp_path / "bin", "claude")[-1]
-    assert first["argv"] == ["-p", "--output-format", "text", "--tools", "", "--permission-mode", "plan", "--strict-mcp-config", "--no-session-persistence"]
-    assert "check ran" not in first["prompt"] and "/w/proj/src/retry.py" not in first["prompt"], "no tool output without consent"
+    assert first["argv"] == [
+        "-p",
+        "--output-format",
+        "text",
+        "--tools",
+        "",
+        "--permission-mode",
+        "plan",
+        "--strict-mcp-config",
+        "--no-session-persistence",
+    ]
+    assert "check ran" not in first["prompt"] and "/w/proj/src/retry.py" not in first["prompt"], (
+        "no tool output without consent"
+    )
     assert "tool output was not sent" in first["prompt"]
     assert "1. tests pass" in first["prompt"] and "GOAL: Fix the retry test" in first["prompt"]
     assert Path(first["cwd"]).name.startswith("cargento-reading-"), "run from an empty scratch folder"
@@ -190,7 +238,11 @@ def test_a_huge_account_is_cut_to_16384_bytes(serve: Any, builder_for: Any, tmp_
     for i in range(200):
         check = session.tool("Bash", now - 290 + i, input={"command": f"pytest -k case_{i} " + "y" * 200})
         session.result(check, now - 290 + i, output="z" * 400)
-    server = serve(builder_for([("claude", claude)], store.home, env={"PATH": str(fake_bin(tmp_path / "bin"))}), features=FEATURE, state_dir=tmp_path / "state")
+    server = serve(
+        builder_for([("claude", claude)], store.home, env={"PATH": str(fake_bin(tmp_path / "bin"))}),
+        features=FEATURE,
+        state_dir=tmp_path / "state",
+    )
     httpx.get(server.url + "/api/data", timeout=10)
     assert press(server, allow=True, tool_output=True).status_code == 202
     wait_for(server, _stored)
@@ -201,9 +253,15 @@ def test_a_huge_account_is_cut_to_16384_bytes(serve: Any, builder_for: Any, tmp_
 
 @pytest.mark.parametrize(
     ("mode", "detail"),
-    [("fail", "exited with status 3"), ("garbage", "the reply was not a reading of each line"), ("hang", "did not answer within 1 seconds")],
+    [
+        ("fail", "exited with status 3"),
+        ("garbage", "the reply was not a reading of each line"),
+        ("hang", "did not answer within 1 seconds"),
+    ],
 )
-def test_a_failed_request_is_recorded_unconfirmed_counts_and_is_never_retried(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents, mode: str, detail: str) -> None:
+def test_a_failed_request_is_recorded_unconfirmed_counts_and_is_never_retried(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents, mode: str, detail: str
+) -> None:
     server = _serve(serve, builder_for, tmp_path)
     _ext(server).readings.timeout_s = 1.0
     set_mode(tmp_path / "bin", mode)
@@ -218,7 +276,9 @@ def test_a_failed_request_is_recorded_unconfirmed_counts_and_is_never_retried(se
     assert len(calls(tmp_path / "bin", "claude")) == 1, "never retried automatically"
 
 
-def test_one_call_in_flight_per_session_409_and_cancel_records_a_counted_attempt(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_one_call_in_flight_per_session_409_and_cancel_records_a_counted_attempt(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     server = _serve(serve, builder_for, tmp_path)
     set_mode(tmp_path / "bin", "hang")
     assert press(server, allow=True).status_code == 202
@@ -234,7 +294,9 @@ def test_one_call_in_flight_per_session_409_and_cancel_records_a_counted_attempt
     assert doc["budget"]["used"] == 1, "a cancelled call that was sent still counts"
 
 
-def test_a_cancel_before_anything_was_sent_spends_nothing(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cancel_before_anything_was_sent_spends_nothing(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from cargento_web.observer import service
 
     real = service.build_account
@@ -256,7 +318,9 @@ def test_a_cancel_before_anything_was_sent_spends_nothing(serve: Any, builder_fo
     assert doc["budget"]["used"] == 0 and calls(tmp_path / "bin", "claude") == []
 
 
-def test_at_the_rolling_cap_429_with_its_retry_time(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_at_the_rolling_cap_429_with_its_retry_time(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     state = tmp_path / "state"
     state.mkdir()
     oldest = datetime.now(UTC) - timedelta(hours=23)
@@ -271,14 +335,18 @@ def test_at_the_rolling_cap_429_with_its_retry_time(serve: Any, builder_for: Any
     assert calls(tmp_path / "bin", "claude") == []
 
 
-def test_no_annotated_session_by_that_name_is_200_produced_false(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_no_annotated_session_by_that_name_is_200_produced_false(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     server = _serve(serve, builder_for, tmp_path)
     answer = press(server, sid="99999999-9999-4999-8999-999999999999", allow=True)
     assert answer.status_code == 200 and answer.json()["produced"] is False
     assert observer_doc(server)["budget"]["used"] == 0
 
 
-def test_turn_off_readings_revokes_and_forget_clears_permission_but_not_the_budget(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_turn_off_readings_revokes_and_forget_clears_permission_but_not_the_budget(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     server = _serve(serve, builder_for, tmp_path)
     assert press(server, allow=True).status_code == 202
     wait_for(server, _stored)
@@ -289,10 +357,14 @@ def test_turn_off_readings_revokes_and_forget_clears_permission_but_not_the_budg
     wait_for(server, lambda d: session_of(d)["attempt_count"] == 2 and session_of(d)["flight"] is None)
     server.stop()
     assert forget(tmp_path / "state") == [tmp_path / "state" / CONSENT_FILE]
-    assert len(json.loads((tmp_path / "state" / BUDGET_FILE).read_text())["spent"]) == 2, "spend timestamps survive --forget"
+    assert len(json.loads((tmp_path / "state" / BUDGET_FILE).read_text())["spent"]) == 2, (
+        "spend timestamps survive --forget"
+    )
 
 
-def test_a_departure_is_published_with_its_time_and_a_later_direction_withholds_it(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_a_departure_is_published_with_its_time_and_a_later_direction_withholds_it(
+    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+) -> None:
     server = _serve(serve, builder_for, tmp_path)
     set_mode(tmp_path / "bin", "departs")
     assert press(server, allow=True).status_code == 202
@@ -303,8 +375,12 @@ def test_a_departure_is_published_with_its_time_and_a_later_direction_withholds_
     words.words[("claude", OTHER)] = intent(OTHER, saved=datetime.now(UTC) - timedelta(hours=1))
     other = press(server, sid=OTHER)
     assert other.status_code == 202
-    doc = wait_for(server, lambda d: bool(session_of(d, OTHER).get("attempts")) and session_of(d, OTHER)["flight"] is None)
+    doc = wait_for(
+        server, lambda d: bool(session_of(d, OTHER).get("attempts")) and session_of(d, OTHER)["flight"] is None
+    )
     o = session_of(doc, OTHER)
     assert o["conflict"] and o["conflict"][0]["text"] == "make the retry test pass", "the prompt came after the save"
     assert o["readings"][-1]["withheld"] is True and o["departed_at"] is None
-    assert [r["verdict"] for r in o["readings"][-1]["rows"]] == ["withheld"], "no departure while a later direction is unsettled"
+    assert [r["verdict"] for r in o["readings"][-1]["rows"]] == ["withheld"], (
+        "no departure while a later direction is unsettled"
+    )

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["seed"]
 
-_DEPARTS = "file written (Edit): src/api/public.py — the session changed a public function's signature"
+_DEPARTS = "file written (Edit): pyproject.toml — the account shows the session going outside what this line asks"
 _CONSISTENT = "check ran: pytest -q — output ends: 48 passed in 3.2s"
 
 

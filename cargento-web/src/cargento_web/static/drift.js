@@ -172,7 +172,7 @@ function Conflict({ rec, harness, sid, ctx }) {
   };
   return html`<div class="conflict" role="group" aria-labelledby="h-conflict">
     <h4 id="h-conflict">Conflict to settle</h4>
-    <p class="small">You gave ${plural(rec.conflict.length, "a direction", "directions")} after your newest save. Whether it changes what you asked for is yours to decide; Cargento writes nothing into the session either way.</p>
+    <p class="small">You gave ${rec.conflict.length === 1 ? "a direction" : plural(rec.conflict.length, "direction", "directions")} after your newest save. Whether it changes what you asked for is yours to decide; Cargento writes nothing into the session either way.</p>
     <ul>${rec.conflict.map((c) => html`<li><span class="muted small">${ago(since(ctx, c.at))}</span> ${c.text}</li>`)}</ul>
     <button type="button" class="btn" onClick=${settle}>still applies</button> <button type="button" class="btn" onClick=${retype}>retype</button>
     ${message ? html`<p class="small" role="status">${message}</p>` : null}
