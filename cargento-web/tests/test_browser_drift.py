@@ -1,0 +1,136 @@
+"""The Drift section in a real browser: the first press shows the disclosure and Allow and
+analyze, the "Analyzing drift" box lists the real steps with the one under way marked, a second
+tab shows the same analysis at the same step and offers no second press, Cancel stops the call
+in both, and a remembered answer reads straight away."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _load(name: str) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+kit: Any = _load("observer_kit")
+_spec = importlib.util.spec_from_file_location("cargento_web_tests_test_browser", Path(__file__).with_name("test_browser.py"))
+assert _spec is not None and _spec.loader is not None
+_TBM = sys.modules.get("cargento_web_tests_test_browser") or importlib.util.module_from_spec(_spec)
+if "cargento_web_tests_test_browser" not in sys.modules:
+    sys.modules["cargento_web_tests_test_browser"] = _TBM
+    _spec.loader.exec_module(_TBM)
+browser = _TBM.browser
+
+
+def _serve(serve: Any, builder_for: Any, tmp_path: Path) -> Any:
+    from cargento_harness_claude import plugin as claude
+
+    home = kit.claude_home(tmp_path)
+    bin_dir = kit.fake_bin(tmp_path / "bin")
+    kit.set_mode(bin_dir, "hang")
+    server = serve(
+        builder_for([("claude", claude)], home, env={"PATH": str(bin_dir)}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        state_dir=tmp_path / "state",
+    )
+    answer = httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test", "lines": ["tests pass"]}),
+        timeout=10,
+    )
+    assert answer.json()["outcome"] == "stored"
+    httpx.get(server.url + "/api/data", timeout=10)  # the first board
+    return server
+
+
+def test_the_steps_box_two_tabs_and_cancel(serve: Any, builder_for: Any, tmp_path: Path, browser: Any) -> None:
+    server = _serve(serve, builder_for, tmp_path)
+    url = f"{server.url}/#n=session::claude:{kit.SID}"
+    first = browser.new_context(viewport={"width": 1280, "height": 1000})
+    second = browser.new_context(viewport={"width": 1280, "height": 1000})
+    try:
+        a = first.new_page()
+        a.goto(url)
+        drift = a.locator("section.drift")
+        drift.get_by_role("button", name="Analyze drift").click()
+        consent = drift.get_by_role("group", name="Allow readings")
+        consent.wait_for()
+        assert "Anthropic, through the Claude Code CLI" in consent.inner_text(), "the disclosure names the destination"
+        assert kit.calls(tmp_path / "bin", "claude") == [], "the first press sends nothing"
+        consent.get_by_role("button", name="Allow and analyze").click()
+        box = drift.locator(".analyzing")
+        box.wait_for()
+        a.wait_for_selector("section.drift .analyzing li[aria-current='step']:has-text('Waiting for the Claude Code CLI')")
+        steps = box.locator("ol.steps li").all_inner_texts()
+        assert [" ".join(t.replace("(under way)", "").split()[1:]) for t in steps] == [
+            "Preparing what is sent",
+            "Waiting for the Claude Code CLI",
+            "Checking the reply",
+        ]
+        assert "attempt 1" in box.inner_text()
+        assert box.locator("details.drift-disclosure").count() == 1, "the disclosure stays beside the box"
+        b = second.new_page()
+        b.goto(url)
+        b.wait_for_selector("section.drift .analyzing li[aria-current='step']:has-text('Waiting for the Claude Code CLI')")
+        assert b.locator("section.drift").get_by_role("button", name="Analyze drift").count() == 0, "no second press is offered"
+        assert kit.press(server).status_code == 409, "and a second press starts nothing"
+        assert len(kit.calls(tmp_path / "bin", "claude")) == 1
+        b.locator("section.drift .analyzing").get_by_role("button", name="Cancel").click()
+        for page in (a, b):
+            page.wait_for_selector("section.drift .drift-attempt[data-ending='cancelled']")
+            assert "It counts against the budget" in page.locator("section.drift .drift-attempt").inner_text()
+            assert page.locator("section.drift .analyzing").count() == 0
+        kit.set_mode(tmp_path / "bin", "consistent")
+        drift.get_by_role("button", name="Analyze drift").click()  # remembered: no disclosure this time
+        a.wait_for_selector("section.drift table.drift-rows td.v-consistent")
+        assert drift.locator("table.drift-rows tr").first.inner_text().startswith("tests pass")
+        b.wait_for_selector("section.drift table.drift-rows td.v-consistent")
+        assert "2 of 12 readings recorded" in drift.inner_text()
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_departure_marks_and_ranks_the_row(serve: Any, builder_for: Any, tmp_path: Path, browser: Any) -> None:
+    server = _serve(serve, builder_for, tmp_path)
+    kit.set_mode(tmp_path / "bin", "departs")
+    assert kit.press(server, allow=True).status_code == 202
+    kit.wait_for(server, lambda d: bool(kit.session_of(d).get("departed_at")))
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/#n=sessions")
+        row = page.locator(f"li.row[data-key$='{kit.SID}']")
+        row.locator(".drift-mark").wait_for()
+        assert row.locator(".drift-mark").inner_text().startswith("drift ·")
+        active = page.locator("section[aria-labelledby='h-active']")
+        assert active.locator(f"li.row[data-key$='{kit.SID}']").count() == 1, "a departed idle session ranks in Active"
+        heading = active.locator("h3 .count").inner_text()
+        states = [s for s in active.locator("li.row").evaluate_all("rs => rs.map(r => r.dataset.state)")]
+        assert int(heading) == sum(1 for s in states if s != "idle"), "it does not add to the Active figure"
+        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
+        deps = page.locator("section.departures")
+        deps.wait_for()
+        assert deps.locator("[data-collection='asked'] li").count() == 1
+        assert "No later check has read the session" in deps.inner_text()
+        assert "not measured" in deps.inner_text(), "the away checks never read it: not a zero"
+    finally:
+        context.close()
