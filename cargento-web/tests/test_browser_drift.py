@@ -30,7 +30,9 @@ def _load(name: str) -> ModuleType:
 
 
 kit: Any = _load("observer_kit")
-_spec = importlib.util.spec_from_file_location("cargento_web_tests_test_browser", Path(__file__).with_name("test_browser.py"))
+_spec = importlib.util.spec_from_file_location(
+    "cargento_web_tests_test_browser", Path(__file__).with_name("test_browser.py")
+)
 assert _spec is not None and _spec.loader is not None
 _TBM = sys.modules.get("cargento_web_tests_test_browser") or importlib.util.module_from_spec(_spec)
 if "cargento_web_tests_test_browser" not in sys.modules:
@@ -53,7 +55,9 @@ def _serve(serve: Any, builder_for: Any, tmp_path: Path) -> Any:
     answer = httpx.post(
         server.url + "/api/annotate",
         headers={"Origin": server.url, "Content-Type": "application/json"},
-        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test", "lines": ["tests pass"]}),
+        content=json.dumps(
+            {"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test", "lines": ["tests pass"]}
+        ),
         timeout=10,
     )
     assert answer.json()["outcome"] == "stored"
@@ -78,7 +82,9 @@ def test_the_steps_box_two_tabs_and_cancel(serve: Any, builder_for: Any, tmp_pat
         consent.get_by_role("button", name="Allow and analyze").click()
         box = drift.locator(".analyzing")
         box.wait_for()
-        a.wait_for_selector("section.drift .analyzing li[aria-current='step']:has-text('Waiting for the Claude Code CLI')")
+        a.wait_for_selector(
+            "section.drift .analyzing li[aria-current='step']:has-text('Waiting for the Claude Code CLI')"
+        )
         steps = box.locator("ol.steps li").all_inner_texts()
         assert [" ".join(t.replace("(under way)", "").split()[1:]) for t in steps] == [
             "Preparing what is sent",
@@ -89,8 +95,12 @@ def test_the_steps_box_two_tabs_and_cancel(serve: Any, builder_for: Any, tmp_pat
         assert box.locator("details.drift-disclosure").count() == 1, "the disclosure stays beside the box"
         b = second.new_page()
         b.goto(url)
-        b.wait_for_selector("section.drift .analyzing li[aria-current='step']:has-text('Waiting for the Claude Code CLI')")
-        assert b.locator("section.drift").get_by_role("button", name="Analyze drift").count() == 0, "no second press is offered"
+        b.wait_for_selector(
+            "section.drift .analyzing li[aria-current='step']:has-text('Waiting for the Claude Code CLI')"
+        )
+        assert b.locator("section.drift").get_by_role("button", name="Analyze drift").count() == 0, (
+            "no second press is offered"
+        )
         assert kit.press(server).status_code == 409, "and a second press starts nothing"
         assert len(kit.calls(tmp_path / "bin", "claude")) == 1
         b.locator("section.drift .analyzing").get_by_role("button", name="Cancel").click()

@@ -36,11 +36,18 @@ kit = _kit()
 
 
 def _annotate(url: str, body: dict[str, Any]) -> None:
-    answer = httpx.post(url + "/api/annotate", headers={"Origin": url, "Content-Type": "application/json"}, content=json.dumps(body), timeout=10)
+    answer = httpx.post(
+        url + "/api/annotate",
+        headers={"Origin": url, "Content-Type": "application/json"},
+        content=json.dumps(body),
+        timeout=10,
+    )
     assert answer.json()["outcome"] == "stored", answer.text
 
 
-def test_a_state_change_checks_the_typed_goal_alone_and_raises_a_departure(serve: Any, builder_for: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_state_change_checks_the_typed_goal_alone_and_raises_a_departure(
+    serve: Any, builder_for: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from cargento_harness_claude import plugin as claude
     from cargento_harness_claude.fixtures import ClaudeStore
 
@@ -61,7 +68,10 @@ def test_a_state_change_checks_the_typed_goal_alone_and_raises_a_departure(serve
         state_dir=state,
     )
     assert kit.observer_doc(server)["unasked"]["on"] is True
-    _annotate(server.url, {"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test", "lines": ["never read by this lane"]})
+    _annotate(
+        server.url,
+        {"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test", "lines": ["never read by this lane"]},
+    )
     _annotate(server.url, {"harness": "claude", "sid": kit.OTHER, "lines": ["notes list every change"]})
     time.sleep(1.2)
     kit.observer_doc(server)  # the idle baseline is on record
@@ -94,7 +104,9 @@ def test_a_state_change_checks_the_typed_goal_alone_and_raises_a_departure(serve
     assert len(kit.session_of(kit.observer_doc(server))["unasked"]) == 1, "a clean check adds no raise"
 
 
-def test_a_clean_check_raises_nothing_but_is_recorded_as_having_run(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+def test_a_clean_check_raises_nothing_but_is_recorded_as_having_run(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
     from cargento_harness_claude import plugin as claude
     from cargento_harness_claude.fixtures import ClaudeStore
 
@@ -121,6 +133,10 @@ def test_a_clean_check_raises_nothing_but_is_recorded_as_having_run(serve: Any, 
 def test_off_by_default(serve: Any, builder_for: Any, tmp_path: Path) -> None:
     from cargento_harness_claude import plugin as claude
 
-    server = serve(builder_for([("claude", claude)], kit.claude_home(tmp_path)), features=["cargento_web.observer"], state_dir=tmp_path / "state")
+    server = serve(
+        builder_for([("claude", claude)], kit.claude_home(tmp_path)),
+        features=["cargento_web.observer"],
+        state_dir=tmp_path / "state",
+    )
     assert kit.observer_doc(server)["unasked"]["on"] is False
     assert not (tmp_path / "state" / DEPARTURES_FILE).exists()

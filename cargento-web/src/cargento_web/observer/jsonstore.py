@@ -11,6 +11,7 @@ and ``--diagnose``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import threading
 import time
 from collections.abc import Callable
@@ -68,6 +69,7 @@ class JsonStore:
         self._lock = threading.Lock()
         #: What was reset at start or since, in a sentence (``None`` when nothing was).
         self.reset: str | None = None
+        self._cached: tuple[tuple[int, int, int], dict[str, Any]] | None = None
 
     def _read_locked(self) -> dict[str, Any]:
         try:
@@ -90,8 +92,20 @@ class JsonStore:
         return found
 
     def read(self) -> dict[str, Any]:
+        """The store's content; re-read only when the file's inode, size or mtime moved, so a
+        page's refresh costs a ``stat``."""
         with self._lock:
-            return self._read_locked()
+            try:
+                st = self.path.stat()
+                signature: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_mtime_ns)
+            except OSError:
+                signature = None
+            if signature is not None and self._cached is not None and self._cached[0] == signature:
+                return copy.deepcopy(self._cached[1])
+            data = self._read_locked()
+            if signature is not None:
+                self._cached = (signature, copy.deepcopy(data))
+            return data
 
     def update(self, change: Callable[[dict[str, Any]], Any]) -> Any:
         """Re-read the file, apply *change* to it in place, write it back; returns what
@@ -103,6 +117,7 @@ class JsonStore:
             payload = orjson.dumps(data)
             if len(payload) > self.limit:
                 raise StoreUnavailable(f"{self.path.name} would exceed {self.limit} bytes")
+            self._cached = None
             try:
                 write_atomic(self.path, payload)
             except OSError as exc:

@@ -1,0 +1,123 @@
+"""The observer's own stores and readers under hostile input: every store reader is fuzzed (an
+unreadable file is set aside and reported, never written over or fatal), the reply parser and
+the transcript readers take any input without raising, and the route names a provider per
+harness or the reason none can read it."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cargento_web import observer
+from cargento_web.observer.account import claude_work, pi_work
+from cargento_web.observer.budget import BUDGET_FILE, BudgetStore
+from cargento_web.observer.consent import CONSENT_FILE, ConsentStore
+from cargento_web.observer.departures import DEPARTURES_FILE, DeparturesStore
+from cargento_web.observer.jsonstore import StoreUnavailable
+from cargento_web.observer.prompt import parse_reply
+from cargento_web.observer.providers import route_for
+from cargento_web.observer.sidecars import Sidecars
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@FUZZ
+@given(raw=st.binary(max_size=300) | JSONISH.map(lambda v: json.dumps(v).encode()))
+def test_every_store_reads_any_file_or_sets_it_aside(tmp_path_factory: pytest.TempPathFactory, raw: bytes) -> None:
+    folder = tmp_path_factory.mktemp("s")
+    for name in (CONSENT_FILE, BUDGET_FILE, DEPARTURES_FILE):
+        (folder / name).write_bytes(raw)
+    consent, budget, departures = ConsentStore(folder), BudgetStore(folder), DeparturesStore(folder)
+    consent.allowed("codex")
+    assert budget.status()["used"] >= 0
+    departures.read()
+    for store in (consent.store, budget.store, departures.store):
+        if store.reset is not None:
+            assert store.own_store().status == "reset"
+            assert any(p.name.startswith(store.path.name + ".unreadable-") for p in folder.iterdir()), "set aside, not lost"
+    budget.reserve()
+    assert budget.status()["used"] >= 1
+
+
+@FUZZ
+@given(raw=st.binary(max_size=300) | JSONISH.map(lambda v: json.dumps(v).encode()))
+def test_a_sidecar_of_any_shape_is_read_or_left_alone(tmp_path_factory: pytest.TempPathFactory, raw: bytes) -> None:
+    folder = tmp_path_factory.mktemp("s")
+    (folder / "observer").mkdir()
+    (folder / "observer" / "claude_abc.json").write_bytes(raw)
+    sidecars = Sidecars(folder)
+    sidecars.load()
+    sidecars.recover()
+    assert (folder / "observer" / "claude_abc.json").exists() or sidecars.resets
+
+
+@FUZZ
+@given(reply=st.text(max_size=400) | JSONISH.map(json.dumps))
+def test_the_reply_parser_takes_anything(reply: str) -> None:
+    found = parse_reply(reply, ("a", "b"))
+    assert found is None or [v.n for v in found] == [1, 2]
+
+
+@FUZZ
+@given(records=st.lists(JSONISH, max_size=8))
+def test_the_transcript_readers_take_any_records(records: list[Any]) -> None:
+    dicts = [r for r in records if isinstance(r, dict)]
+    list(claude_work(dicts))
+    list(pi_work(dicts))
+
+
+def test_a_reply_must_name_every_line_once_with_a_known_verdict() -> None:
+    good = '{"lines": [{"n": 1, "verdict": "departs", "evidence": "x"}, {"n": 2, "verdict": "unknown"}]}'
+    assert [v.verdict for v in parse_reply("noise " + good + " noise", ("a", "b")) or []] == ["departs", "unknown"]
+    assert parse_reply('{"lines": [{"n": 1, "verdict": "departs"}]}', ("a", "b")) is None, "a line is missing"
+    assert parse_reply('{"lines": [{"n": 1, "verdict": "fine"}, {"n": 2, "verdict": "unknown"}]}', ("a", "b")) is None
+    assert parse_reply('{"lines": [{"n": 1, "verdict": "unknown"}, {"n": 1, "verdict": "unknown"}]}', ("a", "b")) is None
+
+
+def test_the_route_prefers_the_harness_vendor_and_names_why_none_reads(tmp_path: Path) -> None:
+    both = tmp_path / "both"
+    both.mkdir()
+    for name in ("codex", "claude"):
+        (both / name).write_text("#!/bin/sh\n")
+        (both / name).chmod(0o755)
+    assert route_for("claude", {"PATH": str(both)}).provider == "claude"
+    assert route_for("codex", {"PATH": str(both)}).provider == "codex"
+    assert route_for("gemini", {"PATH": str(both)}).provider == "codex"
+    (both / "claude").unlink()
+    assert route_for("claude", {"PATH": str(both)}).provider == "codex", "a missing provider changes the route"
+    none = route_for("pi", {"PATH": str(tmp_path / "nothing")})
+    assert none.provider is None and "neither the Codex CLI (codex) nor the Claude Code CLI (claude)" in (none.reason or "")
+
+
+def test_a_store_that_cannot_be_written_says_so(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        # root writes through permission bits: make the store's folder a file instead
+        blocked = tmp_path / "blocked"
+        blocked.write_text("")
+        store = BudgetStore(blocked)
+    else:
+        folder = tmp_path / "ro"
+        folder.mkdir()
+        folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
+        store = BudgetStore(folder)
+    with pytest.raises(StoreUnavailable):
+        store.reserve()
+
+
+def test_diagnose_names_the_stores_without_a_server(tmp_path: Path) -> None:
+    (tmp_path / CONSENT_FILE).write_text("{not json")
+    found = {s.name: s for s in observer.own_stores({"CARGENTO_HOME": str(tmp_path)})}
+    assert found["reading permission"].status == "unreadable"
+    assert found["reading budget"].status == "absent"
+    assert (tmp_path / CONSENT_FILE).read_text() == "{not json", "--diagnose writes nothing"
