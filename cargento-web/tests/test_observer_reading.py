@@ -50,7 +50,7 @@ FEATURE = ["cargento_web.observer"]
 
 
 @pytest.fixture
-def words(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeIntents]:
+def words(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     held = FakeIntents({("claude", SID): intent()})
     monkeypatch.setattr(observer_module, "AnnotatedIntents", lambda folder, off: held)
     yield held
@@ -90,7 +90,7 @@ def _stored(doc: dict[str, Any]) -> bool:
 
 
 def test_the_guard_the_cap_on_the_body_and_the_shape_of_the_body(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     server = _serve(serve, builder_for, tmp_path)
     assert httpx.get(server.url + "/api/reading", timeout=5).status_code == 405
@@ -107,7 +107,7 @@ def test_the_guard_the_cap_on_the_body_and_the_shape_of_the_body(
     assert calls(tmp_path / "bin", "claude") == []
 
 
-def test_refused_for_the_run_with_503(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_refused_for_the_run_with_503(serve: Any, builder_for: Any, tmp_path: Path, words: Any) -> None:
     off = _serve(serve, builder_for, tmp_path / "a", options=Options(no_annotations=True))
     answer = press(off)
     assert answer.status_code == 503 and answer.json()["reason"] == "annotations-off"
@@ -121,9 +121,7 @@ def test_refused_for_the_run_with_503(serve: Any, builder_for: Any, tmp_path: Pa
     assert "could not be read whole" in answer.json()["error"]
 
 
-def test_unavailable_permission_storage_is_503(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
-) -> None:
+def test_unavailable_permission_storage_is_503(serve: Any, builder_for: Any, tmp_path: Path, words: Any) -> None:
     state = tmp_path / "state"
     (state / CONSENT_FILE).mkdir(parents=True)  # a folder where the file should be: unreadable
     server = _serve(serve, builder_for, tmp_path, state=state)
@@ -132,7 +130,7 @@ def test_unavailable_permission_storage_is_503(
 
 
 def test_no_provider_on_this_machine_is_503_with_the_route_and_its_reason(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
@@ -148,7 +146,7 @@ def test_no_provider_on_this_machine_is_503_with_the_route_and_its_reason(
 
 
 def test_provider_changed_is_409_with_the_current_route_and_nothing_saved_or_spent(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     only_codex = fake_bin(tmp_path / "bin", names=("codex",))
     server = _serve(serve, builder_for, tmp_path, bin_dir=only_codex)
@@ -158,11 +156,11 @@ def test_provider_changed_is_409_with_the_current_route_and_nothing_saved_or_spe
     assert body["reason"] == "provider-changed" and body["route"]["provider"] == "codex"
     assert not (tmp_path / "state" / CONSENT_FILE).exists(), "nothing was saved"
     assert not (tmp_path / "state" / BUDGET_FILE).exists(), "nothing was spent"
-    assert press(server, provider=None).json()["reason"] == "provider-changed", "a missing provider is a changed one"  # type: ignore[arg-type]
+    assert press(server, provider=None).json()["reason"] == "provider-changed", "a missing provider is a changed one"
 
 
 def test_without_consent_403_then_allow_and_analyze_reads_and_remembers(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     server = _serve(serve, builder_for, tmp_path)
     refused = press(server)
@@ -192,7 +190,7 @@ def test_without_consent_403_then_allow_and_analyze_reads_and_remembers(
 
 
 def test_what_is_sent_is_bounded_redacted_and_carries_tool_output_only_once_allowed(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     long_output = "x" * 5000 + f" token={SECRET} " + "tail-of-the-check-output 12 passed"
     server = _serve(serve, builder_for, tmp_path, output=long_output)
@@ -227,7 +225,7 @@ def test_what_is_sent_is_bounded_redacted_and_carries_tool_output_only_once_allo
     assert len(second.encode()) <= 16_384
 
 
-def test_a_huge_account_is_cut_to_16384_bytes(serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents) -> None:
+def test_a_huge_account_is_cut_to_16384_bytes(serve: Any, builder_for: Any, tmp_path: Path, words: Any) -> None:
     from cargento_harness_claude import plugin as claude
     from cargento_harness_claude.fixtures import ClaudeStore
 
@@ -260,7 +258,7 @@ def test_a_huge_account_is_cut_to_16384_bytes(serve: Any, builder_for: Any, tmp_
     ],
 )
 def test_a_failed_request_is_recorded_unconfirmed_counts_and_is_never_retried(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents, mode: str, detail: str
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any, mode: str, detail: str
 ) -> None:
     server = _serve(serve, builder_for, tmp_path)
     _ext(server).readings.timeout_s = 1.0
@@ -277,7 +275,7 @@ def test_a_failed_request_is_recorded_unconfirmed_counts_and_is_never_retried(
 
 
 def test_one_call_in_flight_per_session_409_and_cancel_records_a_counted_attempt(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     server = _serve(serve, builder_for, tmp_path)
     set_mode(tmp_path / "bin", "hang")
@@ -295,18 +293,18 @@ def test_one_call_in_flight_per_session_409_and_cancel_records_a_counted_attempt
 
 
 def test_a_cancel_before_anything_was_sent_spends_nothing(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents, monkeypatch: pytest.MonkeyPatch
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cargento_web.observer import service
+    from cargento_web.observer import account
 
-    real = service.build_account
+    real = account.build_account
     gate = __import__("threading").Event()
 
     def slow(*a: Any, **kw: Any) -> Any:
         gate.wait(10)
         return real(*a, **kw)
 
-    monkeypatch.setattr(service, "build_account", slow)
+    monkeypatch.setattr("cargento_web.observer.service.build_account", slow)
     server = _serve(serve, builder_for, tmp_path)
     assert press(server, allow=True).status_code == 202
     assert observer_doc(server)["budget"]["used"] == 1, "reserved"
@@ -318,9 +316,7 @@ def test_a_cancel_before_anything_was_sent_spends_nothing(
     assert doc["budget"]["used"] == 0 and calls(tmp_path / "bin", "claude") == []
 
 
-def test_at_the_rolling_cap_429_with_its_retry_time(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
-) -> None:
+def test_at_the_rolling_cap_429_with_its_retry_time(serve: Any, builder_for: Any, tmp_path: Path, words: Any) -> None:
     state = tmp_path / "state"
     state.mkdir()
     oldest = datetime.now(UTC) - timedelta(hours=23)
@@ -336,7 +332,7 @@ def test_at_the_rolling_cap_429_with_its_retry_time(
 
 
 def test_no_annotated_session_by_that_name_is_200_produced_false(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     server = _serve(serve, builder_for, tmp_path)
     answer = press(server, sid="99999999-9999-4999-8999-999999999999", allow=True)
@@ -345,7 +341,7 @@ def test_no_annotated_session_by_that_name_is_200_produced_false(
 
 
 def test_turn_off_readings_revokes_and_forget_clears_permission_but_not_the_budget(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     server = _serve(serve, builder_for, tmp_path)
     assert press(server, allow=True).status_code == 202
@@ -363,7 +359,7 @@ def test_turn_off_readings_revokes_and_forget_clears_permission_but_not_the_budg
 
 
 def test_a_departure_is_published_with_its_time_and_a_later_direction_withholds_it(
-    serve: Any, builder_for: Any, tmp_path: Path, words: FakeIntents
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
 ) -> None:
     server = _serve(serve, builder_for, tmp_path)
     set_mode(tmp_path / "bin", "departs")

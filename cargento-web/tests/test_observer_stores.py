@@ -45,7 +45,9 @@ def test_every_store_reads_any_file_or_sets_it_aside(tmp_path_factory: pytest.Te
     for store in (consent.store, budget.store, departures.store):
         if store.reset is not None:
             assert store.own_store().status == "reset"
-            assert any(p.name.startswith(store.path.name + ".unreadable-") for p in folder.iterdir()), "set aside, not lost"
+            assert any(p.name.startswith(store.path.name + ".unreadable-") for p in folder.iterdir()), (
+                "set aside, not lost"
+            )
     budget.reserve()
     assert budget.status()["used"] >= 1
 
@@ -82,7 +84,9 @@ def test_a_reply_must_name_every_line_once_with_a_known_verdict() -> None:
     assert [v.verdict for v in parse_reply("noise " + good + " noise", ("a", "b")) or []] == ["departs", "unknown"]
     assert parse_reply('{"lines": [{"n": 1, "verdict": "departs"}]}', ("a", "b")) is None, "a line is missing"
     assert parse_reply('{"lines": [{"n": 1, "verdict": "fine"}, {"n": 2, "verdict": "unknown"}]}', ("a", "b")) is None
-    assert parse_reply('{"lines": [{"n": 1, "verdict": "unknown"}, {"n": 1, "verdict": "unknown"}]}', ("a", "b")) is None
+    assert (
+        parse_reply('{"lines": [{"n": 1, "verdict": "unknown"}, {"n": 1, "verdict": "unknown"}]}', ("a", "b")) is None
+    )
 
 
 def test_the_route_prefers_the_harness_vendor_and_names_why_none_reads(tmp_path: Path) -> None:
@@ -97,7 +101,9 @@ def test_the_route_prefers_the_harness_vendor_and_names_why_none_reads(tmp_path:
     (both / "claude").unlink()
     assert route_for("claude", {"PATH": str(both)}).provider == "codex", "a missing provider changes the route"
     none = route_for("pi", {"PATH": str(tmp_path / "nothing")})
-    assert none.provider is None and "neither the Codex CLI (codex) nor the Claude Code CLI (claude)" in (none.reason or "")
+    assert none.provider is None and "neither the Codex CLI (codex) nor the Claude Code CLI (claude)" in (
+        none.reason or ""
+    )
 
 
 def test_a_store_that_cannot_be_written_says_so(tmp_path: Path) -> None:
