@@ -152,3 +152,34 @@ def test_a_reading_is_recorded_against_the_annotation_records(serve: Any, builde
     assert words is not None and words.readings[-1]["revision"] == 1  # type: ignore[union-attr]
     assert words.readings[-1]["rows"][0]["verdict"] == "departs"  # type: ignore[union-attr]
     assert record["departed_at"] is not None
+
+
+def test_under_observer_model_a_goal_less_session_adopts_its_latest_prompt(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    from cargento.cli import Options
+    from cargento_harness_claude import plugin as claude
+    from cargento_web.annotations.store import AnnotationStore
+
+    home = kit.claude_home(tmp_path)
+    kit.fake_bin(tmp_path / "bin")
+    plain = _serve(serve, builder_for, tmp_path, home, tmp_path / "plain")
+    refused = kit.press(plain, allow=True)
+    assert refused.status_code == 200 and refused.json()["produced"] is False, (
+        "nothing typed, no adoption without the flag"
+    )
+    state = tmp_path / "state"
+    server = serve(
+        builder_for([("claude", claude)], home, env={"PATH": str(tmp_path / "bin")}),
+        features=FEATURES,
+        options=Options(observer_model=True),
+        state_dir=state,
+    )
+    httpx.get(server.url + "/api/data", timeout=10)
+    assert kit.press(server, allow=True).status_code == 202
+    doc = kit.wait_for(server, lambda d: bool(kit.session_of(d).get("readings")))
+    assert kit.session_of(doc)["readings"][-1]["goal_source"] == "prompt"
+    words = AnnotationStore(state / ANNOTATIONS_FILE).get("claude", kit.SID)
+    assert words is not None and words.current.goal == "make the retry test pass"  # type: ignore[union-attr]
+    assert words.current.goal_source == "prompt"  # type: ignore[union-attr]
+    assert "GOAL: make the retry test pass" in kit.calls(tmp_path / "bin", "claude")[-1]["prompt"]

@@ -125,14 +125,25 @@ class Observer(Extension):
         return next((s for s in board.sessions if s.harness == harness and s.session_id == sid), None)
 
     def intent(self, harness: str, sid: str) -> Intent | None:
-        found = self.annotated.intent(harness, sid)
-        if found is not None:
-            return found
-        if self.context.options.observer_model is True and harness in ("claude", "codex"):
-            session = self.session(harness, sid)
-            if session is not None and session.instruction is not None and session.instruction.at is not None:
-                return Intent(harness=harness, sid=sid, goal=session.instruction.text[:240], goal_source="prompt")
-        return None
+        return self.annotated.intent(harness, sid)
+
+    def adoptable(self, harness: str, sid: str) -> str | None:
+        """Under ``--observer-model``, the published latest prompt a goal-less Claude Code or
+        Codex session would adopt as its goal (only when its source time is available)."""
+        if self.context.options.observer_model is not True or harness not in ("claude", "codex"):
+            return None
+        session = self.session(harness, sid)
+        if session is None or session.instruction is None or session.instruction.at is None:
+            return None
+        return session.instruction.text
+
+    def adopt(self, harness: str, sid: str) -> Intent | None:
+        prompt = self.adoptable(harness, sid)
+        adopt = getattr(self.annotated, "adopt", None)
+        if prompt is None or adopt is None:
+            return None
+        found: Intent | None = adopt(harness, sid, prompt)
+        return found
 
     def disclosure(self, harness: str, provider: str) -> dict[str, Any]:
         found = PROVIDERS[provider]
@@ -261,6 +272,7 @@ class Observer(Extension):
             "limit_bytes": PROMPT_LIMIT,
             "timeout_s": int(TIMEOUT_S),
             "work_harnesses": list(WORK_HARNESSES),
+            "adopts": self.context.options.observer_model is True,
         }
 
     def own_stores(self) -> Iterable[OwnStore]:

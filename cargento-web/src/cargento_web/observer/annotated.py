@@ -87,6 +87,26 @@ class AnnotatedIntents:
             return False
         return bool(getattr(result, "persisted", False))
 
+    def adopt(self, harness: str, sid: str, prompt: str) -> Intent | None:
+        """Adopt *prompt* (its first line, at most 240 characters) as the session's goal, saved
+        as words "from your prompt"; ``None`` when it could not be saved."""
+        if self._store is None:
+            return None
+        first = next((line.strip() for line in prompt.splitlines() if line.strip()), "")
+        if not first:
+            return None
+        goal = first if len(first) <= 240 else first[:239] + "…"
+        module: Any = importlib.import_module("cargento_web.annotations.store")
+        change = module.Change(set_goal=True, goal=goal, goal_source="prompt", expected_revision=0)
+        try:
+            result = self._store.annotate(harness, sid, change, datetime.now(UTC))
+        except Exception:
+            log.exception("the prompt could not be adopted as the session's goal")
+            return None
+        if result.outcome not in ("stored", "unchanged"):
+            return None
+        return self.intent(harness, sid)
+
     def on_discard(self, callback: Callable[[str, str], None]) -> None:
         if self._store is not None:
             self._store.on_discard(callback)

@@ -108,6 +108,8 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
                 'read the disclosure and press Allow and analyze ("allow": true)',
             )
         intent = observer.intent(harness, sid)
+        if intent is None and observer.readings.flight(harness, sid) is None:
+            intent = observer.adopt(harness, sid)
         if intent is None:
             return _answer(200, produced=False, reason="no-words", error="no annotated session by that name exists")
         if observer.readings.flight(harness, sid) is not None:

@@ -188,6 +188,16 @@ function laterFinding(rec, raisedAt, line) {
   return `A later check (${last.at.slice(0, 16).replace("T", " ")}) found: ${found}.`;
 }
 
+// A spent limit is said out loud: "not checked" and "checked, nothing raised" never read alike.
+function Limits({ o, rec }) {
+  const limits = o.unasked && o.unasked.limits;
+  if (!limits) return null;
+  const used = limits.sessions[`${rec.harness}/${rec.sid}`] || 0;
+  if (limits.day_spent) return html`<p class="note small" data-limit="day">The day's limit of ${limits.per_day} unasked checks is spent: no session is being checked until the oldest check is a day old.</p>`;
+  if (used >= limits.per_session) return html`<p class="note small" data-limit="session">This session's limit of ${limits.per_session} unasked checks a day is spent: it is not being checked now.</p>`;
+  return null;
+}
+
 function Departures({ o, rec, session, ctx }) {
   const asked = [];
   for (const r of rec.readings) for (const row of r.rows) if (row.verdict === "departs") asked.push({ reading: r, row });
@@ -217,6 +227,7 @@ function Departures({ o, rec, session, ctx }) {
           </li>`)}</ul>`
         : html`<p class="muted small">${rec.checks ? "The away checks ran and raised nothing." : "The away checks have not read this session."}</p>`}
       ${!o.unasked.on && away.length ? html`<p class="note small">Nothing new is being checked: unasked readings are off for this run.</p>` : null}
+      <${Limits} o=${o} rec=${rec} />
     </div>
     <ul class="figures small">
       <li>The reading raised ${plural(asked.length, "departure", "departures")} (the rows above).</li>
@@ -240,6 +251,8 @@ function DriftSection({ board, ctx, route, session }) {
   const disclosure = o.disclosures && o.disclosures[harness];
   const cfg = feature("observer") || {};
   const work = cfg.work_harnesses || ["claude", "pi"];
+  // Under --observer-model a goal-less Claude Code or Codex session adopts its latest prompt.
+  const adopts = Boolean(cfg.adopts && session && ["claude", "codex"].includes(harness) && session.instruction && session.instruction.at);
   const [busy, setBusy] = useState(false);
   const cancel = async () => {
     setBusy(true);
@@ -248,7 +261,7 @@ function DriftSection({ board, ctx, route, session }) {
   };
   let control;
   if (!o.on) control = html`<p class="drift-reason">${o.reason}</p>`;
-  else if (rec.revision == null) control = html`<p class="muted">Nothing is typed against this session, so there is nothing to read against.</p>`;
+  else if (rec.revision == null && !adopts) control = html`<p class="muted">Nothing is typed against this session, so there is nothing to read against.</p>`;
   else if (!session) control = html`<p class="muted">This session is not on the board now, so it cannot be read.</p>`;
   else if (!r || !r.provider) control = html`<p class="drift-reason">${r ? r.reason : "No reader is named for this harness."}</p>`;
   else if (rec.flight) control = html`<${Steps} flight=${rec.flight} disclosure=${disclosure} onCancel=${cancel} busy=${busy} />`;
@@ -256,6 +269,7 @@ function DriftSection({ board, ctx, route, session }) {
   return html`<section class="drift" aria-labelledby="h-drift" data-harness=${harness}>
     <h3 id="h-drift">Drift</h3>
     <p class="muted small">A check happens only when you ask for one, and Cargento never writes into the session.</p>
+    ${rec.revision == null && adopts && o.on ? html`<p class="small">No goal is typed: Analyze drift adopts your latest prompt as the goal, saved as words "from your prompt" (editing it makes them typed words).</p>` : null}
     ${control}
     ${work.includes(harness) ? null : html`<p class="drift-level">Cargento can't read work from this harness.</p>`}
     <${Reading} rec=${rec} ctx=${ctx} />
