@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -142,5 +143,79 @@ def test_a_departure_marks_and_ranks_the_row(serve: Any, builder_for: Any, tmp_p
         assert deps.locator("[data-collection='asked'] li").count() == 1
         assert "No later check has read the session" in deps.inner_text()
         assert "not measured" in deps.inner_text(), "the away checks never read it: not a zero"
+    finally:
+        context.close()
+
+
+def test_no_reader_and_a_harness_whose_work_cannot_be_read(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    from cargento.testing.fakes import FakeHarness, FakeSession
+
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    sid = "gem-1"
+    harness = FakeHarness("gemini", [FakeSession(sid, title="A gemini session")])
+    server = serve(
+        builder_for([("gemini", harness)], tmp_path / "home", env={"PATH": str(empty)}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        state_dir=tmp_path / "state",
+    )
+    httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps({"harness": "gemini", "sid": sid, "goal": "Summarise the parser"}),
+        timeout=10,
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/#n=session::gemini:{sid}")
+        drift = page.locator("section.drift")
+        drift.locator(".drift-reason").wait_for()
+        assert "No reader is installed on this machine" in drift.locator(".drift-reason").inner_text()
+        assert drift.get_by_role("button", name="Analyze drift").count() == 0, (
+            "the reason stands where the control would be"
+        )
+        assert drift.locator(".drift-level").inner_text() == "Cargento can't read work from this harness."
+    finally:
+        context.close()
+
+
+def test_a_spent_unasked_limit_is_said_out_loud(serve: Any, builder_for: Any, tmp_path: Path, browser: Any) -> None:
+    from cargento.cli import Options
+    from cargento_harness_claude import plugin as claude
+    from cargento_web.observer.departures import DEPARTURES_FILE
+    from cargento_web.observer.unasked import PER_SESSION
+
+    home = kit.claude_home(tmp_path)
+    state = tmp_path / "state"
+    state.mkdir()
+    now = datetime.now(UTC).isoformat()
+    checks = [
+        {"harness": "claude", "sid": kit.SID, "at": now, "found": "nothing raised", "revision": 1}
+        for _ in range(PER_SESSION)
+    ]
+    (state / DEPARTURES_FILE).write_text(json.dumps({"version": 1, "raises": [], "checks": checks}))
+    server = serve(
+        builder_for([("claude", claude)], home, env={"PATH": str(kit.fake_bin(tmp_path / "bin"))}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        options=Options(unasked_readings=True),
+        state_dir=state,
+    )
+    httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"}),
+        timeout=10,
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
+        deps = page.locator("section.departures")
+        deps.locator("[data-limit='session']").wait_for()
+        assert f"limit of {PER_SESSION} unasked checks a day is spent" in deps.inner_text()
+        assert "The away checks ran and raised nothing." in deps.inner_text(), "checked and clean is its own sentence"
     finally:
         context.close()
