@@ -10,11 +10,11 @@ a permission of their own here too (``summaries``), which readings never use.
 
 from __future__ import annotations
 
-import contextlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .budget import BUDGET_FILE
 from .jsonstore import JsonStore
 
 __all__ = ["CONSENT_FILE", "ConsentStore", "forget"]
@@ -83,10 +83,15 @@ class ConsentStore:
         }
 
 
-def forget(state_dir: Path) -> list[Path]:
-    """``--forget``: clear reading permission (the spend record stays). Returns what it removed."""
+def forget(state_dir: Path) -> list[str]:
+    """``--forget``'s turn for the observer (``cargento_web.forget`` calls every feature's
+    ``forget(state_dir)``): clear reading permission and keep the spend record. Returns what it
+    did, a line each, for the command to print."""
     path = state_dir / CONSENT_FILE
-    with contextlib.suppress(FileNotFoundError):
+    try:
         path.unlink()
-        return [path]
-    return []
+    except FileNotFoundError:
+        cleared = f"{path}: not there (no reading permission was kept)"
+    else:
+        cleared = f"cleared reading permission ({path})"
+    return [cleared, f"kept the reading budget's spend timestamps ({state_dir / BUDGET_FILE})"]
