@@ -39,7 +39,7 @@ class AnnotationsExtension(Extension):
         self.store: AnnotationStore | None = None if context.options.no_annotations else AnnotationStore(self.path)
         self._lock = threading.Lock()
         self._share: dict[str, Any] | None = None
-        self._share_of: tuple[str, tuple[tuple[str, str, str], ...]] | None = None
+        self._share_of: tuple[object, ...] | None = None
         #: ``--demo``: the words are seeded against the first board with sessions.
         self._seed_pending = self.store is not None and context.demo
 
@@ -72,12 +72,13 @@ class AnnotationsExtension(Extension):
                 seed(self.store, board, self._clock())
             except Exception:
                 log.exception("the annotations demo could not be seeded")
-        share = board_share(self.store, board)
-        of = (share["stamp"], tuple((s.harness, s.session_id, s.title or "") for s in board.sessions))
+        of = (self.store.version(), tuple((s.harness, s.session_id) for s in board.sessions))
         with self._lock:
-            moved = self._share is not None and self._share["stamp"] != share["stamp"]
             if of == self._share_of:
                 return
+        share = board_share(self.store, board)
+        with self._lock:
+            moved = self._share is not None and self._share["stamp"] != share["stamp"]
             self._share, self._share_of = share, of
         if moved:
             # Another process (or another instance) wrote the file: tell open pages.

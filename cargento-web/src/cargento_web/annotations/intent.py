@@ -20,7 +20,7 @@ from cargento.timestamps import iso
 
 from cargento_web.annotations.records import Discard, Entry, Foreign, Words
 from cargento_web.annotations.store import AnnotationStore
-from cargento_web.annotations.summary import binding_of
+from cargento_web.annotations.summary import bindings
 
 __all__ = ["EVIDENCE_CHARS", "PROMPT_HARNESSES", "intent_log"]
 
@@ -75,7 +75,9 @@ def _harness_sources(session: BoardSession) -> list[dict[str, Any]]:
     ]
 
 
-def _row(entry: Entry | None, session: BoardSession | None, board_sids: list[str], held: bool) -> dict[str, Any]:
+def _row(
+    entry: Entry | None, session: BoardSession | None, shared: dict[str, dict[str, Any]], held: bool
+) -> dict[str, Any]:
     harness = session.harness if session is not None else entry.harness if entry is not None else ""
     sid = session.session_id if session is not None else entry.sid if entry is not None else ""
     row: dict[str, Any] = {
@@ -87,7 +89,7 @@ def _row(entry: Entry | None, session: BoardSession | None, board_sids: list[str
         "title": session.title if session is not None else None,
         "project": session.project if session is not None else None,
         "state": session.state if session is not None else None,
-        "binding": binding_of(harness, sid, board_sids),
+        "binding": shared.get(sid, {"exact": True}),
         "sources": [],
     }
     if isinstance(entry, Words):
@@ -118,6 +120,7 @@ def intent_log(store: AnnotationStore, board: Board | None, *, now: datetime) ->
     sessions = list(board.sessions) if board is not None else []
     for s in sessions:
         sids.setdefault(s.harness, []).append(s.session_id)
+    shared = {h: bindings(ids) for h, ids in sids.items()}
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for s in sessions:
@@ -125,9 +128,9 @@ def intent_log(store: AnnotationStore, board: Board | None, *, now: datetime) ->
         if key in seen:
             continue
         seen.add(key)
-        rows.append(_row(entries.get(key), s, sids.get(s.harness, []), key in held))
+        rows.append(_row(entries.get(key), s, shared.get(s.harness, {}), key in held))
     off_board = [e for k, e in entries.items() if k not in seen]
     off_board.sort(key=lambda e: iso(e.updated_at) or "" if not isinstance(e, Foreign) else "", reverse=True)
     for entry in off_board:
-        rows.append(_row(entry, None, sids.get(entry.harness, []), entry.key in held))
+        rows.append(_row(entry, None, shared.get(entry.harness, {}), entry.key in held))
     return rows

@@ -338,6 +338,11 @@ class AnnotationStore:
         """The sessions holding words (not discard records, not a newer build's entries)."""
         return frozenset(e.key for e in self.entries() if isinstance(e, Words))
 
+    def version(self) -> tuple[object, ...]:
+        """What moves whenever what this store would show does: the file's signature, the
+        words held for this run and the last write failure (a ``stat``, no read)."""
+        return (self._signature(), tuple(sorted(self._held)), self.write_error)
+
     @property
     def held(self) -> frozenset[Key]:
         """The sessions whose words are held for this run only (their write failed)."""

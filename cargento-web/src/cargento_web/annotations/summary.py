@@ -18,7 +18,7 @@ from cargento.timestamps import iso
 from cargento_web.annotations.records import Discard, Entry, Foreign, Revision, Words
 from cargento_web.annotations.store import AnnotationStore, Loaded
 
-__all__ = ["binding_of", "board_share", "entry_view", "revision_view"]
+__all__ = ["bindings", "board_share", "entry_view", "revision_view"]
 
 
 def revision_view(revision: Revision) -> dict[str, Any]:
@@ -54,15 +54,18 @@ def entry_view(entry: Entry, *, held: bool = False, current_only: bool = False) 
     return view
 
 
-def binding_of(harness: str, sid: str, board_sids: Iterable[str]) -> dict[str, Any]:
-    """Whether words typed against *sid* bind to exactly one session: where a harness published
-    only a short prefix that another of its sessions shares, they would share the words."""
-    others = sorted(
-        {other for other in board_sids if other != sid and (other.startswith(sid) or sid.startswith(other))}
-    )
-    if not others:
-        return {"exact": True}
-    return {"exact": False, "shared_with": len(others)}
+def bindings(sids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """For each of *sids* that is a prefix of another or has another as its prefix, how many
+    others it shares words with (sorting puts every extension of an id right after it)."""
+    ordered = sorted(set(sids))
+    shared: dict[str, set[str]] = {}
+    for index, sid in enumerate(ordered):
+        for longer in ordered[index + 1 :]:
+            if not longer.startswith(sid):
+                break
+            shared.setdefault(sid, set()).add(longer)
+            shared.setdefault(longer, set()).add(sid)
+    return {sid: {"exact": False, "shared_with": len(others)} for sid, others in shared.items()}
 
 
 def _stamp(loaded: Loaded, held: Iterable[tuple[str, str]], write_error: str | None) -> str:
@@ -91,9 +94,10 @@ def board_share(store: AnnotationStore, board: Board | None) -> dict[str, Any]:
         by_harness: dict[str, list[str]] = {}
         for s in board.sessions:
             by_harness.setdefault(s.harness, []).append(s.session_id)
+        shared = {h: bindings(sids) for h, sids in by_harness.items()}
         for s in board.sessions:
             entry = entries.get((s.harness, s.session_id))
-            binding = binding_of(s.harness, s.session_id, by_harness[s.harness])
+            binding = shared[s.harness].get(s.session_id, {"exact": True})
             if entry is None and binding["exact"]:
                 continue
             row: dict[str, Any] = {"binding": binding}

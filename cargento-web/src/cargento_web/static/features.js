@@ -1,3 +1,4 @@
 // The operator features' page modules, one import each; every module registers its parts
 // with slots.js when it loads. Order here is the order their parts appear in a shared slot.
+import "/static/intent.js";
 import "/static/drift.js";

@@ -22,6 +22,7 @@ const offCounters = [];
 //   session.first     the session page's first column       ({session} or {route})
 //   session.controls  the session page's controls          ({session})
 //   session.sections  the session page, after its columns   ({session} or {route})
+//   project.goals     a project's view, its stated goals       ({project, sessions})
 export const SLOTS = [
   "header",
   "sessions.above",
@@ -34,6 +35,7 @@ export const SLOTS = [
   "session.first",
   "session.controls",
   "session.sections",
+  "project.goals",
 ];
 
 export function fill(slot, component) {

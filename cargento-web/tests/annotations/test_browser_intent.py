@@ -1,0 +1,243 @@
+"""The Intent section, the goal beside NOW and the Intent log in a real browser (Debian's
+Chromium through Playwright) against a real server and store file."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from cargento.cli import Options
+from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.annotations.store import ANNOTATIONS_FILE
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"]
+FEATURE = "cargento_web.annotations"
+SID = "5b1c9e2a-0d4f-4c21-8a77-1f2e3d4c5b6a"
+OTHER = "7a7a7a7a-1111-4111-8111-111111111111"
+
+if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):
+    pytest.skip(f"{CHROMIUM} is absent and CI is unset", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+def _open(context: Any, url: str) -> Any:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "status of 4" not in m.text else None)
+    page.errors = errors
+    page.goto(url)
+    page.wait_for_selector("main .row, main .empty, main .session-page, main .intent-log", timeout=10_000)
+    return page
+
+
+@pytest.fixture
+def server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., Any]:
+    def start(**kw: Any) -> Any:
+        harness = FakeHarness(
+            "fake",
+            [
+                FakeSession(SID, title="Parser work", cwd=str(tmp_path / "w" / "parser")),
+                FakeSession(OTHER, title="Bare session", cwd=None),
+            ],
+        )
+        return serve(builder_for([("fake", harness)], tmp_path), features=[FEATURE], state_dir=tmp_path / "home", **kw)
+
+    return start
+
+
+def _session_url(srv: Any, sid: str = SID) -> str:
+    board = httpx.get(srv.url + "/api/data", timeout=5).json()
+    s = next(x for x in board["sessions"] if x["session_id"] == sid)
+    from urllib.parse import quote
+
+    return f"{srv.url}/#n=session:{quote(s['project'] or '', safe='')}:fake:{sid}"
+
+
+def _until(page: Any, expression: str, timeout: float = 8.0) -> None:
+    """Poll *expression* in the page until it holds (the page's policy forbids the eval
+    ``wait_for_function`` uses)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        time.sleep(0.05)
+
+
+def _stored(tmp_path: Path) -> dict[str, Any]:
+    entries = orjson.loads((tmp_path / "home" / ANNOTATIONS_FILE).read_bytes())["entries"]
+    out: dict[str, Any] = entries[0]
+    return out
+
+
+def test_type_save_revise_escape_and_discard_twice(server: Any, context: Any, tmp_path: Path) -> None:
+    srv = server()
+    page = _open(context, _session_url(srv))
+    panel = page.locator(".intent-panel")
+    panel.wait_for()
+    assert "never writes into the session" in panel.locator(".buys").inner_text()
+    assert panel.locator(".intent-none").is_visible(), "nothing typed yet, and it says so"
+    assert panel.locator(".save").count() == 0, "save appears only when the text differs"
+    assert panel.locator(".discard").count() == 0, "discard is offered only where a revision is stored"
+    goal = page.locator("#intent-goal")
+    goal.fill("Ship the parser")
+    assert page.locator("#intent-goal-count").inner_text() == "15/240"
+    panel.locator(".add-line").click()
+    page.locator(".line-input").nth(0).fill("tests pass")
+    panel.locator(".save").click()
+    _until(page, "document.querySelector('.intent-message').textContent.includes('revision 1')")
+    assert panel.locator(".save").count() == 0
+    assert _stored(tmp_path)["revisions"][0]["goal"] == "Ship the parser"
+    page.wait_for_selector(".intent-revision")
+    assert "typed" in panel.locator(".outcome-line").first.inner_text(), "a saved line shows where it came from"
+
+    # revise: a second line, saved as revision 2, revision 1 kept
+    panel.locator(".add-line").click()
+    page.locator(".line-input").nth(1).fill("docs updated")
+    panel.locator(".save").click()
+    _until(page, "document.querySelector('.intent-message').textContent.includes('revision 2')")
+    revisions = _stored(tmp_path)["revisions"]
+    assert [len(r["lines"]) for r in revisions] == [1, 2]
+
+    # Escape puts the stored words back
+    goal.fill("Something else entirely")
+    assert panel.locator(".save").count() == 1
+    goal.press("Escape")
+    assert goal.input_value() == "Ship the parser"
+    assert panel.locator(".save").count() == 0
+    assert page.locator("main").get_attribute("data-view") == "session", "Escape in a field does not leave the page"
+
+    # discard everything: the first press names what goes and says it in the live region
+    discard = panel.locator(".discard")
+    discard.click()
+    what = panel.locator(".discard-what").inner_text()
+    assert "the goal and 2 expected outcome lines of revision 2" in what and "withdraw" in what
+    assert page.locator("#announce").inner_text() == what
+    assert (tmp_path / "home" / ANNOTATIONS_FILE).read_text().count("Ship the parser") == 2, "one press deletes nothing"
+    discard.click()
+    _until(page, "document.querySelector('.intent-message').textContent.startsWith('Discarded')")
+    assert _stored(tmp_path)["kind"] == "discard"
+    assert "Ship the parser" not in (tmp_path / "home" / ANNOTATIONS_FILE).read_text()
+    page.wait_for_selector(".intent-discarded")
+    assert goal.input_value() == ""
+    assert page.errors == []
+
+
+def test_a_seventh_line_is_refused_with_the_reason(server: Any, context: Any, tmp_path: Path) -> None:
+    srv = server()
+    page = _open(context, _session_url(srv))
+    add = page.locator(".add-line")
+    for i in range(6):
+        add.click()
+        page.locator(".line-input").nth(i).fill(f"line {i + 1}")
+    add.click()
+    assert page.locator(".line-input").count() == 6
+    assert add.is_visible(), "add a line stays on the page at six"
+    assert "seventh is refused" in page.locator(".intent-message").inner_text()
+    assert "merge" in page.locator(".intent-message").inner_text()
+    page.locator(".line-input").nth(0).fill("x" * 241)
+    assert page.locator("#intent-line-count-0").inner_text() == "241/240"
+    page.locator(".save").click()
+    _until(page, "document.querySelector('.intent-message').textContent.startsWith('Not saved')")
+    assert "limit is 240" in page.locator(".intent-message").inner_text()
+    assert page.locator(".line-input").nth(0).input_value() == "x" * 241, "refused, never clipped"
+    assert not (tmp_path / "home" / ANNOTATIONS_FILE).exists()
+
+
+def test_a_goal_slot_without_a_goal_opens_the_page_with_the_cursor_in_the_goal(
+    server: Any, context: Any, tmp_path: Path
+) -> None:
+    srv = server()
+    page = _open(context, srv.url + "/#n=sessions")
+    page.locator(f'.row[data-key="fake:{SID}"] .row-goal.none').click()
+    page.wait_for_selector(".intent-panel")
+    _until(page, "document.activeElement && document.activeElement.id === 'intent-goal'")
+    page.keyboard.type("Typed straight away")
+    page.locator(".save").click()
+    _until(page, "document.querySelector('.intent-message').textContent.includes('revision 1')")
+    page.goto(srv.url + "/#n=sessions")
+    row_goal = page.locator(f'.row[data-key="fake:{SID}"] .row-goal.typed')
+    row_goal.wait_for()
+    assert "Typed straight away" in row_goal.inner_text()
+    assert "No session has been checked for drift." in page.locator(".above-rows").inner_text()
+
+
+def test_the_intent_log_drops_words_a_discard_in_another_tab_withdrew(
+    server: Any, context: Any, tmp_path: Path
+) -> None:
+    srv = server()
+    body = {"harness": "fake", "sid": SID, "goal": "Secret plan", "lines": ["first outcome"]}
+    assert httpx.post(srv.url + "/api/annotate", json=body, timeout=5).json()["outcome"] == "stored"
+    gone = {"harness": "fake", "sid": "left-the-board", "goal": "Words kept off the board"}
+    httpx.post(srv.url + "/api/annotate", json=gone, timeout=5)
+    log = _open(context, srv.url + "/#n=intent")
+    row = log.locator(f'.log-row[data-key="fake:{SID}"]')
+    row.locator(".source[data-kind=goal]").wait_for()
+    assert "Secret plan" in row.inner_text() and "currentness not checked" in row.inner_text()
+    bare = log.locator(f'.log-row[data-key="fake:{OTHER}"]')
+    assert "no project" in bare.inner_text() and "Nothing typed." in bare.inner_text()
+    off = log.locator('.log-row[data-key="fake:left-the-board"]')
+    assert "not on the board" in off.inner_text() and "Words kept off the board" in off.inner_text()
+    log.evaluate(
+        """() => { new MutationObserver(() => {
+             const r = document.querySelector('.log-row[data-key="fake:SID"]');
+             if (r && !r.textContent.includes('Secret plan') && !r.textContent.includes('discarded everything'))
+               window.__sawGap = true;
+           }).observe(document.querySelector('main'), {subtree: true, childList: true, characterData: true}); }""".replace(
+            "SID", SID
+        )
+    )
+
+    other = _open(context, _session_url(srv))
+    discard = other.locator(".discard")
+    discard.click()
+    discard.click()
+    _until(other, "document.querySelector('.intent-message').textContent.startsWith('Discarded')")
+
+    _until(
+        log,
+        f"document.querySelector('.log-row[data-key=\"fake:{SID}\"]').textContent.includes('discarded everything')",
+    )
+    assert "Secret plan" not in row.inner_text() and "first outcome" not in row.inner_text()
+    assert log.evaluate("window.__sawGap === true"), "the withdrawn words went before the replacement loaded"
+    assert row.get_attribute("data-annotation") == "discard"
+    assert log.errors == [] and other.errors == []
+
+
+def test_with_annotations_off_the_page_offers_no_field_and_says_why_once(
+    server: Any, context: Any, tmp_path: Path
+) -> None:
+    srv = server(options=Options(no_annotations=True))
+    page = _open(context, _session_url(srv))
+    panel = page.locator(".intent-panel")
+    panel.wait_for()
+    assert page.locator("#intent-goal").count() == 0
+    assert "--no-annotations" in panel.inner_text()
+    page.goto(srv.url + "/#n=sessions")
+    page.wait_for_selector("main .row")
+    assert page.locator(".row-goal").count() == 0, "no goal slot links anywhere"
+    assert page.locator("main").inner_text().count("--no-annotations") == 1, "said once"
