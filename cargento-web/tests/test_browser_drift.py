@@ -219,3 +219,44 @@ def test_a_spent_unasked_limit_is_said_out_loud(serve: Any, builder_for: Any, tm
         assert "The away checks ran and raised nothing." in deps.inner_text(), "checked and clean is its own sentence"
     finally:
         context.close()
+
+
+def test_a_later_direction_is_a_conflict_to_settle_and_still_applies_settles_it(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    import time
+
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_claude.fixtures import ClaudeStore
+
+    store = ClaudeStore(tmp_path / "home")
+    session = store.session(kit.SID)
+    session.prompt("make the retry test pass", time.time() - 300)
+    server = serve(
+        builder_for([("claude", claude)], store.home, env={"PATH": str(kit.fake_bin(tmp_path / "bin"))}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        state_dir=tmp_path / "state",
+    )
+    httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"}),
+        timeout=10,
+    )
+    time.sleep(1.1)
+    session.prompt("actually, rewrite the fetcher instead", time.time())
+    kit.wait_for(server, lambda d: bool(kit.session_of(d).get("conflict")))
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
+        conflict = page.get_by_role("group", name="Conflict to settle")
+        conflict.wait_for()
+        assert "actually, rewrite the fetcher instead" in conflict.inner_text()
+        conflict.get_by_role("button", name="retype").click()
+        assert page.evaluate("document.activeElement && document.activeElement.id") == "intent-goal"
+        conflict.get_by_role("button", name="still applies").click()
+        page.wait_for_selector("section.drift .conflict", state="detached")
+        assert kit.session_of(kit.observer_doc(server))["conflict"] == [], "settled through the newest one shown"
+    finally:
+        context.close()

@@ -9,6 +9,7 @@ import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
 import { ago, plural } from "/static/format.js";
+import { fillPanel } from "/static/intent.js";
 import { fill, raise } from "/static/slots.js";
 import { CopyButton, since } from "/static/views.js";
 
@@ -167,7 +168,7 @@ function Conflict({ rec, harness, sid, ctx }) {
     setMessage(r.ok ? "Settled: your saved words still apply." : (r.body && (r.body.reason || r.body.error)) || `The dashboard answered ${r.status}.`);
   };
   const retype = () => {
-    const goal = document.querySelector("[data-goal-field], textarea[name=goal], input[name=goal]");
+    const goal = document.getElementById("intent-goal");
     if (goal) goal.focus();
   };
   return html`<div class="conflict" role="group" aria-labelledby="h-conflict">
@@ -268,7 +269,6 @@ function DriftSection({ board, ctx, route, session }) {
   else control = html`<${Control} o=${o} rec=${rec} harness=${harness} sid=${sid} route=${r} disclosure=${disclosure} ctx=${ctx} />`;
   return html`<section class="drift" aria-labelledby="h-drift" data-harness=${harness}>
     <h3 id="h-drift">Drift</h3>
-    <p class="muted small">A check happens only when you ask for one, and Cargento never writes into the session.</p>
     ${rec.revision == null && adopts && o.on ? html`<p class="small">No goal is typed: Analyze drift adopts your latest prompt as the goal, saved as words "from your prompt" (editing it makes them typed words).</p>` : null}
     ${control}
     ${work.includes(harness) ? null : html`<p class="drift-level">Cargento can't read work from this harness.</p>`}
@@ -279,5 +279,9 @@ function DriftSection({ board, ctx, route, session }) {
   </section>`;
 }
 
-fill("session.sections", DriftSection);
+// The Drift section runs in the Intent and drift panel, below your words, when the annotations
+// feature draws that panel; without it, after the session page's columns.
+const annotations = feature("annotations");
+if (annotations && annotations.on) fillPanel(DriftSection);
+else if (!annotations) fill("session.sections", DriftSection);
 fill("row.marks", DriftMark);
