@@ -183,3 +183,28 @@ def test_under_observer_model_a_goal_less_session_adopts_its_latest_prompt(
     assert words is not None and words.current.goal == "make the retry test pass"  # type: ignore[union-attr]
     assert words.current.goal_source == "prompt"  # type: ignore[union-attr]
     assert "GOAL: make the retry test pass" in kit.calls(tmp_path / "bin", "claude")[-1]["prompt"]
+
+
+def test_discard_everything_withdraws_the_quotations_from_the_readings(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    home = kit.claude_home(tmp_path)
+    kit.fake_bin(tmp_path / "bin")
+    kit.set_mode(tmp_path / "bin", "departs")
+    state = tmp_path / "state"
+    server = _serve(serve, builder_for, tmp_path, home, state)
+    _annotate(server.url, kit.SID)
+    assert kit.press(server, allow=True).status_code == 202
+    kit.wait_for(server, lambda d: bool(kit.session_of(d).get("readings")))
+    discard = httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps({"harness": "claude", "sid": kit.SID, "clear": True}),
+        timeout=10,
+    )
+    assert discard.status_code == 200, discard.text
+    doc = kit.wait_for(server, lambda d: bool(kit.session_of(d)["readings"][-1].get("withdrawn")))
+    reading = kit.session_of(doc)["readings"][-1]
+    assert "tests pass" not in json.dumps(kit.session_of(doc)), "no quotation of the words stays"
+    assert reading["rows"][0]["verdict"] == "departs", "the fact that a check ran stays"
+    assert "tests pass" not in next((state / "observer").glob("claude_*.json")).read_text()

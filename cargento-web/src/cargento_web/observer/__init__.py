@@ -12,6 +12,7 @@ is the ``observer`` key (:meth:`Observer.document`).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,6 +48,8 @@ __all__ = ["Observer", "create", "forget", "own_stores"]
 
 _ROUTE_TTL_S = 15.0
 
+log = logging.getLogger("cargento_web")
+
 
 class Observer(Extension):
     name = "observer"
@@ -77,6 +80,7 @@ class Observer(Extension):
         self.sidecars.load()
         self.recovered = self.sidecars.recover()
         self._seeded = not context.demo
+        self._swept: object = None
         self.unasked: UnaskedChecks | None = None
         if options.unasked_readings and not self.model_off and not self.off:
             self.unasked = UnaskedChecks(
@@ -168,10 +172,22 @@ class Observer(Extension):
         }
 
     def _withdraw(self, harness: str, sid: str) -> None:
+        """Discard everything withdrew the session's words: the quotations go from every
+        departure and reading on record; the fact that a check ran stays, without text."""
+
+        def strip(data: dict[str, Any]) -> None:
+            for reading in data.get("readings") or []:
+                reading["withdrawn"] = True
+                for row in reading.get("rows") or []:
+                    row.pop("line", None)
+                    row.pop("evidence", None)
+
         try:
             self.departures.withdraw(harness, sid)
+            if self.sidecars.get(harness, sid) is not None:
+                self.sidecars.update(harness, sid, strip)
         except StoreUnavailable:
-            return
+            log.warning("the quotations of a discarded session could not be withdrawn everywhere")
         self.context.changed()
 
     # -- the extension -------------------------------------------------------------------
@@ -179,7 +195,30 @@ class Observer(Extension):
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
         return reading_routes(self, guard)
 
+    def _sweep_discards(self) -> None:
+        """A discard made through any writer of the annotation store (the annotations
+        feature's own instance, another process) withdraws the quotations here too."""
+        store = getattr(self.annotated, "store", None)
+        if store is None:
+            return
+        signature = store.view()
+        if signature is self._swept:
+            return
+        self._swept = signature
+        for (harness, sid), record in self.sidecars.every().items():
+            readings = record.get("readings") or []
+            pending = readings and not all(r.get("withdrawn") for r in readings)
+            if pending and type(store.get(harness, sid)).__name__ == "Discard":
+                self._withdraw(harness, sid)
+        for row in self.departures.read()["raises"]:
+            if not row.get("withdrawn") and type(store.get(row.get("harness"), row.get("sid"))).__name__ == "Discard":
+                self._withdraw(str(row.get("harness")), str(row.get("sid")))
+
     def on_board(self, board: Board) -> None:
+        try:
+            self._sweep_discards()
+        except StoreUnavailable:
+            log.warning("the departures store could not be read to withdraw a discarded session's raises")
         if not self._seeded:
             from .demo import seed
 
@@ -292,6 +331,8 @@ class Observer(Extension):
 def _departed_at(readings: list[dict[str, Any]], raises: list[dict[str, Any]]) -> str | None:
     """When the departure on record was raised: the newest reading's, when it departed, or an
     unasked raise newer than the newest reading."""
+    readings = [r for r in readings if not r.get("withdrawn")]
+    raises = [r for r in raises if not r.get("withdrawn")]
     newest = readings[-1] if readings else None
     candidates: list[str] = []
     if newest is not None and newest.get("departed"):

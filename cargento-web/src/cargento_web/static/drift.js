@@ -148,7 +148,7 @@ function Reading({ rec, ctx }) {
     <p><b>Reading</b> <span class="muted small">${reading.at ? ago(since(ctx, reading.at)) : "reading time unknown"} · ${movedNote(rec, reading.revision)} · ${reading.provider}${reading.goal_source === "prompt" ? " · goal from your prompt" : ""}</span></p>
     ${reading.withheld ? html`<p class="note">A later direction was unsettled, so this reading states no departure.</p>` : null}
     <table class="drift-rows"><tbody>${reading.rows.map(
-      (row) => html`<tr data-verdict=${row.verdict}><td>${row.line}</td><td class=${"verdict v-" + row.verdict}>${VERDICT_TEXT[row.verdict] || row.verdict}</td><td class="muted small">${row.evidence || "no evidence cited"}</td></tr>`,
+      (row) => html`<tr data-verdict=${row.verdict}><td>${reading.withdrawn ? html`<span class="muted">(words withdrawn)</span>` : row.line}</td><td class=${"verdict v-" + row.verdict}>${VERDICT_TEXT[row.verdict] || row.verdict}</td><td class="muted small">${reading.withdrawn ? "" : row.evidence || "no evidence cited"}</td></tr>`,
     )}</tbody></table>
   </div>`;
 }
@@ -212,8 +212,8 @@ function Departures({ o, rec, session, ctx }) {
       <h5>What a reading you asked for raised</h5>
       ${asked.length
         ? html`<ul>${asked.map(({ reading, row }) => html`<li>
-            <b>${row.line}</b> <span class="muted small">${ago(since(ctx, reading.at))} · ${movedNote(rec, reading.revision)}</span>
-            <div class="small">${row.evidence}</div>
+            <b>${reading.withdrawn ? "(words withdrawn)" : row.line}</b> <span class="muted small">${ago(since(ctx, reading.at))} · ${movedNote(rec, reading.revision)}</span>
+            ${reading.withdrawn ? null : html`<div class="small">${row.evidence}</div>`}
             <div class="small muted">${laterFinding(rec, reading.at, row.line)} Alert: no delivery record is on file for this raise.</div>
           </li>`)}</ul>`
         : html`<p class="muted small">No reading you asked for has raised a departure.</p>`}
