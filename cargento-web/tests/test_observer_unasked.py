@@ -140,3 +140,43 @@ def test_off_by_default(serve: Any, builder_for: Any, tmp_path: Path) -> None:
     )
     assert kit.observer_doc(server)["unasked"]["on"] is False
     assert not (tmp_path / "state" / DEPARTURES_FILE).exists()
+
+
+def test_an_unasked_raise_is_alerted_and_what_became_of_it_is_published(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    from datetime import UTC, datetime
+
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_claude.fixtures import ClaudeStore
+    from cargento_web.runtime.hub import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
+
+    store = ClaudeStore(tmp_path / "home")
+    session = store.session(kit.SID)
+    session.prompt("make the retry test pass", time.time() - 3600)
+    bin_dir = kit.fake_bin(tmp_path / "bin")
+    kit.set_mode(bin_dir, "departs")
+    notifier = MemoryNotifier()
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "hubstate", notifier=notifier)
+    try:
+        server = serve(
+            builder_for([("claude", claude)], store.home, env={"PATH": str(bin_dir)}),
+            hub=hub,
+            features=["cargento_web.annotations", "cargento_web.observer"],
+            options=Options(unasked_readings=True),
+            state_dir=tmp_path / "state",
+        )
+        _annotate(server.url, {"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"})
+        time.sleep(1.2)
+        kit.observer_doc(server)
+        session.prompt("keep going", time.time())
+        doc = kit.wait_for(
+            server, lambda d: bool(kit.session_of(d).get("unasked") and kit.session_of(d)["unasked"][0].get("delivery"))
+        )
+        raised = kit.session_of(doc)["unasked"][0]
+        assert raised["alert"] == "raised"
+        assert raised["delivery"]["outcome"] == "handed-over"
+        assert notifier.sent and "may have drifted" in notifier.sent[0][0]
+    finally:
+        hub.close()

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,10 +92,34 @@ class Observer(Extension):
                 env=context.env,
                 home=self.home,
                 changed=context.changed,
+                alert=self._alert_lane(),
             )
         on_discard = getattr(self.annotated, "on_discard", None)
         if on_discard is not None:
             on_discard(self._withdraw)
+
+    def _alert_lane(self) -> Callable[[str, str, str, str, datetime], str] | None:
+        """The hub's alert lane for a raise (``kind`` ``departure``), when a hub runs."""
+        alerts = getattr(self.context.hub, "alerts", None)
+        gate = getattr(alerts, "gate", None)
+        if gate is None:
+            return None
+
+        def raise_alert(harness: str, sid: str, title: str, body: str, at: datetime) -> str:
+            decided: str = gate(harness, sid, title, body, at, kind="departure")
+            return decided
+
+        return raise_alert
+
+    def _deliveries(self, harness: str, sid: str) -> list[dict[str, Any]]:
+        found = getattr(self.context.hub, "deliveries_for", None)
+        if found is None:
+            return []
+        return [
+            {"raised_at": d.raised_at.isoformat(), "outcome": d.outcome, "detail": d.detail}
+            for d in found(harness, sid)
+            if d.kind == "departure"
+        ]
 
     # -- what the routes ask --------------------------------------------------------------
 
@@ -252,6 +277,9 @@ class Observer(Extension):
             session = self.session(harness, sid)
             readings = list(record.get("readings") or [])
             raises = [r for r in unasked["raises"] if r.get("harness") == harness and r.get("sid") == sid]
+            if raises:
+                deliveries = self._deliveries(harness, sid)
+                raises = [dict(r, delivery=_delivery_of(r, deliveries)) for r in raises]
             checks = [c for c in unasked["checks"] if c.get("harness") == harness and c.get("sid") == sid]
             departed_at = _departed_at(readings, raises)
             sessions[f"{harness}/{sid}"] = {
@@ -341,6 +369,13 @@ def _departed_at(readings: list[dict[str, Any]], raises: list[dict[str, Any]]) -
         if newest is None or str(raised.get("at")) > str(newest.get("at")):
             candidates.append(str(raised.get("at")))
     return max(candidates) if candidates else None
+
+
+def _delivery_of(raised: Mapping[str, Any], deliveries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The delivery record of *raised* (the one raised at the moment it was alerted), or
+    ``None`` when none is on file."""
+    at = raised.get("alerted_at")
+    return next((d for d in deliveries if at is not None and d["raised_at"] == at), None)
 
 
 def create(context: ExtensionContext) -> Observer:

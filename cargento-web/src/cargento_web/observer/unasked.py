@@ -50,6 +50,7 @@ class UnaskedChecks:
         home: Path,
         changed: Callable[[], None],
         quiet: Callable[[], bool] = lambda: False,
+        alert: Callable[[str, str, str, str, datetime], str] | None = None,
         timeout_s: float = TIMEOUT_S,
     ) -> None:
         self.intents = intents
@@ -60,6 +61,7 @@ class UnaskedChecks:
         self.home = home
         self.changed = changed
         self.quiet = quiet
+        self.alert = alert
         self.timeout_s = timeout_s
         self._states: dict[tuple[str, str], str] = {}
         self._queue: queue.Queue[tuple[BoardSession, Intent] | None] = queue.Queue(maxsize=32)
@@ -157,6 +159,13 @@ class UnaskedChecks:
                 "evidence_stopped": "the account ended at what the board published at the check",
                 "provider": route.provider,
             }
+        if raised is not None:
+            title = f"{session.title or session.display_id} may have drifted"
+            alerted = datetime.now(UTC)
+            body = f"Your goal: {intent.goal}"
+            decided = self.alert(session.harness, session.session_id, title, body, alerted) if self.alert else None
+            raised["alert"] = decided or "no notification lane in this run"
+            raised["alerted_at"] = alerted.isoformat()
         self.departures.add(check, raised)
         if raised is not None:
             self.intents.record(session.harness, session.session_id, {"kind": "unasked", **raised})

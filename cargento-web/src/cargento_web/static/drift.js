@@ -21,6 +21,21 @@ const VERDICT_TEXT = {
   unknown: "cannot be told",
   withheld: "no departure stated (a later direction is unsettled)",
 };
+// What became of an alert, in the five outcomes' own words (never "seen").
+const DELIVERY_TEXT = {
+  "handed-over": "handed to this machine's notification service (it accepted the request; nothing says a banner was drawn or seen)",
+  "service-error": "the notification service returned an error",
+  "could-not-start": "the notification command could not be started",
+  "timed-out": "the notification call did not return inside its time limit",
+  "no-backend": "this platform has no notification backend in this build",
+};
+
+function alertText(r) {
+  if (r.delivery) return `Alert: ${DELIVERY_TEXT[r.delivery.outcome] || r.delivery.outcome}.`;
+  if (r.alert === "cooldown" || r.alert === "held") return "Alert: held back by the notification cooldown; no delivery record is on file for this raise.";
+  return "Alert: no delivery record is on file for this raise.";
+}
+
 const ENDING_TEXT = {
   stored: "stored",
   failed: "failed",
@@ -224,7 +239,7 @@ function Departures({ o, rec, session, ctx }) {
         ? html`<ul>${away.map((r) => html`<li>
             <b>${r.withdrawn ? "(words withdrawn)" : r.goal}</b> <span class="muted small">${ago(since(ctx, r.at))} · ${movedNote(rec, r.revision)}</span>
             ${r.withdrawn ? null : html`<div class="small">${r.evidence}</div>`}
-            <div class="small muted">Its evidence stopped where ${r.evidence_stopped || "the account ended"}. ${laterFinding(rec, r.at, r.goal)} Alert: no delivery record is on file for this raise.</div>
+            <div class="small muted">Its evidence stopped where ${r.evidence_stopped || "the account ended"}. ${laterFinding(rec, r.at, r.goal)} <span class="alert-outcome">${alertText(r)}</span></div>
           </li>`)}</ul>`
         : html`<p class="muted small">${rec.checks ? "The away checks ran and raised nothing." : "The away checks have not read this session."}</p>`}
       ${!o.unasked.on && away.length ? html`<p class="note small">Nothing new is being checked: unasked readings are off for this run.</p>` : null}
