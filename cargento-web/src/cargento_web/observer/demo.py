@@ -23,17 +23,32 @@ if TYPE_CHECKING:
 
 __all__ = ["seed"]
 
-_DEPARTS = "file written (Edit): pyproject.toml — the account shows the session going outside what this line asks"
-_CONSISTENT = "check ran: pytest -q — output ends: 48 passed in 3.2s"
+#: Evidence the demo readings cite, in the shape the account of each harness has: work
+#: (checks, files, results) only where Cargento reads it.
+_EVIDENCE = {
+    "claude": (
+        "check ran: pytest -q — output ends: 48 passed in 3.2s",
+        "file written (Edit): pyproject.toml — the account shows a new dependency added",
+    ),
+    "pi": (
+        "work result: bash npm test — output ends: Tests: 31 passed, 31 total",
+        "work result: bash git push origin main — output ends: main -> main",
+    ),
+}
+_OTHER = (
+    "dispatch: tests (no longer running) — the session's dispatches cover this line",
+    "instruction (latest): the session was told to push the branch, which this line rules out",
+)
 
 
 def _reading(observer: Observer, session: BoardSession, intent: Intent, at: datetime, *, departs: bool) -> None:
+    consistent, departing = _EVIDENCE.get(session.harness, _OTHER)
     rows = [
         {
             "n": n,
             "line": line,
             "verdict": "departs" if departs and n == len(intent.items) else "consistent",
-            "evidence": _DEPARTS if departs and n == len(intent.items) else _CONSISTENT,
+            "evidence": departing if departs and n == len(intent.items) else consistent,
         }
         for n, line in enumerate(intent.items, 1)
     ]
@@ -46,7 +61,7 @@ def _reading(observer: Observer, session: BoardSession, intent: Intent, at: date
         "rows": rows,
         "departed": departs,
         "withheld": False,
-        "tool_output": session.harness == "claude",
+        "tool_output": session.harness in _EVIDENCE,
         "bytes": 2048,
         "left_out": 0,
         "demo": True,
@@ -80,7 +95,8 @@ def seed(observer: Observer, board: Board) -> bool:
     if len(annotated) < 2:
         return False
     calm = [pair for pair in annotated if not later_directions(pair[0], pair[1])]
-    departed = calm[0] if calm else annotated[0]
+    claude = [pair for pair in annotated if pair[0].harness == "claude"]
+    departed = (calm or claude or annotated)[0]
     consistent = next(pair for pair in annotated if pair[0].key != departed[0].key)
     now = datetime.now(UTC)
     _reading(observer, departed[0], departed[1], now - timedelta(minutes=12), departs=True)
