@@ -8,11 +8,15 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import attrs
 import httpx
 import orjson
 import pytest
+from cargento import hookimpl
 from cargento.cli import Options
+from cargento.models import HarnessContext, Instruction, SessionReading, SessionRef
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.annotations.store import ANNOTATIONS_FILE
 
@@ -74,8 +78,6 @@ def server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., Any]:
 def _session_url(srv: Any, sid: str = SID) -> str:
     board = httpx.get(srv.url + "/api/data", timeout=5).json()
     s = next(x for x in board["sessions"] if x["session_id"] == sid)
-    from urllib.parse import quote
-
     return f"{srv.url}/#n=session:{quote(s['project'] or '', safe='')}:fake:{sid}"
 
 
@@ -122,6 +124,10 @@ def test_type_save_revise_escape_and_discard_twice(server: Any, context: Any, tm
     _until(page, "document.querySelector('.intent-message').textContent.includes('revision 2')")
     revisions = _stored(tmp_path)["revisions"]
     assert [len(r["lines"]) for r in revisions] == [1, 2]
+    panel.locator(".revisions summary").click()
+    panel.locator('.revision-list li[data-revision="1"]').wait_for()
+    assert "tests pass" in panel.locator('.revision-list > li[data-revision="1"]').inner_text()
+    assert "docs updated" not in panel.locator('.revision-list > li[data-revision="1"]').inner_text()
 
     # Escape puts the stored words back
     goal.fill("Something else entirely")
@@ -227,6 +233,11 @@ def test_the_intent_log_drops_words_a_discard_in_another_tab_withdrew(
     assert row.get_attribute("data-annotation") == "discard"
     assert log.errors == [] and other.errors == []
 
+    # words kept for a session that left the board open on its own page
+    off.locator("a.title").click()
+    log.wait_for_selector(".missing-session .intent-panel .intent-revision")
+    assert log.locator("#intent-goal").input_value() == "Words kept off the board"
+
 
 def test_with_annotations_off_the_page_offers_no_field_and_says_why_once(
     server: Any, context: Any, tmp_path: Path
@@ -241,3 +252,78 @@ def test_with_annotations_off_the_page_offers_no_field_and_says_why_once(
     page.wait_for_selector("main .row")
     assert page.locator(".row-goal").count() == 0, "no goal slot links anywhere"
     assert page.locator("main").inner_text().count("--no-annotations") == 1, "said once"
+
+
+class Prompted(FakeHarness):
+    """A Codex-keyed fake whose sessions carry a recorded latest prompt."""
+
+    def __init__(self, prompts: dict[str, str]) -> None:
+        super().__init__("codex", [FakeSession(sid, title=f"prompted {sid[:4]}") for sid in prompts], label="Codex")
+        self.prompts = prompts
+
+    @hookimpl
+    def read_session(self, ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+        reading = super().read_session(ref, ctx)
+        assert reading is not None
+        return attrs.evolve(reading, instruction=Instruction(text=self.prompts[ref.session_id], at=ctx.now))
+
+
+def test_the_latest_prompt_stands_beside_now_and_can_be_adopted_as_an_entry(
+    serve: Any, builder_for: Any, context: Any, tmp_path: Path
+) -> None:
+    long_sid = "c0dec0de-0000-4000-8000-000000000002"
+    harness = Prompted({SID: "Port the scheduler to the new queue", long_sid: "p" * 300})
+    srv = serve(builder_for([("codex", harness)], tmp_path), features=[FEATURE], state_dir=tmp_path / "home")
+    page = _open(context, srv.url + "/#n=sessions")
+    slot = page.locator(f'.row[data-key="codex:{SID}"] .row-goal.prompt')
+    slot.wait_for()
+    assert "Port the scheduler to the new queue" in slot.inner_text()
+    assert not (tmp_path / "home" / ANNOTATIONS_FILE).exists(), "showing a prompt does not save it"
+    slot.click()
+    page.wait_for_selector(".intent-panel")
+    page.locator(".adopt-goal").click()
+    page.locator(".adopt-line").click()
+    page.locator(".save").click()
+    _until(page, "document.querySelector('.intent-message').textContent.includes('revision 1')")
+    entry = _stored(tmp_path)["revisions"][0]
+    assert entry["goal"] == "Port the scheduler to the new queue" and entry["goal_source"] == "prompt"
+    assert entry["lines"] == [
+        {"text": "Port the scheduler to the new queue", "source": "entry", "entry": "your prompt"}
+    ]
+    page.wait_for_selector(".intent-revision")
+    assert "from your prompt" in page.locator(".intent-fields .field-label").first.inner_text()
+    assert "added from your prompt" in page.locator(".outcome-line").first.inner_text()
+    project = next(x for x in httpx.get(srv.url + "/api/data", timeout=5).json()["sessions"] if x["session_id"] == SID)[
+        "project"
+    ]
+    page.goto(srv.url + "/#n=project:" + quote(project, safe=""))
+    stated = page.locator(f'.project-goals .stated[data-key="codex:{SID}"]')
+    stated.wait_for()
+    sources = stated.locator(".stated-row").evaluate_all("rows => rows.map(r => r.dataset.source)")
+    assert sources == ["published", "typed", "typed"], "your words beside the published goal, each on its own row"
+    assert "published by Codex" in stated.locator(".stated-row.published").inner_text()
+    assert "your goal (from your prompt)" in stated.locator(".stated-row.typed").inner_text()
+    page.goto(srv.url + "/#n=session::codex:" + long_sid)
+    page.wait_for_selector(".intent-panel .adopt")
+    assert page.locator(".adopt-goal").count() == 0
+    assert "nothing is clipped" in page.locator(".adopt").inner_text()
+    assert page.errors == []
+
+
+def test_on_a_narrow_screen_the_intent_section_comes_first(server: Any, browser: Any, tmp_path: Path) -> None:
+    srv = server()
+    ctx = browser.new_context(viewport={"width": 600, "height": 900})
+    try:
+        page = _open(ctx, _session_url(srv))
+        page.locator(".intent-panel").wait_for()
+        tops = page.evaluate(
+            "[...document.querySelectorAll('.session-page > .columns > *')].map(e => [e.className, e.getBoundingClientRect().top])"
+        )
+        assert "intent-panel" in tops[0][0]
+        assert tops[0][1] < tops[1][1], "stacked first, above the session activity"
+        lefts = page.evaluate(
+            "[...document.querySelectorAll('.session-page > .columns > *')].map(e => e.getBoundingClientRect().left)"
+        )
+        assert len(set(lefts)) == 1, "one column"
+    finally:
+        ctx.close()

@@ -403,3 +403,12 @@ def test_diagnose_names_the_store_and_its_read_failure(tmp_path: Path, monkeypat
     )
     assert str(tmp_path / ANNOTATIONS_FILE) in out.stdout + out.stderr
     assert "not valid JSON" in out.stdout + out.stderr
+
+
+def test_a_credential_typed_into_a_goal_never_reaches_the_disk(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    server = _start(serve, builder_for, tmp_path)
+    secret = "sk-ant-api03-" + "A" * 60
+    reply = _annotate(server, goal=f"use {secret} for the call", lines=[f"token {secret}"])
+    assert reply["outcome"] == "stored"
+    raw = (tmp_path / "home" / ANNOTATIONS_FILE).read_text()
+    assert secret not in raw and "REDACTED" in raw

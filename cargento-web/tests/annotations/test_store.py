@@ -290,3 +290,13 @@ def test_whatever_the_file_holds_a_store_over_it_answers_with_an_outcome(tmp_pat
         assert result.outcome in ("stored", "untrusted")
         if result.outcome == "untrusted":
             assert path.read_bytes() == data
+
+
+def test_forget_removes_discard_records_and_keeps_typed_words(tmp_path: Path) -> None:
+    store = AnnotationStore(tmp_path / ANNOTATIONS_FILE)
+    assert store.forget_discards(T0).outcome == "unchanged"
+    store.annotate("claude", "kept", _goal("kept words"), T0)
+    store.annotate("claude", "gone", _goal("x"), T0)
+    store.annotate("claude", "gone", Change(clear=True), T0)
+    assert store.forget_discards(T0).outcome == "stored"
+    assert [e.sid for e in store.entries()] == ["kept"]

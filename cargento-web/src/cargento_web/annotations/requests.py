@@ -74,10 +74,13 @@ def parse_annotate(body: bytes, now: datetime) -> Annotate | Refusal:
         if raw_goal is not None and not isinstance(raw_goal, str):
             return Refusal(reason="goal must be a string or null")
         if isinstance(raw_goal, str):
-            why = check_one_line(raw_goal.strip(), "the goal")
+            # Checked as it will be stored (credential-shaped values redacted), so what is on
+            # disk is always within the limits the reader holds it to.
+            scrubbed = scrub(raw_goal)
+            why = check_one_line(scrubbed, "the goal")
             if why is not None:
                 return Refusal(reason=why)
-            goal = scrub(raw_goal) or None
+            goal = scrubbed or None
     goal_source = doc.get("goal_source")
     if goal_source is not None and goal_source not in ("typed", "prompt"):
         return Refusal(reason="goal_source must be typed or prompt")
@@ -94,7 +97,7 @@ def parse_annotate(body: bytes, now: datetime) -> Annotate | Refusal:
             return Refusal(reason="origins must be a list beside lines, one per line")
         made: list[Draft] = []
         for index, text in enumerate(lines):
-            stripped = text.strip()
+            stripped = scrub(text)
             why = check_one_line(stripped, f"line {index + 1}")
             if why is not None:
                 return Refusal(reason=why)
@@ -114,7 +117,7 @@ def parse_annotate(body: bytes, now: datetime) -> Annotate | Refusal:
                     if isinstance(o, bool) or not isinstance(o, int) or o < 0:
                         return Refusal(reason=f"origin {index + 1} must be a saved position, null or an entry")
                     origin = o
-            made.append(Draft(text=scrub(text), origin=origin, entry=entry))
+            made.append(Draft(text=stripped, origin=origin, entry=entry))
         if len(made) > MAX_LINES:
             return Refusal(
                 reason=f"the checklist holds at most {MAX_LINES} lines; replace or merge a line instead of adding a seventh"

@@ -39,6 +39,7 @@ Write (each returns a :class:`Result` with ``outcome``, ``persisted``, ``reason`
   says only that a check had run (``checked``).
 * ``store.update(harness, sid, change_fn, now)``: the general read-modify-write:
   ``change_fn(entry | None) -> Entry | None`` (``None``: nothing to write, outcome ``refused``).
+* ``store.forget_discards(now)``: remove every discard record (for ``--forget``).
 * ``store.on_discard(callback)``: ``callback(harness, sid)`` after a discard is on disk, so a
   store holding quotations of the words (departures) can withdraw them.
 
@@ -475,6 +476,31 @@ class AnnotationStore:
         if result.outcome == "unchanged" and held_before:
             return attrs.evolve(result, persisted=False, reason="the same words are held for this run only")
         return result
+
+    def forget_discards(self, now: datetime) -> Result:
+        """Remove every discard record (what ``--forget`` does to this store); the words you
+        typed stay. ``unchanged`` when there was none."""
+        with self._lock.held():
+            self._cache = None
+            loaded = self.view()
+            if loaded.state == "untrusted":
+                return Result(
+                    outcome="untrusted", persisted=False, reason=f"{loaded.detail}; nothing was written over it"
+                )
+            if loaded.state == "absent" or not any(isinstance(e, Discard) for e in loaded.entries.values()):
+                return Result(outcome="unchanged", persisted=True)
+            kept = {k: e for k, e in loaded.entries.items() if not isinstance(e, Discard)}
+            try:
+                write_atomic(self.path, _encode(kept))
+            except OSError as exc:
+                return Result(
+                    outcome="unwritable",
+                    persisted=False,
+                    reason=f"{self.path.name} could not be written: {exc.strerror or exc}",
+                )
+            self._cache = None
+            self._notify(discarded=False, key=("", ""))
+            return Result(outcome="stored", persisted=True)
 
     def add_reading(self, harness: str, sid: str, reading: Mapping[str, Any], now: datetime) -> Result:
         """Append *reading* (a JSON object) to the session's words (see the module docstring)."""

@@ -167,7 +167,7 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
       goalRef.current.focus();
     }
   });
-  const shown = draft || { goal: base.goal, lines: base.lines };
+  const shown = draft || { goal: base.goal, lines: base.lines, adopted: null };
   const goalChanged = shown.goal.trim() !== base.goal.trim();
   const linesChanged = !sameLines(shown.lines.filter((l) => l.text.trim()), base.lines);
   const dirty = goalChanged || linesChanged;
@@ -208,9 +208,23 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
     }
     return reply;
   };
+  // The session's latest prompt, where its harness's source permits offering it as an entry.
+  const prompt = session && PROMPT_HARNESSES.has(session.harness) && session.instruction && session.instruction.source !== "agent"
+    ? session.instruction.text.trim()
+    : null;
+  const promptFits = prompt && prompt.length <= MAX_CHARS && !/[\r\n]/.test(prompt);
+  const adoptGoal = () => edit({ goal: prompt, adopted: prompt });
+  const adoptLine = () => {
+    if (shown.lines.length >= MAX_LINES) {
+      setMessage(`The checklist holds ${MAX_LINES} lines; a seventh is refused. Replace or merge a line instead.`);
+      return;
+    }
+    edit({ lines: [...shown.lines, { text: prompt, origin: null, source: "entry", entry: "your prompt" }] });
+  };
   const save = () => {
     const body = {};
     if (goalChanged) body.goal = shown.goal;
+    if (goalChanged && shown.adopted && shown.adopted === shown.goal) body.goal_source = "prompt";
     if (linesChanged) {
       const kept = shown.lines.filter((l) => l.text.trim());
       body.lines = kept.map((l) => l.text);
@@ -247,6 +261,7 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
     standing = html`<p class="muted small intent-revision">Revision ${words.revision}, saved ${ago(since(ctx, words.at))}${words.persisted === false ? html` · <b class="held">held for this run only: the write failed</b>` : ""}</p>`;
   }
   const binding = session && (doc.sessions || {})[key] ? doc.sessions[key].binding : null;
+  const history = words && words.revision > 1 ? html`<${Revisions} harness=${harness} sid=${sid} revision=${words.revision} ctx=${ctx} />` : null;
   const stamp = (text) => html`<span class="origin muted small">· ${text}</span>`;
   return html`<section class="col intent-panel" aria-labelledby="h-intent" data-key=${key}>
     <h3 id="h-intent">Intent</h3>
@@ -288,6 +303,13 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
         </ol>
         <button type="button" class="btn small add-line" onClick=${addLine}>add a line</button>
       </fieldset>
+      ${prompt
+        ? html`<p class="adopt small">${promptFits
+            ? html`From your latest prompt: <button type="button" class="btn small adopt-goal" onClick=${adoptGoal}>use it as the goal</button>
+                <button type="button" class="btn small adopt-line" onClick=${adoptLine}>add it as a line</button>
+                <span class="muted">Nothing is saved until you press save, and an adopted goal says “from your prompt”.</span>`
+            : html`<span class="muted">Your latest prompt is ${prompt.length} characters or more than one line, so it cannot be a goal or a line as it stands: nothing is clipped.</span>`}</p>`
+        : null}
       <div class="intent-actions">
         ${dirty ? html`<button type="button" class="btn save" disabled=${busy} onClick=${save}>save</button>
           <span class="muted small">Escape puts the stored words back.</span>` : null}
@@ -299,9 +321,39 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
       </div>
       ${armed ? html`<p class="discard-what" id="intent-discard-what">${armed}</p>` : null}
       <p class="intent-message" role="status" aria-live="polite">${message}</p>
+      ${history}
     </div>
     ${panelParts.map((C, i) => h(C, { key: i, board, ctx, route, session, annotation }))}
   </section>`;
+}
+
+// Every retained revision, read from /api/annotations when opened (never on the refresh loop).
+function Revisions({ harness, sid, revision, ctx }) {
+  const [open, setOpen] = useState(false);
+  const [doc, setDoc] = useState(null);
+  useEffect(() => {
+    if (!open) return undefined;
+    let gone = false;
+    setDoc(null);
+    getJSON("/api/annotations").then((r) => {
+      if (gone) return;
+      const found = r.ok && r.body ? r.body.annotations.find((a) => a.key === keyOf(harness, sid)) : null;
+      setDoc(found && found.revisions ? { revisions: found.revisions } : { error: (r.body && r.body.reason) || `HTTP ${r.status}` });
+    });
+    return () => {
+      gone = true;
+    };
+  }, [open, revision, harness, sid]);
+  return html`<details class="revisions" onToggle=${(ev) => setOpen(ev.currentTarget.open)}>
+    <summary>Earlier revisions (the words are at revision ${revision}; earlier ones are kept unchanged)</summary>
+    ${!open ? null : !doc ? html`<p class="muted small" aria-busy="true">Reading the revisions…</p>` : doc.error
+      ? html`<p class="note">The revisions could not be read: ${doc.error}.</p>`
+      : html`<ol class="revision-list">${doc.revisions.slice().reverse().map((r) => html`<li data-revision=${r.revision}>
+          <span class="muted small">revision ${r.revision}, saved ${ago(since(ctx, r.at))}</span>
+          <div>${r.goal ? html`<span class="src-label">goal</span> ${r.goal}` : html`<span class="muted">no goal</span>`}</div>
+          ${r.lines.length ? html`<ul>${r.lines.map((l) => html`<li>${l.text} <span class="muted small">(${sourceWords(l)})</span></li>`)}</ul>` : null}
+        </li>`)}</ol>`}
+  </details>`;
 }
 
 // -- Sessions: your goal beside NOW, the sentence above the rows ------------------------------
@@ -337,7 +389,7 @@ function AboveRows({ board }) {
   if (!CONF) return null;
   const doc = board.annotations || {};
   if (!on() || doc.on === false) {
-    return html`<p class="above-rows intent-off">${CONF.reason || "Annotations are off for this run"} No goal slot links to a session, and no Drift mark is drawn.</p>`;
+    return html`<p class="above-rows intent-off">Annotations are off for this run (--no-annotations), so no goal you typed is shown or saved, no goal slot links to a session and no Drift mark is drawn.</p>`;
   }
   if (doc.state === "untrusted") return html`<p class="above-rows intent-untrusted">${untrustedSentence(doc.detail)}</p>`;
   if (!doc.checked_any) return html`<p class="above-rows">No session has been checked for drift.</p>`;
