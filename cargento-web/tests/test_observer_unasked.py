@@ -180,3 +180,34 @@ def test_an_unasked_raise_is_alerted_and_what_became_of_it_is_published(
         assert notifier.sent and "may have drifted" in notifier.sent[0][0]
     finally:
         hub.close()
+
+
+def test_inside_quiet_hours_no_unasked_check_starts(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_claude.fixtures import ClaudeStore
+
+    store = ClaudeStore(tmp_path / "home")
+    store.session(kit.SID).prompt("make the retry test pass", time.time() - 3600)
+    bin_dir = kit.fake_bin(tmp_path / "bin")
+    server = serve(
+        builder_for([("claude", claude)], store.home, env={"PATH": str(bin_dir)}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        options=Options(unasked_readings=True),
+        state_dir=tmp_path / "state",
+    )
+    _annotate(server.url, {"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"})
+    kit.observer_doc(server)
+    lane = server.extensions.items[1].unasked
+    board = server.app.state.live.latest()
+
+    def flipped(state: str) -> Any:
+        return attrs.evolve(board, sessions=tuple(attrs.evolve(x, state=state) for x in board.sessions))
+
+    lane.quiet = lambda: True
+    lane.on_board(flipped("idle"))
+    lane.on_board(flipped("needs_input"))
+    time.sleep(1.5)
+    assert kit.calls(bin_dir, "claude") == [], "quiet hours hold unasked checks"
+    lane.quiet = lambda: False
+    lane.on_board(flipped("working"))
+    kit.wait_for(server, lambda d: kit.session_of(d).get("checks") == 1)

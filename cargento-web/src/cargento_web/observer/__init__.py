@@ -12,6 +12,7 @@ is the ``observer`` key (:meth:`Observer.document`).
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 import time
@@ -93,10 +94,25 @@ class Observer(Extension):
                 home=self.home,
                 changed=context.changed,
                 alert=self._alert_lane(),
+                quiet=self._quiet_hours(),
             )
         on_discard = getattr(self.annotated, "on_discard", None)
         if on_discard is not None:
             on_discard(self._withdraw)
+
+    def _quiet_hours(self) -> Callable[[], bool]:
+        """Inside the run's quiet hours (``cargento.quiethours``, when this build has it) no
+        unasked check starts; a malformed window was refused by the command line already."""
+        try:
+            module: Any = importlib.import_module("cargento.quiethours")
+            window = module.resolve_window(
+                self.context.options.quiet_hours, self.context.env, off=bool(self.context.options.no_quiet_hours)
+            )
+        except (ImportError, ValueError):
+            return lambda: False
+        if window is None:
+            return lambda: False
+        return lambda: bool(window.contains(datetime.now().astimezone()))
 
     def _alert_lane(self) -> Callable[[str, str, str, str, datetime], str] | None:
         """The hub's alert lane for a raise (``kind`` ``departure``), when a hub runs."""
