@@ -127,3 +127,23 @@ def test_diagnose_names_the_stores_without_a_server(tmp_path: Path) -> None:
     assert found["reading permission"].status == "unreadable"
     assert found["reading budget"].status == "absent"
     assert (tmp_path / CONSENT_FILE).read_text() == "{not json", "--diagnose writes nothing"
+
+
+def test_a_sidecar_keeps_the_newest_attempts_and_still_counts_every_one(tmp_path: Path) -> None:
+    from cargento_web.observer.sidecars import KEEP_ATTEMPTS, attempts_made
+
+    sidecars = Sidecars(tmp_path)
+    for n in range(1, 31):
+
+        def change(data: dict[str, Any], n: int = n) -> None:
+            data.setdefault("attempts", []).append({"attempt": n, "ending": "failed"})
+            data["count"] = attempts_made(data)
+
+        sidecars.update("claude", "abc", change)
+    record = sidecars.get("claude", "abc")
+    assert record is not None
+    assert len(record["attempts"]) == KEEP_ATTEMPTS and record["attempts"][-1]["attempt"] == 30
+    assert attempts_made(record) == 30, "the attempt count does not stall at what is kept"
+    reread = Sidecars(tmp_path)
+    reread.load()
+    assert attempts_made(reread.get("claude", "abc") or {}) == 30

@@ -40,7 +40,7 @@ from .providers import PROVIDERS, Route, route_for
 from .routes import reading_routes
 from .runner import TIMEOUT_S
 from .service import Readings, later_directions
-from .sidecars import Sidecars
+from .sidecars import Sidecars, attempts_made
 from .unasked import UnaskedChecks
 
 if TYPE_CHECKING:
@@ -305,7 +305,7 @@ class Observer(Extension):
                 "goal_source": intent.goal_source if intent else None,
                 "readings": readings,
                 "attempts": list(record.get("attempts") or [])[-6:],
-                "attempt_count": len(record.get("attempts") or []),
+                "attempt_count": attempts_made(record),
                 "flight": flight.as_dict() if flight else None,
                 "asked": [dict(r, kind="asked") for r in readings if r.get("departed")],
                 "unasked": raises,

@@ -34,7 +34,7 @@ from .jsonstore import StoreUnavailable
 from .prompt import build_prompt, parse_reply
 from .providers import PROVIDERS, Route
 from .runner import TIMEOUT_S, Call, run_call
-from .sidecars import Sidecars
+from .sidecars import Sidecars, attempts_made
 
 __all__ = ["Flight", "Readings", "later_directions"]
 
@@ -126,7 +126,7 @@ class Readings:
         """Register a flight for the session; ``None`` when one is already in flight."""
         assert route.provider is not None
         record = self.sidecars.get(harness, sid) or {}
-        attempt = len(record.get("attempts") or []) + 1
+        attempt = attempts_made(record) + 1
         flight = Flight(
             harness=harness,
             sid=sid,
@@ -275,6 +275,7 @@ class Readings:
 
         def change(data: dict[str, Any]) -> None:
             data.setdefault("attempts", []).append(attempt)
+            data["count"] = attempts_made(data)
             if reading is not None:
                 data.setdefault("readings", []).append(reading)
             data["inflight"] = None

@@ -18,12 +18,19 @@ from typing import Any
 
 from .jsonstore import JsonStore, StoreUnavailable
 
-__all__ = ["KEEP_ATTEMPTS", "KEEP_READINGS", "Sidecars"]
+__all__ = ["KEEP_ATTEMPTS", "KEEP_READINGS", "Sidecars", "attempts_made"]
 
 KEEP_ATTEMPTS = 24
 KEEP_READINGS = 8
 _LIMIT = 128 * 1024
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def attempts_made(record: dict[str, Any]) -> int:
+    """How many attempts the session has had, the ones no longer kept included."""
+    kept = len(record.get("attempts") or [])
+    count = record.get("count")
+    return max(kept, count) if isinstance(count, int) and not isinstance(count, bool) else kept
 
 
 def _empty() -> dict[str, Any]:
@@ -125,6 +132,7 @@ class Sidecars:
                     }
                 )
                 record["inflight"] = None
+                record["count"] = attempts_made(record)
 
             try:
                 self.update(harness, sid, change)
