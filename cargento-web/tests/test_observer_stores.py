@@ -136,8 +136,8 @@ def test_a_sidecar_keeps_the_newest_attempts_and_still_counts_every_one(tmp_path
     for n in range(1, 31):
 
         def change(data: dict[str, Any], n: int = n) -> None:
+            data["count"] = attempts_made(data) + 1
             data.setdefault("attempts", []).append({"attempt": n, "ending": "failed"})
-            data["count"] = attempts_made(data)
 
         sidecars.update("claude", "abc", change)
     record = sidecars.get("claude", "abc")

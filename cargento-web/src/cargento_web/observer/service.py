@@ -274,8 +274,8 @@ class Readings:
             reading["recorded"] = recorded
 
         def change(data: dict[str, Any]) -> None:
+            data["count"] = attempts_made(data) + 1
             data.setdefault("attempts", []).append(attempt)
-            data["count"] = attempts_made(data)
             if reading is not None:
                 data.setdefault("readings", []).append(reading)
             data["inflight"] = None

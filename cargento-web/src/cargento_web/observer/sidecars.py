@@ -122,6 +122,7 @@ class Sidecars:
                 continue
 
             def change(record: dict[str, Any], marker: dict[str, Any] = marker) -> None:
+                record["count"] = attempts_made(record) + 1
                 record.setdefault("attempts", []).append(
                     {
                         **{k: marker.get(k) for k in ("attempt", "provider", "revision", "started_at")},
@@ -132,7 +133,6 @@ class Sidecars:
                     }
                 )
                 record["inflight"] = None
-                record["count"] = attempts_made(record)
 
             try:
                 self.update(harness, sid, change)
