@@ -260,3 +260,47 @@ def test_a_later_direction_is_a_conflict_to_settle_and_still_applies_settles_it(
         assert kit.session_of(kit.observer_doc(server))["conflict"] == [], "settled through the newest one shown"
     finally:
         context.close()
+
+
+def test_analyze_drift_is_the_one_primary_unless_a_question_is_open(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    import time
+
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_claude.fixtures import ClaudeStore
+
+    store = ClaudeStore(tmp_path / "home")
+    calm = store.session(kit.SID)
+    calm.prompt("make the retry test pass", time.time() - 600)
+    asking = store.session(kit.OTHER)
+    asking.prompt("pick a database", time.time() - 60)
+    asking.wait("Postgres or SQLite?", time.time() - 50)
+    server = serve(
+        builder_for([("claude", claude)], store.home, env={"PATH": str(kit.fake_bin(tmp_path / "bin"))}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        state_dir=tmp_path / "state",
+    )
+    for sid in (kit.SID, kit.OTHER):
+        httpx.post(
+            server.url + "/api/annotate",
+            headers={"Origin": server.url, "Content-Type": "application/json"},
+            content=json.dumps({"harness": "claude", "sid": sid, "goal": "Fix the retry test"}),
+            timeout=10,
+        )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
+        page.locator("section.drift").get_by_role("button", name="Analyze drift").wait_for()
+        assert page.locator("section.session-page .primary").count() == 1
+        page.goto(f"{server.url}/#n=session::claude:{kit.OTHER}")
+        page.wait_for_selector(
+            "section.session-page[data-key$='" + kit.OTHER + "'] section.drift button:has-text('Analyze drift')"
+        )
+        assert page.locator(".question").count() == 1, "the session waits on you"
+        assert page.locator("section.session-page .primary").count() == 0, (
+            "nothing is primary while its question is open"
+        )
+    finally:
+        context.close()

@@ -97,7 +97,7 @@ function answerText(r) {
   return b.error || `The dashboard answered ${r.status}; its result could not be confirmed.`;
 }
 
-function Control({ o, rec, harness, sid, route, disclosure, ctx }) {
+function Control({ o, harness, sid, route, disclosure, ctx, session }) {
   const [asking, setAsking] = useState(false);
   const [toolOutput, setToolOutput] = useState(Boolean(disclosure && disclosure.tool_output_allowed));
   const [message, setMessage] = useState(null);
@@ -128,6 +128,8 @@ function Control({ o, rec, harness, sid, route, disclosure, ctx }) {
     setMessage(r.ok ? "Readings are off: the next Analyze drift asks again." : answerText(r));
   };
   const budget = o.budget;
+  // The page's one primary control, except while the session's question is open to you.
+  const primary = session && session.state === "needs_input" ? "btn" : "btn primary";
   return html`<div class="drift-control">
     ${work.includes(harness)
       ? html`<label class="small"><input type="checkbox" checked=${toolOutput} onChange=${(e) => setToolOutput(e.currentTarget.checked)} />
@@ -136,10 +138,10 @@ function Control({ o, rec, harness, sid, route, disclosure, ctx }) {
     ${asking
       ? html`<div class="drift-consent" role="group" aria-label="Allow readings">
           <${Disclosure} d=${disclosure} open=${true} />
-          <button type="button" class="btn primary" disabled=${busy} onClick=${() => send({ allow: true, tool_output: toolOutput })}>Allow and analyze</button>
+          <button type="button" class=${primary} disabled=${busy} onClick=${() => send({ allow: true, tool_output: toolOutput })}>Allow and analyze</button>
           <button type="button" class="btn" onClick=${() => setAsking(false)}>Not now</button>
         </div>`
-      : html`<button type="button" class="btn primary" disabled=${busy} onClick=${press}>Analyze drift</button>
+      : html`<button type="button" class=${primary} disabled=${busy} onClick=${press}>Analyze drift</button>
           <span class="muted small"> read by the ${route.label}</span>
           ${allowed ? html` <button type="button" class="btn small" disabled=${busy} onClick=${off}>Turn off readings</button>` : null}
           ${!asking ? html`<${Disclosure} d=${disclosure} open=${false} />` : null}`}
@@ -281,7 +283,7 @@ function DriftSection({ board, ctx, route, session }) {
   else if (!session) control = html`<p class="muted">This session is not on the board now, so it cannot be read.</p>`;
   else if (!r || !r.provider) control = html`<p class="drift-reason">${r ? r.reason : "No reader is named for this harness."}</p>`;
   else if (rec.flight) control = html`<${Steps} flight=${rec.flight} disclosure=${disclosure} onCancel=${cancel} busy=${busy} />`;
-  else control = html`<${Control} o=${o} rec=${rec} harness=${harness} sid=${sid} route=${r} disclosure=${disclosure} ctx=${ctx} />`;
+  else control = html`<${Control} o=${o} harness=${harness} sid=${sid} route=${r} disclosure=${disclosure} ctx=${ctx} session=${session} />`;
   return html`<section class="drift" aria-labelledby="h-drift" data-harness=${harness}>
     <h3 id="h-drift">Drift</h3>
     ${rec.revision == null && adopts && o.on ? html`<p class="small">No goal is typed: Analyze drift adopts your latest prompt as the goal, saved as words "from your prompt" (editing it makes them typed words).</p>` : null}
