@@ -304,3 +304,35 @@ def test_analyze_drift_is_the_one_primary_unless_a_question_is_open(
         )
     finally:
         context.close()
+
+
+def test_the_intent_log_carries_the_raises_after_the_session_leaves_the_board(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    import time
+
+    server = _serve(serve, builder_for, tmp_path)
+    kit.set_mode(tmp_path / "bin", "departs")
+    assert kit.press(server, allow=True).status_code == 202
+    kit.wait_for(server, lambda d: bool(kit.session_of(d).get("departed_at")))
+    for transcript in (tmp_path / "home").rglob(f"{kit.SID}.jsonl"):
+        transcript.unlink()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        board = httpx.get(server.url + "/api/data", timeout=10).json()
+        if not any(s["session_id"] == kit.SID for s in board["sessions"]):
+            break
+        time.sleep(0.3)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/#n=intent")
+        row = page.locator(f"li.log-row[data-key='claude:{kit.SID}']")
+        row.locator(".log-raises li").wait_for()
+        assert "not on the board" in row.inner_text()
+        line = row.locator(".log-raises li").inner_text()
+        assert (
+            "tests pass" in line and "raised by a reading you asked for" in line and "read against revision 1" in line
+        )
+    finally:
+        context.close()

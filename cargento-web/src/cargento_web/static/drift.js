@@ -9,7 +9,7 @@ import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
 import { ago, plural } from "/static/format.js";
-import { fillPanel } from "/static/intent.js";
+import { fillLogRow, fillPanel } from "/static/intent.js";
 import { fill, raise } from "/static/slots.js";
 import { CopyButton, since } from "/static/views.js";
 
@@ -296,9 +296,28 @@ function DriftSection({ board, ctx, route, session }) {
   </section>`;
 }
 
+// The Intent log carries the same raises, a line each, from the records kept against the words
+// (so they stay after the session leaves the board).
+function LogRaises({ row, ctx }) {
+  const records = (row.entry && row.entry.reading_records) || [];
+  const lines = [];
+  for (const r of records) {
+    if (r.kind === "unasked") lines.push({ at: r.at, revision: r.revision, text: r.goal, lane: "an away check" });
+    else for (const x of r.rows || []) if (x.verdict === "departs") lines.push({ at: r.at, revision: r.revision, text: x.line, lane: "a reading you asked for" });
+  }
+  if (!lines.length) return null;
+  const current = row.entry.revision;
+  return html`<ul class="log-raises small">${lines.map(
+    (l) => html`<li data-raise=${l.lane}><span class="drift-mark">drift</span> ${l.text} <span class="muted">· raised by ${l.lane} ${l.at ? ago(since(ctx, l.at)) : "at a time unknown"} · ${l.revision == null ? "the revision it read against was not recorded" : current != null && current > l.revision ? `read against revision ${l.revision}; the words have since moved to revision ${current}` : `read against revision ${l.revision}`}</span></li>`,
+  )}</ul>`;
+}
+
 // The Drift section runs in the Intent and drift panel, below your words, when the annotations
 // feature draws that panel; without it, after the session page's columns.
 const annotations = feature("annotations");
-if (annotations && annotations.on) fillPanel(DriftSection);
+if (annotations && annotations.on) {
+  fillPanel(DriftSection);
+  fillLogRow(LogRaises);
+}
 else if (!annotations) fill("session.sections", DriftSection);
 fill("row.marks", DriftMark);
