@@ -147,3 +147,24 @@ def test_a_sidecar_keeps_the_newest_attempts_and_still_counts_every_one(tmp_path
     reread = Sidecars(tmp_path)
     reread.load()
     assert attempts_made(reread.get("claude", "abc") or {}) == 30
+
+
+def test_the_header_names_a_store_that_was_reset(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    import html
+    import re
+
+    import httpx
+    from cargento.testing.fakes import FakeHarness
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / BUDGET_FILE).write_text('{"version": 1, "spent": [')
+    server = serve(
+        builder_for([("fake", FakeHarness("fake"))], tmp_path), features=["cargento_web.observer"], state_dir=state
+    )
+    page = httpx.get(server.url + "/", timeout=5).text
+    raw = re.search(r'name="cargento-config" content="([^"]*)"', page)
+    assert raw is not None
+    resets = json.loads(html.unescape(raw.group(1)))["store_resets"]
+    assert any(r["store"] == "reading budget" and "set aside" in r["text"] for r in resets), resets
+    assert any(p.name.startswith(BUDGET_FILE + ".unreadable-") for p in state.iterdir())
