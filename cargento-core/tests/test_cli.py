@@ -39,6 +39,23 @@ def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Compl
         (["--window-hours", "-3"], "positive"),
         (["--as-of", "tomorrow"], "ISO-8601"),
         (["--status", "--stop"], "choose one"),
+        (["--forget", "--stop"], "choose one"),
+        (["--forget", "--demo"], "--demo serves"),
+        (["--history-days", "0"], "more than zero"),
+        (["--history-days", "-1"], "more than zero"),
+        (["--history-days", "soon"], "number of days"),
+        (["--history-max-bytes", "0"], "more than zero"),
+        (["--history-max-bytes", "1.5"], "whole number"),
+        (["--observer-model", "--no-observer-model"], "not allowed with"),
+        (["--no-observer-model", "--unasked-readings"], "refuses every model call"),
+        (["--interaction-origin-session", "claude:abc"], "needs both"),
+        (["--interaction-origin-registration-file", "/tmp/x"], "needs both"),
+        (["--interaction-origin-session", "claude", "--interaction-origin-registration-file", "/x"], "<harness>:"),
+        (["--reach-url", "ftp://example.com/x"], "http:// or https://"),
+        (["--reach-url", "https://ntfy.sh/t", "--no-reach"], "contradict"),
+        (["--quiet-hours", "22:00-07:00", "--no-quiet-hours"], "contradict"),
+        (["--otlp-port", "70000"], "0 (off) to 65535"),
+        (["--otlp-endpoint", "collector:4318"], "http:// or https://"),
     ],
 )
 def test_bad_input_is_one_clear_line(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,6 +64,50 @@ def test_bad_input_is_one_clear_line(args: list[str], needle: str, capsys: pytes
     assert needle in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_every_run_switch_of_the_options_table_parses() -> None:
+    from cargento.cli import parse_args
+
+    options = parse_args(
+        [
+            "--observer-model",
+            "--unasked-readings",
+            "--no-spacedock",
+            "--no-tripwires",
+            "--no-usage",
+            "--no-git",
+            "--no-dismiss",
+            "--no-annotations",
+            "--no-ask",
+            "--no-focus",
+            "--no-history",
+            "--reach-url",
+            "https://ntfy.sh/my-topic",
+            "--quiet-hours",
+            "22:00-07:00",
+            "--history-days",
+            "3.5",
+            "--history-max-bytes",
+            "4096",
+            "--otlp-port",
+            "0",
+            "--interaction-origin-session",
+            "claude:0a1b",
+            "--interaction-origin-registration-file",
+            "/private/reg",
+        ]
+    )
+    assert options.observer_model is True and options.unasked_readings
+    assert options.no_spacedock and options.no_tripwires and options.no_usage and options.no_git
+    assert options.no_dismiss and options.no_annotations and options.no_ask and options.no_focus
+    assert options.no_history and options.reach_url == "https://ntfy.sh/my-topic"
+    assert options.quiet_hours == "22:00-07:00" and options.history_days == 3.5
+    assert options.history_max_bytes == 4096 and options.otlp_port == 0
+    assert options.interaction_origin_session == "claude:0a1b"
+    assert parse_args([]).observer_model is None, "neither flag: the default, not a refusal"
+    assert parse_args(["--no-observer-model"]).observer_model is False
+    assert parse_args(["--forget"]).forget
 
 
 _SITE_PLUGIN = """
@@ -197,3 +258,29 @@ def test_serve_hands_the_options_to_the_registered_implementation(monkeypatch: p
     )
     assert main(["--port", "4999", "--no-notify"]) == 7
     assert [(o.port, o.no_notify) for o in seen] == [(4999, True)]
+
+
+def test_diagnose_names_the_dashboards_own_stores() -> None:
+    from datetime import UTC, datetime
+
+    from cargento.diagnose import OwnStore, Report, render_json, render_text
+
+    report = Report(
+        core_version="0",
+        generated_at=datetime(2026, 12, 1, tzinfo=UTC),
+        window_hours=24.0,
+        relocation={},
+        plugins=(),
+        harnesses=(),
+        ok=True,
+        own_stores=(
+            OwnStore(
+                name="annotations", path="/h/.cargento/cargento-annotations.json", status="read", detail="3 records"
+            ),
+            OwnStore(name="history", path="/h/.cargento/cargento-history.json", status="unreadable", detail="not JSON"),
+        ),
+    )
+    text = render_text(report)
+    assert "annotations  /h/.cargento/cargento-annotations.json · read (3 records)" in text
+    assert "history      /h/.cargento/cargento-history.json · unreadable (not JSON)" in text
+    assert orjson.loads(render_json(report))["own_stores"][1]["status"] == "unreadable"

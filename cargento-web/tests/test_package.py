@@ -27,6 +27,7 @@ SHIPPED = [
     "cargento_web/static/api.js",
     "cargento_web/static/slots.js",
     "cargento_web/static/features.js",
+    "cargento_web/static/telemetry.js",
     "cargento_web/static/intent.js",
     "cargento_web/static/drift.js",
     "cargento_web/static/app.css",

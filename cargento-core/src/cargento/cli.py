@@ -178,7 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="cargento",
         description="A local dashboard of live coding-agent sessions across ten harnesses.",
-        epilog="cargento hooks --help: show, install or remove the bundled hooks and adapters.",
+        epilog=(
+            "cargento hooks --help: show, install or remove the bundled hooks and adapters. "
+            "cargento telemetry --help: point a harness's own OpenTelemetry at the dashboard."
+        ),
         allow_abbrev=False,
     )
     p.add_argument("--port", type=_port, default=DEFAULT_PORT, help="port (default 4553; 1-65535)")
@@ -340,6 +343,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cargento.events.hooks_cmd import main as hooks_main
 
         return hooks_main(args[1:])
+    if args[:1] == ["telemetry"]:
+        from cargento.telemetry.setup_cmd import main as telemetry_main
+
+        return telemetry_main(args[1:])
     try:
         options = parse_args(args)
     except UsageError as exc:

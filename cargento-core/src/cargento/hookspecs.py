@@ -4,12 +4,13 @@ A harness plugin is a module registered under the entry-point group ``cargento.h
 entry-point name is the harness id. It implements these hooks with ``@cargento.hookimpl``.
 Core never fans a hook out to every plugin at once: each call goes to the one plugin that owns
 the session or the event (or, for :func:`discover`, :func:`harness_info`, :func:`event_lane` and
-:func:`hook_targets`, to each plugin in turn), inside its own guard, so one plugin's fault never
+:func:`hook_targets` and :func:`telemetry`, to each plugin in turn), inside its own guard, so one plugin's fault never
 reaches another plugin's row.
 
 The store hooks (:func:`discover` to :func:`simulate`) read what a harness wrote. The event hooks
 say what its live events mean (:func:`event_lane`, :func:`refine_event`) and where
 ``cargento hooks`` installs the forwarders that send them (:func:`hook_targets`).
+:func:`telemetry` names what the harness's own OpenTelemetry export carries.
 
 Rules for every hook:
 
@@ -46,6 +47,7 @@ from cargento.models import (
     Simulation,
     Usage,
 )
+from cargento.telemetry.vocabulary import TelemetryVocabulary
 
 __all__ = ["HOOK_NAMES", "PROJECT", "REQUIRED_HOOKS", "hookspec"]
 
@@ -64,6 +66,7 @@ HOOK_NAMES = (
     "event_lane",
     "refine_event",
     "hook_targets",
+    "telemetry",
 )
 #: Hooks a plugin must implement to be loaded.
 REQUIRED_HOOKS = ("harness_info", "discover", "read_session")
@@ -277,4 +280,28 @@ def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tu
     :returns: a tuple of :class:`~cargento.events.targets.HookTarget` (empty for none).
 
     .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary | None:
+    """Declare the names this harness's own OpenTelemetry export uses, and how to switch it on.
+
+    Called once per run by the dashboard's OTLP receiver and by ``cargento telemetry``. Only
+    harnesses that export OpenTelemetry implement it. Take the names from the harness's own
+    documentation: the resource ``service.name`` values, the attributes that carry the
+    session id, the metric or log event that carries exact output tokens (and cost, API
+    errors and tool decisions where the harness reports them), and any local file it writes
+    telemetry to. The setup says what the harness needs to export to *endpoint* (the
+    receiver's base URL, ``http://127.0.0.1:4318``) with prompt logging left off.
+
+    Telemetry never decides a session's state: it corroborates figures the store reading
+    already shows, and a feed that goes quiet is shown as stale.
+
+    :param env: the environment (read relocation variables here).
+    :param home: the user's home directory.
+    :param endpoint: the OTLP/HTTP base URL exports should go to.
+    :returns: a :class:`~cargento.telemetry.TelemetryVocabulary`, or ``None``.
+
+    .. versionadded:: 0.3
     """

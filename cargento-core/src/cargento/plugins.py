@@ -32,6 +32,7 @@ from cargento.models import (
     Simulation,
     Usage,
 )
+from cargento.telemetry.vocabulary import TelemetryVocabulary
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -62,6 +63,7 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "event_lane": (EventLane, type(None)),
     "refine_event": (LifecycleEvent,),
     "hook_targets": (tuple,),
+    "telemetry": (TelemetryVocabulary, type(None)),
 }
 
 

@@ -31,10 +31,12 @@ from cargento import (
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark
+from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_claude import demo, discovery, gates, locations, mapping
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
+from cargento_harness_claude import telemetry as telemetry_module
 from cargento_harness_claude.stuck import Showroom, StuckSession
 
 KEY = "claude"
@@ -102,3 +104,8 @@ def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEve
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
     return hook_targets_module.targets(env, home)
+
+
+@hookimpl
+def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    return telemetry_module.vocabulary(env, home, endpoint)

@@ -20,10 +20,12 @@ from cargento import (
 from cargento.errors import HarnessError
 from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark
+from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_codex import event_lane as event_lane_module
 from cargento_harness_codex import hook_targets as hook_targets_module
 from cargento_harness_codex import locations, mapping
+from cargento_harness_codex import telemetry as telemetry_module
 from cargento_harness_codex.demo import CodexDemo
 from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
 from cargento_harness_codex.rollout import Rollout, load
@@ -111,3 +113,8 @@ def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEve
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
     return hook_targets_module.targets(env, home)
+
+
+@hookimpl
+def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    return telemetry_module.vocabulary(env, home, endpoint)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from cargento import (
@@ -17,9 +18,11 @@ from cargento import (
     hookimpl,
 )
 from cargento.models import HarnessMark
+from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_copilot import discovery
 from cargento_harness_copilot import mapping as sessions
+from cargento_harness_copilot import telemetry as telemetry_module
 from cargento_harness_copilot.demo import CopilotSimulation
 
 KEY = "copilot"
@@ -70,3 +73,8 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return CopilotSimulation(home, ctx.now)
+
+
+@hookimpl
+def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    return telemetry_module.vocabulary(env, home, endpoint)

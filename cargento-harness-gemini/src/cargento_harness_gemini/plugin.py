@@ -9,10 +9,12 @@ from typing import Any
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
 from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark, Simulation
+from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_gemini import demo, discovery, locations, mapping
 from cargento_harness_gemini import event_lane as event_lane_module
 from cargento_harness_gemini import hook_targets as hook_targets_module
+from cargento_harness_gemini import telemetry as telemetry_module
 
 KEY = "gemini"
 
@@ -69,3 +71,8 @@ def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEve
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
     return hook_targets_module.targets(env, home)
+
+
+@hookimpl
+def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    return telemetry_module.vocabulary(env, home, endpoint)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from cargento import (
@@ -15,8 +16,10 @@ from cargento import (
     hookimpl,
 )
 from cargento.models import HarnessMark
+from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_goose import demo, store
+from cargento_harness_goose import telemetry as telemetry_module
 
 KEY = store.KEY
 
@@ -53,3 +56,8 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return demo.start(home, ctx)
+
+
+@hookimpl
+def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    return telemetry_module.vocabulary(env, home, endpoint)

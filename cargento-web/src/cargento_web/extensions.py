@@ -48,6 +48,8 @@ log = logging.getLogger("cargento_web")
 #: offers ``create(context) -> Extension | None`` and, when it keeps a store on disk,
 #: ``own_stores(env) -> Iterable[OwnStore]``.
 FEATURES: tuple[str, ...] = (
+    "cargento_web.telemetry",
+    "cargento_web.metrics",
     "cargento_web.annotations",
     "cargento_web.observer",
 )
@@ -96,6 +98,10 @@ class Extension:
         """What the page needs to know at load (is the feature on, why not, its limits)."""
         return {}
 
+    def on_timing(self, kind: str, seconds: float) -> None:
+        """A measured duration of the live path: ``collection`` (one board built) or ``sse``
+        (a change noticed until its revision went out on the stream)."""
+
     def own_stores(self) -> Iterable[OwnStore]:
         """The feature's stores as this run found them (the header names a reset one)."""
         return ()
@@ -141,6 +147,13 @@ class Extensions:
                 e.on_board(board)
             except Exception:  # one feature's problem must not stop the board
                 log.exception("the %s feature failed to take a board", e.name)
+
+    def timing(self, kind: str, seconds: float) -> None:
+        for e in self.items:
+            try:
+                e.on_timing(kind, seconds)
+            except Exception:
+                log.exception("the %s feature failed to take a timing", e.name)
 
     def document(self) -> dict[str, Any]:
         merged: dict[str, Any] = {}

@@ -93,6 +93,8 @@ class Feed:
         #: share of the document did (``(builder revision, extension generation)``).
         self.revision = 0
         self._revision_of: tuple[int, int] | None = None
+        #: When the first change since the last publication was noticed (monotonic).
+        self.dirty_since: float | None = None
 
     def stamp(self, board: Board, generation: int) -> Board:
         """*board* carrying the published revision for its content and the extensions'."""
@@ -208,9 +210,11 @@ class LiveBoard:
             overlays = None
             if self.hub is not None and hasattr(self.hub, "overlays"):
                 overlays = self.hub.overlays(now)
+            started = time.perf_counter()
             board = builder.build(
                 now=now, all_sessions=feed.all_sessions, overlays=overlays, as_of=self.settings.as_of, changes=changes
             )
+            self.extensions.timing("collection", time.perf_counter() - started)
             self.builds += 1
             on_board: Callable[[Board], Any] | None = getattr(self.hub, "on_board", None)
             if on_board is not None:
@@ -271,6 +275,8 @@ class LiveBoard:
                     feed.pending = None
                 else:
                     feed.note_paths(paths)
+            if feed.dirty_since is None:
+                feed.dirty_since = time.monotonic()
             feed.dirty.set()
         idle_kick = self._kick is None or self._kick.done()
         watched = hasattr(self.hub, "on_board") or bool(self.extensions.items)
@@ -336,10 +342,13 @@ class LiveBoard:
         """Keep one feed current while it has subscribers."""
         try:
             while feed.live and not self._closing:
+                noticed, feed.dirty_since = feed.dirty_since, None
                 board = await self._build(feed)
                 if board.revision != feed.published:
                     feed.published = board.revision
                     feed.publish(board.revision)
+                    if noticed is not None:
+                        self.extensions.timing("sse", time.monotonic() - noticed)
                 self._rewatch()
                 try:
                     await asyncio.wait_for(feed.dirty.wait(), timeout=self.settings.rescan_s)

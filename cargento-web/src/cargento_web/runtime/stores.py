@@ -171,6 +171,8 @@ class DeliveriesStore:
         self.no_backend_limit = no_backend_limit
         self._lock = threading.RLock()
         self._seq = 0
+        #: Raises recorded since this server started, by outcome (``/metrics`` counts them).
+        self.raised_by_outcome: dict[str, int] = {}
         self._real: deque[tuple[int, Delivery]] = deque()
         self._no_backend: deque[tuple[int, Delivery]] = deque()
         self.journal: Journal | None = None
@@ -206,6 +208,7 @@ class DeliveriesStore:
     def add(self, delivery: Delivery) -> None:
         """Record a raise; returns at once (the line is written off this thread)."""
         with self._lock:
+            self.raised_by_outcome[delivery.outcome] = self.raised_by_outcome.get(delivery.outcome, 0) + 1
             self._keep(delivery)
             if self.journal is not None:
                 self.journal.append(_delivery_record(delivery))

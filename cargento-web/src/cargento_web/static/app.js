@@ -340,7 +340,7 @@ function Main() {
   const stalled = state.missed >= 2;
   const drift = stalled ? 0 : Date.now() - state.fetchedAt;
   const ctx = {
-    board: b, // for slot components handed only {session, ctx} (row.marks, row.now, row.more)
+    board: b, // the whole document, for the features' row slots (their keys beside sessions)
     boardNow: Date.parse(b.generated_at) + drift,
     drift: drift / 1000,
     stalled,

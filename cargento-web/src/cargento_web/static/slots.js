@@ -3,7 +3,8 @@
 // A feature module (imported by app.js) calls fill(slot, Component) for a place on the page,
 // view(name, Component) for a view of its own (#n=<name>), and offCount(fn) for Attention's
 // "off the session count" items. The views render <Slot name=... /> at each place, handing
-// every component the same props ({board, ctx} and, per slot, {session} or {route}).
+// every component the same props ({board, ctx} and, per slot, {session} or {route}); row slots
+// get {session, ctx} only, and read the document as ctx.board.
 import { h } from "preact";
 
 const filled = new Map();
