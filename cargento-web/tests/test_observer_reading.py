@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx
 import pytest
 from cargento.cli import Options
@@ -382,3 +383,48 @@ def test_a_departure_is_published_with_its_time_and_a_later_direction_withholds_
     assert [r["verdict"] for r in o["readings"][-1]["rows"]] == ["withheld"], (
         "no departure while a later direction is unsettled"
     )
+
+
+def test_a_pi_reading_sends_the_work_results_of_the_active_branch_only(
+    serve: Any, builder_for: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cargento_harness_pi import plugin as pi
+    from cargento_harness_pi.fixtures import PiStore
+
+    sid = "5f0c0000-0000-4000-8000-000000000001"
+    held = FakeIntents({("pi", sid): attrs.evolve(intent(), harness="pi", sid=sid)})
+    monkeypatch.setattr(observer_module, "AnnotatedIntents", lambda folder, off: held)
+    now = time.time()
+    store = PiStore(tmp_path / "home")
+    session = store.session(sid, cwd="/w/proj", at=now - 120)
+    start = session.prompt("fix the flaky test", now - 110)
+    abandoned = session.tool("bash", now - 100, arguments={"command": "rm -rf build"})
+    session.tool_result(abandoned, "bash", "removed the build folder", now - 99)
+    session.branch(start)
+    call = session.tool("bash", now - 90, arguments={"command": "npm test"})
+    session.tool_result(call, "bash", "Tests: 31 passed, 31 total", now - 89)
+    session.reply("Done.", now - 80)
+    server = serve(
+        builder_for([("pi", pi)], store.home, env={"PATH": str(fake_bin(tmp_path / "bin"))}),
+        features=FEATURE,
+        state_dir=tmp_path / "state",
+    )
+    httpx.get(server.url + "/api/data", timeout=10)
+    answer = post(
+        server,
+        "/api/reading",
+        {
+            "harness": "pi",
+            "sid": sid,
+            "provider": "codex",
+            "press": True,
+            "observer_model": 1,
+            "allow": True,
+            "tool_output": True,
+        },
+    )
+    assert answer.status_code == 202, answer.text
+    wait_for(server, lambda d: bool((d["sessions"].get(f"pi/{sid}") or {}).get("attempts")))
+    sent = calls(tmp_path / "bin", "codex")[-1]["prompt"]
+    assert "work result: bash npm test — output ends: Tests: 31 passed, 31 total" in sent
+    assert "rm -rf build" not in sent, "a sibling branch is not the session's work"

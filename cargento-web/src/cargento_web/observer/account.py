@@ -150,10 +150,35 @@ def pi_file(sid: str, env: Mapping[str, str], home: Path) -> Path | None:
     return None
 
 
+def pi_path(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries on the active branch (the newest entry and its ancestors), oldest first; a
+    sibling branch is not the session's work. When the ancestry breaks, every entry is kept."""
+    by_id = {r["id"]: r for r in records if isinstance(r.get("id"), str)}
+    leaf = next((r for r in reversed(records) if isinstance(r.get("id"), str) and r.get("type") != "session"), None)
+    path: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    node = leaf
+    while node is not None:
+        node_id = node.get("id")
+        if not isinstance(node_id, str) or node_id in seen:
+            return records
+        seen.add(node_id)
+        path.append(node)
+        parent = node.get("parentId")
+        if parent is None:
+            break
+        node = by_id.get(parent) if isinstance(parent, str) else None
+        if node is None:
+            return records
+    path.reverse()
+    return path
+
+
 def pi_work(records: list[dict[str, Any]]) -> Iterator[str]:
-    """Demonstrated work results: each tool result (and bash execution) with its output tail."""
+    """Demonstrated work results on the active branch: each tool result (and bash execution)
+    with its output tail."""
     names: dict[str, str] = {}
-    for record in records:
+    for record in pi_path(records):
         message = record.get("message")
         if record.get("type") != "message" or not isinstance(message, dict):
             continue
