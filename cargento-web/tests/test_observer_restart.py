@@ -208,3 +208,19 @@ def test_discard_everything_withdraws_the_quotations_from_the_readings(
     assert "tests pass" not in json.dumps(kit.session_of(doc)), "no quotation of the words stays"
     assert reading["rows"][0]["verdict"] == "departs", "the fact that a check ran stays"
     assert "tests pass" not in next((state / "observer").glob("claude_*.json")).read_text()
+
+
+def test_the_answer_is_remembered_across_a_restart(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    home = kit.claude_home(tmp_path)
+    kit.fake_bin(tmp_path / "bin")
+    state = tmp_path / "state"
+    first = _serve(serve, builder_for, tmp_path, home, state)
+    _annotate(first.url, kit.SID)
+    assert kit.press(first).status_code == 403
+    assert kit.press(first, allow=True).status_code == 202
+    kit.wait_for(first, lambda d: bool(kit.session_of(d).get("readings")))
+    first.stop()
+    again = _serve(serve, builder_for, tmp_path, home, state)
+    assert kit.press(again).status_code == 202, "no disclosure again after a restart"
+    doc = kit.wait_for(again, lambda d: kit.session_of(d)["attempt_count"] == 2 and kit.session_of(d)["flight"] is None)
+    assert doc["budget"]["used"] == 2 and [a["attempt"] for a in kit.session_of(doc)["attempts"]] == [1, 2]
