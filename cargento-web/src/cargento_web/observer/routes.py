@@ -112,8 +112,11 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
             intent = observer.adopt(harness, sid)
         if intent is None:
             return _answer(200, produced=False, reason="no-words", error="no annotated session by that name exists")
-        if observer.readings.flight(harness, sid) is not None:
-            return _answer(409, reason="in-flight", flight=observer.readings.flight(harness, sid).as_dict())  # type: ignore[union-attr]
+        running = observer.readings.flight(harness, sid)
+        if running is not None:
+            return _answer(
+                409, reason="in-flight", flight=running.as_dict(), error="a reading of this session is in flight"
+            )
         session = observer.session(harness, sid)
         if session is None:
             return _answer(200, produced=False, reason="not-on-board", error="that session is not on the board")

@@ -53,12 +53,9 @@ def later_directions(session: BoardSession | None, intent: Intent) -> list[dict[
     """Every instruction given after the newest save (and not settled), with its time."""
     if session is None or session.instruction is None or session.instruction.at is None:
         return []
-    at = session.instruction.at
-    if intent.unsettled_after is not None and at <= intent.unsettled_after:
+    if intent.unsettled_after is None or session.instruction.at <= intent.unsettled_after:
         return []
-    if intent.unsettled_after is None:
-        return []
-    return [{"text": session.instruction.text, "at": at.isoformat()}]
+    return [{"text": session.instruction.text, "at": session.instruction.at.isoformat()}]
 
 
 @attrs.define(kw_only=True)
