@@ -336,3 +336,69 @@ def test_the_intent_log_carries_the_raises_after_the_session_leaves_the_board(
         )
     finally:
         context.close()
+
+
+def test_the_drift_mark_says_the_words_moved_and_an_unknown_age(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    server = _serve(serve, builder_for, tmp_path)
+    kit.set_mode(tmp_path / "bin", "departs")
+    assert kit.press(server, allow=True).status_code == 202
+    kit.wait_for(server, lambda d: bool(kit.session_of(d).get("departed")))
+    httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps(
+            {
+                "harness": "claude",
+                "sid": kit.SID,
+                "goal": "Fix the retry test",
+                "lines": ["tests pass", "no new dependency"],
+                "expected_revision": 1,
+            }
+        ),
+        timeout=10,
+    )
+    kit.wait_for(server, lambda d: kit.session_of(d).get("revision") == 2)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/#n=sessions")
+        mark = page.locator(f"li.row[data-key$='{kit.SID}'] .drift-mark")
+        mark.wait_for()
+        assert mark.inner_text().endswith("· words moved")
+        assert "read revision 1 and the words have since moved to revision 2" in (mark.get_attribute("title") or "")
+        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
+        page.locator("section.drift .drift-reading").wait_for()
+        assert (
+            "read against revision 1; the words have since moved to revision 2"
+            in page.locator("section.drift .drift-reading").inner_text()
+        )
+    finally:
+        context.close()
+    sidecar = next((tmp_path / "state" / "observer").glob("claude_*.json"))
+    data = json.loads(sidecar.read_text())
+    del data["readings"][-1]["at"]  # a legacy reading without a reading time
+    sidecar.write_text(json.dumps(data))
+    again = _serve_again(serve, builder_for, tmp_path)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(again.url + "/#n=sessions")
+        mark = page.locator(f"li.row[data-key$='{kit.SID}'] .drift-mark")
+        mark.wait_for()
+        assert "age unknown" in mark.inner_text()
+    finally:
+        context.close()
+
+
+def _serve_again(serve: Any, builder_for: Any, tmp_path: Path) -> Any:
+    from cargento_harness_claude import plugin as claude
+
+    server = serve(
+        builder_for([("claude", claude)], tmp_path / "home", env={"PATH": str(tmp_path / "bin")}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        state_dir=tmp_path / "state",
+    )
+    httpx.get(server.url + "/api/data", timeout=10)
+    return server

@@ -370,6 +370,7 @@ def test_a_departure_is_published_with_its_time_and_a_later_direction_withholds_
     doc = wait_for(server, _stored)
     s = session_of(doc)
     assert s["readings"][-1]["departed"] is True and s["departed_at"] == s["readings"][-1]["at"]
+    assert s["departed"] is True and s["departed_revision"] == 1
     assert s["asked"] and s["conflict"] == []
     words.words[("claude", OTHER)] = intent(OTHER, saved=datetime.now(UTC) - timedelta(hours=1))
     other = press(server, sid=OTHER)

@@ -297,7 +297,7 @@ class Observer(Extension):
                 deliveries = self._deliveries(harness, sid)
                 raises = [dict(r, delivery=_delivery_of(r, deliveries)) for r in raises]
             checks = [c for c in unasked["checks"] if c.get("harness") == harness and c.get("sid") == sid]
-            departed_at = _departed_at(readings, raises)
+            departure = _departure(readings, raises)
             sessions[f"{harness}/{sid}"] = {
                 "harness": harness,
                 "sid": sid,
@@ -312,7 +312,9 @@ class Observer(Extension):
                 "checks": len(checks),
                 "last_check": checks[-1] if checks else None,
                 "conflict": later_directions(session, intent) if intent else [],
-                "departed_at": departed_at,
+                "departed": departure is not None,
+                "departed_at": departure["at"] if departure else None,
+                "departed_revision": departure["revision"] if departure else None,
             }
         try:
             budget = self.budget.status()
@@ -372,19 +374,22 @@ class Observer(Extension):
             self.unasked.close()
 
 
-def _departed_at(readings: list[dict[str, Any]], raises: list[dict[str, Any]]) -> str | None:
-    """When the departure on record was raised: the newest reading's, when it departed, or an
-    unasked raise newer than the newest reading."""
+def _departure(readings: list[dict[str, Any]], raises: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The departure on record: the newest reading's, when it departed, or an unasked raise
+    newer than the newest reading; with when it was raised (``None`` for a legacy record with
+    no reading time) and the revision it read against."""
     readings = [r for r in readings if not r.get("withdrawn")]
     raises = [r for r in raises if not r.get("withdrawn")]
     newest = readings[-1] if readings else None
-    candidates: list[str] = []
+    found: list[dict[str, Any]] = []
     if newest is not None and newest.get("departed"):
-        candidates.append(str(newest.get("at")))
-    for raised in raises:
-        if newest is None or str(raised.get("at")) > str(newest.get("at")):
-            candidates.append(str(raised.get("at")))
-    return max(candidates) if candidates else None
+        found.append(newest)
+    newest_at = str(newest.get("at") or "") if newest is not None else ""
+    found += [r for r in raises if newest is None or str(r.get("at") or "") > newest_at]
+    if not found:
+        return None
+    latest = max(found, key=lambda r: str(r.get("at") or ""))
+    return {"at": latest.get("at") or None, "revision": latest.get("revision")}
 
 
 def _delivery_of(raised: Mapping[str, Any], deliveries: list[dict[str, Any]]) -> dict[str, Any] | None:

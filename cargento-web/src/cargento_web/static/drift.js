@@ -55,14 +55,16 @@ function recordOf(board, harness, sid) {
 // A session with a departure on record ranks after blocked sessions and before working ones.
 raise((session, board) => {
   const rec = recordOf(board, session.harness, session.session_id);
-  return Boolean(rec && rec.departed_at);
+  return Boolean(rec && rec.departed);
 });
 
 function DriftMark({ session, ctx }) {
   const rec = recordOf(ctx.board, session.harness, session.session_id);
-  if (!rec || !rec.departed_at) return null;
-  const age = since(ctx, rec.departed_at);
-  return html` <span class="drift-mark" data-drift="departed" title=${"a departure is on record, raised " + ago(age)}>drift · ${ago(age)}</span>`;
+  if (!rec || !rec.departed) return null;
+  const age = rec.departed_at ? ago(since(ctx, rec.departed_at)) : "age unknown";
+  const moved = rec.departed_revision != null && rec.revision != null && rec.revision > rec.departed_revision;
+  const title = `a departure is on record, raised ${rec.departed_at ? age : "at a time not recorded"}${moved ? `; it read revision ${rec.departed_revision} and the words have since moved to revision ${rec.revision}` : ""}`;
+  return html` <span class="drift-mark" data-drift="departed" title=${title}>drift · ${age}${moved ? " · words moved" : ""}</span>`;
 }
 
 function Disclosure({ d, open }) {
@@ -250,6 +252,11 @@ function Departures({ o, rec, session, ctx }) {
     <ul class="figures small">
       <li>The reading raised ${plural(asked.length, "departure", "departures")} (the rows above).</li>
       <li>${rec.checks ? `The away checks raised ${plural(away.length, "departure", "departures")} in ${plural(rec.checks, "check", "checks")}.` : "The away checks: not measured (they have never read this session)."}</li>
+    </ul>
+    <ul class="figures small board-figures">
+      <li>Alerts raised for this session's departures: ${away.filter((r) => r.alert === "raised" || r.delivery).length}.</li>
+      <li>Reading attempts: ${rec.attempt_count || 0}.</li>
+      <li>Hand-overs to the notification service: ${away.filter((r) => r.delivery && r.delivery.outcome === "handed-over").length}.</li>
     </ul>
     ${asked.length || away.length
       ? resume
