@@ -112,3 +112,10 @@ def hookdocs(session: nox.Session) -> None:
     session.install("-e", "cargento-core")
     out = session.run("python", "-m", "cargento._hookdocs", silent=True)
     (ROOT / "docs" / "plugins" / "hooks.md").write_text(str(out))
+
+
+@nox.session
+def plugins(session: nox.Session) -> None:
+    """Regenerate the harness plugins under plugins/ (``-- --check``: only check them)."""
+    _install_dev(session)
+    session.run("python", "plugins/generate.py", *session.posargs)

@@ -183,3 +183,34 @@ def test_a_session_carrying_another_harness_is_a_contract_fault_on_discover() ->
     fault = b.registry.last_fault("mis")
     assert fault is not None and fault.kind == "contract" and fault.hook == "discover"
     assert board.harnesses[0].error == "discover: session stray carries harness 'someone-else'"
+
+
+def test_hook_telemetry_is_called_on_its_plugin_and_a_wrong_type_is_a_contract_fault() -> None:
+    from pathlib import Path
+
+    from cargento import hookimpl
+    from cargento.plugins import load_registry
+    from cargento.telemetry import TelemetryVocabulary
+    from cargento.testing.fakes import FakeHarness
+
+    class Exporting(FakeHarness):
+        @hookimpl
+        def telemetry(self, env: object, home: Path, endpoint: str) -> TelemetryVocabulary:
+            return TelemetryVocabulary(services=("exporting",), session_attributes=("session.id",))
+
+    class Wrong(FakeHarness):
+        @hookimpl
+        def telemetry(self, env: object, home: Path, endpoint: str) -> object:
+            return {"services": ["wrong"]}
+
+    registry = load_registry(
+        entry_points=False, extra=[("exporting", Exporting("exporting")), ("wrong", Wrong("wrong"))]
+    )
+    ok = registry.call("exporting", "telemetry", env={}, home=Path("/h"), endpoint="http://127.0.0.1:4318")
+    assert getattr(ok, "value", None) == TelemetryVocabulary(
+        services=("exporting",), session_attributes=("session.id",)
+    )
+    bad = registry.call("wrong", "telemetry", env={}, home=Path("/h"), endpoint="http://127.0.0.1:4318")
+    assert getattr(bad, "kind", None) == "contract" and "expected TelemetryVocabulary or None" in getattr(
+        bad, "message", ""
+    )

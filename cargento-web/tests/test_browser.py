@@ -540,7 +540,9 @@ def test_browser_notifications(board_server: Any, page_for: Any) -> None:
     page = page_for(server.url + "/", notifications=True)
     page.wait_for_timeout(700)
     server.copilot.wait(at=time.time() - 5, kind="url")
-    assert wait_until(page, "window.__shown.length >= 1")
+    # A wait raises once it still stands five seconds after the tab saw it open.
+    assert not wait_until(page, "window.__shown.length >= 1", timeout=3.5), "not before it is confirmed"
+    assert wait_until(page, "window.__shown.length >= 1", timeout=6)
     quick = server.codex.scripts["codex-quick-0002"]
 
     def gone_quiet(ref: SessionRef, now: datetime) -> SessionReading:
@@ -681,7 +683,17 @@ def test_the_session_page_prints_what_became_of_a_raise(
         assert (
             "No notification has been raised about this session." in page.locator(".record .notifications").inner_text()
         )
+        # A raise about the session this visible tab shows is not sent (you are looking at it):
+        # leave for Sessions, let the wait stand past its confirmation, then come back.
+        page.evaluate("location.hash = '#n=sessions'")
+        deadline = time.monotonic() + 5
+        while hub.presence.showing("copilot", "c1", hub.clock()) and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
         fake.sessions["c1"].gate = Gate(kind="shell", source="events.jsonl")  # the store records a wait
+        deadline = time.monotonic() + 12
+        while not notifier.sent and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        page.evaluate("location.hash = '#n=session:fake%2Fproject:copilot:c1'")
         page.wait_for_selector(".record .delivery[data-outcome='handed-over']", timeout=8000)
         delivery = page.locator(".record .delivery").first
         text = delivery.inner_text()

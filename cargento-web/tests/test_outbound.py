@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import json
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ CLI_PASSWORD = "Tr0ub4dor-and-3"
 URL_PASSWORD = "s3cr3t-in-the-url"
 SECRETS = (ANTHROPIC, GITHUB, PG, CLI_PASSWORD, URL_PASSWORD)
 #: Routes that change state: they are exercised by POSTing below, and their answers checked.
-POSTED = {"/api/events/{harness}", "/api/notify", "/api/shutdown", "/api/tab-lane"}
+POSTED = {"/api/events/{harness}", "/api/notify", "/api/shutdown", "/api/tab-lane", "/api/presence"}
 #: Query parameters a swept GET route needs.
 PARAMS = {"/api/session-record": {"harness": "claude", "sid": "s1"}}
 #: Responses built without OutboundJSON, and why they need no redaction step of their own.
@@ -42,6 +42,8 @@ RAW_RESPONSES = {
     ("app.py", "data"): "the board document, built by document() through redact_tree",
     ("app.py", "stream"): "the event stream carries revision numbers and timestamps only",
     ("security.py", "_refuse"): "a fixed refusal sentence",
+    ("__init__.py", "metrics"): "the Prometheus text format: bounded labels (harness, state, project, window, outcome) and numbers",
+    ("receiver.py", "_reply"): "an empty OTLP export response, or a fixed refusal sentence, to an exporter",
 }
 
 
@@ -57,7 +59,10 @@ def test_every_route_stream_store_notification_and_log_line_is_redacted(
     serve: Any, builder_for: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     notifier = MemoryNotifier()
-    hub = EventHub(clock=_now, state_dir=tmp_path / "state", notifier=notifier, capability="x" * 32)
+    # Every planted gate raises at once (confirm 0), so the deliveries store holds its text too.
+    hub = EventHub(
+        clock=_now, state_dir=tmp_path / "state", notifier=notifier, capability="x" * 32, confirm=timedelta(0)
+    )
     fake = FakeHarness(
         "claude", [FakeSession("s1", age_s=5, title=f"deploy with {GITHUB}"), FakeSession("s2", age_s=5)]
     )

@@ -8,7 +8,7 @@ import html
 import re
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from cargento.models import Gate
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.app import TAB_LANE_BODY_LIMIT, create_app
+from cargento_web.runtime.alerts import CONFIRM
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.notifiers import MemoryNotifier, NoBackend, Sent
 from cargento_web.settings import Settings
@@ -50,7 +51,14 @@ def hubs(tmp_path: Path) -> Iterator[list[EventHub]]:
 
 
 def make_hub(hubs: list[EventHub], tmp_path: Path, **kw: Any) -> EventHub:
-    options: dict[str, Any] = {"clock": _now, "state_dir": tmp_path / "state", "notifier": MemoryNotifier()}
+    # The confirmation delay is test_precision.py's subject; the record tests raise at once,
+    # except the no-page tests below, which run it for real.
+    options: dict[str, Any] = {
+        "clock": _now,
+        "state_dir": tmp_path / "state",
+        "notifier": MemoryNotifier(),
+        "confirm": timedelta(0),
+    }
     options.update(kw)
     hub = EventHub(**options)
     hubs.append(hub)
@@ -313,14 +321,14 @@ def test_no_events_keeps_the_board_warm_so_a_store_wait_notifies_with_no_page_op
     serve: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
 ) -> None:
     notifier = MemoryNotifier()
-    quiet = make_hub(hubs, tmp_path, events=False, notifier=notifier)
+    quiet = make_hub(hubs, tmp_path, events=False, notifier=notifier, confirm=CONFIRM)
     fake = FakeHarness("copilot", [FakeSession("c1", age_s=5)])
     server = serve(builder_for([("copilot", fake)], tmp_path), hub=quiet, rescan_s=0.1)
     live = server.app.state.live
     assert live.fixed_scan
     assert _wait_for(lambda: live.builds >= 2), "the fixed-interval scan builds with no page open"
     fake.sessions["c1"].gate = Gate(kind="shell", source="events.jsonl")  # a wait only the store records
-    assert _wait_for(lambda: len(notifier.sent) == 1)
+    assert _wait_for(lambda: len(notifier.sent) == 1, seconds=CONFIRM.total_seconds() + 5)
     assert quiet.alerts.drain()
     (delivery,) = quiet.deliveries_for("copilot", "c1")
     assert delivery.outcome == "handed-over" and delivery.kind == "gate"
@@ -329,15 +337,29 @@ def test_no_events_keeps_the_board_warm_so_a_store_wait_notifies_with_no_page_op
     assert 1 <= live.builds - settled <= 6, "one build per interval: bounded"
 
 
-def test_with_events_on_nothing_scans_while_no_page_is_open(
+def test_with_events_on_a_store_wait_still_notifies_with_no_page_open(
     serve: Any, builder_for: Any, tmp_path: Path, hubs: list[EventHub]
 ) -> None:
-    hub = make_hub(hubs, tmp_path)
-    server = serve(
-        builder_for([("claude", FakeHarness("claude", [FakeSession("s1")]))], tmp_path), hub=hub, rescan_s=0.1
-    )
-    time.sleep(0.4)
-    assert not server.app.state.live.fixed_scan and server.app.state.live.builds == 0
+    """The event-backed path is as independent of a page as --no-events': the fixed scan
+    reads the store-only wait, and the hub's ticker confirms it with nothing else asking."""
+    notifier = MemoryNotifier()
+    hub = make_hub(hubs, tmp_path, notifier=notifier, confirm=CONFIRM)
+    fake = FakeHarness("copilot", [FakeSession("c1", age_s=5)])
+    server = serve(builder_for([("copilot", fake)], tmp_path), hub=hub, rescan_s=0.1)
+    live = server.app.state.live
+    assert live.fixed_scan
+    assert _wait_for(lambda: live.builds >= 2), "the fixed-interval scan builds with no page open"
+    fake.sessions["c1"].gate = Gate(kind="shell", source="events.jsonl")
+
+    def waiting() -> bool:
+        board = live.latest()
+        return board is not None and any(s.state == "needs_input" for s in board.sessions)
+
+    assert _wait_for(waiting)
+    assert notifier.sent == [], "not before the wait is confirmed"
+    assert _wait_for(lambda: len(notifier.sent) == 1, seconds=CONFIRM.total_seconds() + 5)
+    time.sleep(1.5)
+    assert len(notifier.sent) == 1, "once per wait"
 
 
 def test_no_events_with_notifications_off_or_a_replay_does_not_scan(

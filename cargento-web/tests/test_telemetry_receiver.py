@@ -531,3 +531,37 @@ def test_the_file_reader_takes_any_text(tmp_path: Path, lines: list[str]) -> Non
     path = tmp_path / "fuzz.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     TelemetryFiles(Ledger({}), [path]).poll(NOW)
+
+
+def test_the_demo_feeds_telemetry_in_each_vocabularys_own_shape(tmp_path: Path) -> None:
+    """The demo's working sessions get figures through the decoder, shaped by the harnesses'
+    own vocabularies: a counter where the first source is a metric, a log event where it is
+    an event."""
+    import os
+
+    from cargento.board import BoardBuilder
+    from cargento.demo import Demo
+    from cargento_web.telemetry.demo import DemoTelemetry
+
+    demo = Demo(load_registry(env=dict(os.environ)), base_env=dict(os.environ))
+    demo.start()
+    try:
+        registry = load_registry(env=demo.env)
+        board = BoardBuilder(registry, env=demo.env, home=demo.home).build(all_sessions=True)
+        found = vocabularies(registry, demo.env, "http://127.0.0.1:4318")
+        ledger = Ledger(found)
+        feeder = DemoTelemetry(ledger, lambda: board)
+        now = datetime.now(UTC)
+        assert feeder.feed(now) >= 2
+        assert feeder.feed(now + timedelta(seconds=5)) >= 2
+    finally:
+        demo.stop()
+    figures = ledger.snapshot(now + timedelta(seconds=5))
+    working = {
+        s.key for s in board.sessions if s.state == "working" and s.harness in found and found[s.harness].output_tokens
+    }
+    assert working and set(figures) == working
+    kinds = {found[f["harness"]].output_tokens[0].kind for f in figures.values()}
+    assert kinds == {"metric", "event"}, "both shapes are exercised"
+    for f in figures.values():
+        assert f["output_tokens"] > 0 and f["tokens_from"] == found[f["harness"]].output_tokens[0].name

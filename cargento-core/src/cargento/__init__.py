@@ -3,37 +3,45 @@
 Plugin authors import the hook marker and the models from here::
 
     from cargento import hookimpl, HarnessInfo, Discovery, SessionRef, SessionReading
+
+They are loaded on first use, so a hook forwarder (which imports ``cargento.forwarders``) pays
+for none of them.
 """
 
 from __future__ import annotations
 
-import pluggy
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
-from cargento.models import (
-    Discovery,
-    Gate,
-    HarnessContext,
-    HarnessInfo,
-    HarnessMark,
-    Instruction,
-    LoopReading,
-    ModelInfo,
-    RateLimit,
-    SessionReading,
-    SessionRef,
-    Simulation,
-    StoreLocation,
-    Subagent,
-    Task,
-    TurnEvidence,
-    Usage,
-)
+if TYPE_CHECKING:
+    import pluggy
+
+    from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
+    from cargento.models import (
+        Discovery,
+        Gate,
+        HarnessContext,
+        HarnessInfo,
+        HarnessMark,
+        Instruction,
+        LoopReading,
+        ModelInfo,
+        RateLimit,
+        SessionReading,
+        SessionRef,
+        Simulation,
+        StoreLocation,
+        Subagent,
+        Task,
+        TurnEvidence,
+        Usage,
+    )
+
+    #: The marker harness plugins decorate their hook implementations with.
+    hookimpl: pluggy.HookimplMarker
 
 __version__ = "0.1.0"
 
-#: The marker harness plugins decorate their hook implementations with.
-hookimpl = pluggy.HookimplMarker("cargento")
 
 __all__ = [
     "Discovery",
@@ -60,3 +68,24 @@ __all__ = [
     "__version__",
     "hookimpl",
 ]
+
+_ERRORS = ("HarnessDataMissing", "HarnessError", "HarnessFormatUnsupported", "StoreLocked")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "hookimpl":
+        import pluggy
+
+        value: Any = pluggy.HookimplMarker("cargento")
+    elif name in _ERRORS:
+        value = getattr(importlib.import_module("cargento.errors"), name)
+    elif name in __all__:
+        value = getattr(importlib.import_module("cargento.models"), name)
+    else:
+        raise AttributeError(f"module 'cargento' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 __all__ = ["temporary_prefix", "write_atomic"]
@@ -32,6 +31,8 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = True) -> None
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here, not at the top: the hook forwarders import this module and never write
+
     fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(path.name), suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -158,6 +158,16 @@ def _web_url(flag: str) -> Callable[[str], str]:
     return parse
 
 
+def _quiet_hours(text: str) -> str:
+    from cargento.quiethours import QuietHoursError, parse_window
+
+    try:
+        parse_window(text)
+    except QuietHoursError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
+
+
 def _origin_session(text: str) -> str:
     harness, sep, sid = text.partition(":")
     if not sep or not harness or not sid:
@@ -272,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-quiet-hours", action="store_true", help="notify whatever the local time this run")
     p.add_argument(
         "--quiet-hours",
+        type=_quiet_hours,
         default=None,
         metavar="HH:MM-HH:MM",
         help="hold non-urgent notifications in this local window (over CARGENTO_QUIET_HOURS)",
@@ -357,11 +368,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _diagnose(options)
         if options.json:
             return _snapshot(options)
+        if options.status or options.stop or options.forget:
+            return _serve(options)
+        problem = _configured_quiet_hours_problem(options)
+        if problem is not None:
+            print(f"cargento: {problem}", file=sys.stderr)
+            return 2
         return _serve(options)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 1
+
+
+def _configured_quiet_hours_problem(options: Options) -> str | None:
+    """A malformed ``CARGENTO_QUIET_HOURS`` or ``~/.cargento/quiet_hours`` refuses the run with
+    one line, as a malformed ``--quiet-hours`` does (which the parser already refused)."""
+    from cargento.quiethours import QuietHoursError, resolve_window
+
+    try:
+        resolve_window(options.quiet_hours, os.environ, off=options.no_quiet_hours)
+    except QuietHoursError as exc:
+        return str(exc)
+    return None
 
 
 def _builder(options: Options) -> tuple[object, object]:

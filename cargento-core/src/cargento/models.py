@@ -24,6 +24,7 @@ __all__ = [
     "HarnessMark",
     "Instruction",
     "LoopReading",
+    "McpSession",
     "ModelInfo",
     "RateLimit",
     "SessionReading",
@@ -60,6 +61,21 @@ class HarnessMark:
 
 
 @attrs.frozen(kw_only=True)
+class McpSession:
+    """How a harness names the session that started a stdio MCP server: the variable it puts
+    in that server's environment (the ask lane's ``cargento-ask`` reads it to say which
+    session asks)."""
+
+    #: The variable holding the session id, as the board knows the session.
+    variable: str
+    #: A regular expression the value must match in full to be taken as this harness's id
+    #: (for a variable whose name another program might also set); ``None`` takes any value.
+    pattern: str | None = None
+    #: A variable holding the session's project directory, when the harness passes one.
+    project_variable: str | None = None
+
+
+@attrs.frozen(kw_only=True)
 class HarnessInfo:
     """Who a harness is and what its store can and cannot tell.
 
@@ -83,6 +99,10 @@ class HarnessInfo:
     #: ``--demo`` clears every declared one so no plugin reads the user's real store, and
     #: ``--diagnose`` prints those that are set.
     relocation_variables: tuple[str, ...] = ()
+    #: What the harness passes a stdio MCP server it starts to name the session
+    #: (:class:`McpSession`); ``None`` when it passes nothing that does, so a question asked
+    #: through the ask lane from it is unattributed rather than guessed.
+    mcp_session: McpSession | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cargento.atomicfile import temporary_prefix
+from cargento.liveness import pid_alive
 from cargento.platforms import home_from
-from cargento.processes import pid_alive
 from cargento.readers.jsonobject import read_json_object
 
 __all__ = [

@@ -30,7 +30,7 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, McpSession
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_claude import demo, discovery, gates, locations, mapping
@@ -57,6 +57,8 @@ def harness_info() -> HarnessInfo:
         resumable=True,
         mark=HarnessMark(monogram="CC", hue=24, shape="circle"),
         relocation_variables=(locations.VARIABLE,),
+        # Claude Code starts a stdio MCP server with the session's id and project directory.
+        mcp_session=McpSession(variable="CLAUDE_CODE_SESSION_ID", project_variable="CLAUDE_PROJECT_DIR"),
     )
 
 

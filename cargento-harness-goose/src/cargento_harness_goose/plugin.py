@@ -15,7 +15,7 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, McpSession
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_goose import demo, store
@@ -35,6 +35,9 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="GO", hue=100, shape="hex"),
         relocation_variables=("XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA"),
+        # Goose puts the session id in every stdio extension's environment (goose PR #7072);
+        # the name is generic, so only a value of Goose's own id form (20260211_64) is taken.
+        mcp_session=McpSession(variable="AGENT_SESSION_ID", pattern=r"\d{8}_\d+"),
     )
 
 

@@ -15,6 +15,7 @@ import contextlib
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
+from datetime import datetime
 from typing import Any
 
 import anyio.to_thread
@@ -37,6 +38,7 @@ from cargento_web.live import LiveBoard
 from cargento_web.outbound import OutboundJSON, install_log_redaction
 from cargento_web.page import render_page
 from cargento_web.reports import all_reports
+from cargento_web.runtime.presence import HEARTBEAT_S, PRESENCE_BODY_LIMIT, Presence, parse_report
 from cargento_web.security import HostGuard, check_host, check_state_change, read_body
 from cargento_web.settings import Settings
 from cargento_web.stream import events
@@ -265,6 +267,27 @@ def create_app(
         report()
         return OutboundJSON({"reported": True})
 
+    async def presence(request: Request) -> Response:
+        """A tab says whether it is visible and which session's page it shows: a raise about
+        a session a visible tab shows is not sent, and no visible tab means away."""
+        refusal = guard.check_state_change(request)
+        if refusal is not None:
+            return refusal
+        raw = await read_body(request, PRESENCE_BODY_LIMIT)
+        tabs: Presence | None = getattr(hub, "presence", None)
+        if tabs is None:
+            return OutboundJSON({"reported": False, "reason": "no event hub runs in this dashboard"}, status_code=404)
+        try:
+            body = orjson.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError("the body must be one JSON object")
+            tab, visible, shown = parse_report(body)
+        except ValueError as exc:
+            return OutboundJSON({"reported": False, "error": str(exc)}, status_code=400)
+        clock: Callable[[], datetime] = getattr(hub, "clock")  # noqa: B009 - the hub is duck-typed here
+        tabs.report(tab, visible, shown, clock())
+        return OutboundJSON({"reported": True, "heartbeat_s": HEARTBEAT_S})
+
     routes: list[BaseRoute] = [
         Route("/", index, methods=["GET", "HEAD"]),
         Route("/api/data", data, methods=["GET", "HEAD"]),
@@ -274,6 +297,7 @@ def create_app(
         Route("/api/session-record", session_record, methods=["GET", "HEAD"]),
         Route("/api/reports", reports, methods=["GET", "HEAD"]),
         Route("/api/tab-lane", tab_lane, methods=EVERY_METHOD),
+        Route("/api/presence", presence, methods=EVERY_METHOD),
     ]
     if hub is not None and hasattr(hub, "routes"):
         routes.extend(hub.routes(guard))

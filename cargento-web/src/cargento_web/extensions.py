@@ -50,6 +50,9 @@ log = logging.getLogger("cargento_web")
 FEATURES: tuple[str, ...] = (
     "cargento_web.telemetry",
     "cargento_web.metrics",
+    "cargento_web.reach",
+    "cargento_web.focus",
+    "cargento_web.ask",
     "cargento_web.annotations",
     "cargento_web.observer",
 )

@@ -79,6 +79,9 @@ def create_hub(*, builder: BoardBuilder, settings: Any, options: Options) -> Eve
         no_notify=options.no_notify,
         replay=options.as_of is not None,
         vocabulary=EventVocabulary.from_registry(builder.registry),
+        quiet_hours=options.quiet_hours,
+        no_quiet_hours=options.no_quiet_hours,
+        no_focus=options.no_focus,
     )
 
 

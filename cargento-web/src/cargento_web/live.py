@@ -7,11 +7,13 @@ last discovery (watchfiles), coalesces a burst of changes into one rebuild, and 
 timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
 board revision is pushed to subscribers only when the board's content changed.
 
-Under ``--no-events`` (a hub whose ``needs_fixed_scan`` is true) no event will ever ask for a
-rebuild, so the same slow timer keeps the default board warm with no page open: one build per
-``rescan_s``, handed to the hub, so a wait only a store records (Copilot's, Cursor's, a
-transcript's) still raises its notification. With events on, a page-less server builds only
-when the hub asks.
+While a raise lane is on (a hub whose ``needs_fixed_scan`` is true: the desktop
+notifications or a listener such as the reach nudges), the same slow timer keeps the default
+board warm with no page open, events on or off: one build per ``rescan_s``, handed to the hub,
+so a wait only a store records (Copilot's, Cursor's, a transcript's) still raises, and an end
+is still read, with no browser attached. An event still asks for its own rebuild at once. A
+hub with ``tick(now)`` is also ticked every :data:`TICK_S` seconds, so a raise held back for
+its confirmation delay is confirmed on time between builds.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ log = logging.getLogger("cargento_web")
 
 #: A board built this recently is reused by ``/api/data`` even with no stream open.
 REUSE_S = 1.0
+#: How often the hub's held-back raises are judged between builds.
+TICK_S = 1.0
 
 
 def watch_targets(builder: BoardBuilder) -> tuple[frozenset[str], frozenset[str]]:
@@ -170,6 +174,7 @@ class LiveBoard:
         self._watch_stop: asyncio.Event | None = None
         self._kick: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None
+        self._ticker: asyncio.Task[None] | None = None
         #: Number of boards built, for tests and ``/api/health``-free diagnostics.
         self.builds = 0
 
@@ -298,12 +303,24 @@ class LiveBoard:
         self._loop = loop
         if self.fixed_scan and not self._closing and (self._warm is None or self._warm.done()):
             self._warm = loop.create_task(self._keep_warm(), name="cargento-fixed-scan")
+        tick: Callable[[], Any] | None = getattr(self.hub, "tick", None)
+        if tick is not None and not self.settings.as_of and (self._ticker is None or self._ticker.done()):
+            self._ticker = loop.create_task(self._tick(tick), name="cargento-raise-tick")
+
+    async def _tick(self, tick: Callable[[], Any]) -> None:
+        """Judge the hub's held-back raises every :data:`TICK_S` (a dictionary look when
+        nothing is held)."""
+        while not self._closing:
+            await asyncio.sleep(TICK_S)
+            try:
+                tick()
+            except Exception:
+                log.exception("the event hub failed to judge its held-back raises")
 
     @property
     def fixed_scan(self) -> bool:
-        """True when the board is rebuilt on the slow timer even with no page open: the hub
-        takes no events (``--no-events``) but still raises notifications, and the board is
-        not a replay of a fixed moment."""
+        """True when the board is rebuilt on the slow timer even with no page open: a raise
+        lane of the hub is on, and the board is not a replay of a fixed moment."""
         return bool(getattr(self.hub, "needs_fixed_scan", False)) and not self.settings.as_of
 
     async def _keep_warm(self) -> None:
@@ -450,6 +467,8 @@ class LiveBoard:
             self._kick.cancel()
         if self._warm is not None:
             self._warm.cancel()
+        if self._ticker is not None:
+            self._ticker.cancel()
         for feed in self.feeds.values():
             feed.publish(None)
             if feed.task is not None:

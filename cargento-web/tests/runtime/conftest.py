@@ -43,7 +43,14 @@ def make_hub(tmp_path: Path, clock: Clock, notifier: MemoryNotifier) -> Iterator
     hubs: list[EventHub] = []
 
     def make(**kwargs: object) -> EventHub:
-        options: dict[str, object] = {"clock": clock, "state_dir": tmp_path / "state", "notifier": notifier}
+        # The confirmation delay is its own subject (test_precision.py); elsewhere a gate
+        # that opens is confirmed at once, so each test reads the rule it is about.
+        options: dict[str, object] = {
+            "clock": clock,
+            "state_dir": tmp_path / "state",
+            "notifier": notifier,
+            "confirm": timedelta(0),
+        }
         options.update(kwargs)
         hub = EventHub(**options)  # type: ignore[arg-type]
         hubs.append(hub)

@@ -17,8 +17,10 @@ T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def alerts(tmp_path: Path, notifier: Any, clock: Callable[[], datetime] = lambda: T0) -> Alerts:
+    """The desktop lane's own limits, with the confirmation delay (tested on its own in
+    test_precision.py) set to zero."""
     store = DeliveriesStore(tmp_path)
-    return Alerts(notifier, store, clock=clock)
+    return Alerts(notifier, store, clock=clock, confirm=timedelta(0))
 
 
 def at(seconds: float) -> datetime:
@@ -29,7 +31,9 @@ def test_sixty_second_per_session_cooldown(tmp_path: Path) -> None:
     n = MemoryNotifier()
     a = alerts(tmp_path, n)
     assert a.gate("claude", "s1", "t", "b", at(0)) == "raised"
+    a.forget_kind("claude", "s1", "gate")  # answered; the next gate is a new transition
     assert a.gate("claude", "s1", "t", "b", at(30)) == "cooldown"
+    a.forget_kind("claude", "s1", "gate")
     assert a.gate("claude", "s1", "t", "b", at(61)) == "raised"
     assert a.drain() and len(n.sent) == 2
 
@@ -68,12 +72,14 @@ def test_an_idle_nudge_does_not_silence_the_gate_that_follows(tmp_path: Path) ->
     a = alerts(tmp_path, n)
     assert a.gate("claude", "s1", "idle", "b", at(0), kind="idle") == "raised"
     assert a.gate("claude", "s1", "gate", "b", at(20)) == "raised"
+    a.forget_kind("claude", "s1", "idle")  # a new turn started and ended
     assert a.gate("claude", "s1", "idle", "b", at(40), kind="idle") == "cooldown"
 
 
 def test_no_backend_records_and_spends_no_cooldown(tmp_path: Path) -> None:
     a = alerts(tmp_path, NoBackend("no desktop here"))
     assert a.gate("claude", "s1", "t", "b", at(0)) == "no-backend"
+    a.forget_kind("claude", "s1", "gate")
     assert a.gate("claude", "s1", "t", "b", at(1)) == "no-backend", "still eligible: no cooldown was spent"
     assert a.deliveries.flush()
     record = records_in(tmp_path / DELIVERIES_FILE)
@@ -152,7 +158,7 @@ def test_a_corrupt_deliveries_file_is_discarded(tmp_path: Path) -> None:
 
 def test_deliveries_are_bounded(tmp_path: Path) -> None:
     store = DeliveriesStore(tmp_path, limit=5)
-    a = Alerts(MemoryNotifier(), store, clock=lambda: T0)
+    a = Alerts(MemoryNotifier(), store, clock=lambda: T0, confirm=timedelta(0))
     for i in range(9):
         assert a.gate("claude", f"s{i}", "t", "b", at(60 * i)) == "raised"
         assert a.drain()
@@ -165,11 +171,11 @@ def test_deliveries_are_bounded(tmp_path: Path) -> None:
 
 def test_no_backend_raises_never_push_real_delivery_history_out(tmp_path: Path) -> None:
     store = DeliveriesStore(tmp_path, limit=5, no_backend_limit=3)
-    real = Alerts(MemoryNotifier(), store, clock=lambda: T0)
+    real = Alerts(MemoryNotifier(), store, clock=lambda: T0, confirm=timedelta(0))
     for i in range(4):
         assert real.gate("claude", f"real{i}", "t", "b", at(60 * i)) == "raised"
         assert real.drain()
-    blind = Alerts(NoBackend("none"), store, clock=lambda: T0)
+    blind = Alerts(NoBackend("none"), store, clock=lambda: T0, confirm=timedelta(0))
     for i in range(50):
         assert blind.gate("claude", f"blind{i}", "t", "b", at(600 + 60 * i)) == "no-backend"
     assert store.flush()

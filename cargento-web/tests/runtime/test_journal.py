@@ -34,7 +34,11 @@ def flood(tmp_path: Path, events: int) -> tuple[EventHub, int]:
     machine with no notification backend (each transition is recorded, no cooldown spent)."""
     now = [T0]
     hub = EventHub(
-        clock=lambda: now[0], state_dir=tmp_path / "state", notifier=NoBackend("no desktop here"), capability="c" * 32
+        clock=lambda: now[0],
+        state_dir=tmp_path / "state",
+        notifier=NoBackend("no desktop here"),
+        capability="c" * 32,
+        confirm=timedelta(0),  # every transition raises: the subject is the write volume
     )
     for i in range(events):
         now[0] = T0 + timedelta(milliseconds=10 * i)

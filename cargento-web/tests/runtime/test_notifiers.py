@@ -230,12 +230,16 @@ def test_end_to_end_a_gate_event_reaches_the_fake_service(
 
     address, log, start = fake_service
     start("ok")  # type: ignore[operator]
+    from datetime import timedelta
+
     hub = EventHub(
         clock=lambda: datetime.now(UTC),
         state_dir=tmp_path / "state",
         notifier=detect_notifier("linux", {"DBUS_SESSION_BUS_ADDRESS": address}),
     )
     hub.ingest("claude", {"session_id": "s1", "hook_event_name": "PermissionRequest", "tool_name": "Bash"})
+    assert hub.deliveries_for("claude", "s1") == (), "not yet confirmed"
+    hub.tick(datetime.now(UTC) + timedelta(seconds=6))  # the gate still stands: confirmed
     assert hub.alerts.drain(10)
     (delivery,) = hub.deliveries_for("claude", "s1")
     assert delivery.outcome == "handed-over" and delivery.backend == "freedesktop"

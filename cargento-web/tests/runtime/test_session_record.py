@@ -159,9 +159,12 @@ def test_no_irreversible_names_its_own_flag(make_hub: Callable[..., EventHub]) -
     assert doc["irreversible"]["enabled"] is False and "--no-irreversible" in doc["irreversible"]["reason"]
 
 
-def test_fixed_scan_only_without_events_and_with_notifications(make_hub: Callable[..., EventHub]) -> None:
-    assert not make_hub().needs_fixed_scan
+def test_fixed_scan_whenever_a_raise_lane_is_on(make_hub: Callable[..., EventHub]) -> None:
+    """With no page open only the fixed scan reads store-only waits, events on or off."""
+    assert make_hub().needs_fixed_scan
+    assert make_hub(events=False).needs_fixed_scan
     assert not make_hub(events=False, notify=False).needs_fixed_scan
+    assert not make_hub(notify=False).needs_fixed_scan
 
 
 def test_the_title_survives_a_restart_and_old_records_read_without_one(

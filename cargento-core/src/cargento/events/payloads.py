@@ -19,17 +19,21 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 from cargento.events.notifications import Disposition, classify
+from cargento.forwarders.slim import TERMINAL_FIELD
 from cargento.labels import clip
 
 if TYPE_CHECKING:
     from cargento.events.vocabulary import EventVocabulary
 
 __all__ = [
+    "TERMINAL_FIELD",
     "EventKind",
     "LifecycleEvent",
     "PayloadError",
+    "Terminal",
     "parse_event",
     "parse_notification",
+    "parse_terminal",
 ]
 
 EventKind = Literal[
@@ -71,6 +75,35 @@ class PayloadError(ValueError):
         self.message = message
 
 
+_TMUX = re.compile(r"^(/[^,\x00-\x1f]{1,1024}),(\d{1,10}),(\d{1,10})$")
+_PANE = re.compile(r"^%\d{1,10}$")
+
+
+@attrs.frozen(kw_only=True)
+class Terminal:
+    """The tmux pane a hook ran in: ``TMUX`` (``<socket>,<server pid>,<session>``) and
+    ``TMUX_PANE`` (``%<n>``) of the hook's environment, which the harness inherited from
+    the pane it was started in."""
+
+    socket: str
+    server_pid: int
+    pane: str
+
+
+def parse_terminal(value: object) -> Terminal | None:
+    """A body's ``cargento_terminal`` (``{"tmux": ..., "pane": ...}``), or ``None`` when absent
+    or not the shape tmux writes (never guessed at)."""
+    if not isinstance(value, Mapping):
+        return None
+    tmux, pane = value.get("tmux"), value.get("pane")
+    if not isinstance(tmux, str) or not isinstance(pane, str):
+        return None
+    found = _TMUX.match(tmux)
+    if found is None or _PANE.match(pane) is None:
+        return None
+    return Terminal(socket=found.group(1), server_pid=int(found.group(2)), pane=pane)
+
+
 @attrs.frozen(kw_only=True)
 class LifecycleEvent:
     """One accepted hook invocation, reduced to what the hub reads."""
@@ -106,6 +139,8 @@ class LifecycleEvent:
     reason: str | None = None
     #: ``status``: the quota block alone, when the push carried one.
     quota: Mapping[str, Any] | None = None
+    #: The tmux pane the hook ran in, when its forwarder reported one.
+    terminal: Terminal | None = None
 
 
 def _text(value: object, limit: int = 256) -> str | None:
@@ -253,6 +288,7 @@ def parse_event(
         tool=tool,
         tool_match=_fingerprint(tool_input),
         reason=reason,
+        terminal=parse_terminal(body.get(TERMINAL_FIELD)),
         **fields,
     )
     return vocab.refine(event, body)
@@ -300,6 +336,7 @@ def parse_notification(
         gate_text=None,
         disposition=disposition,
         reason=ntype,
+        terminal=parse_terminal(body.get(TERMINAL_FIELD)),
     )
     return vocab.refine(event, body)
 

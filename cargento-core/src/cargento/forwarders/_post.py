@@ -11,8 +11,6 @@ stops. Proxies are never consulted (the connection is made directly).
 from __future__ import annotations
 
 import hmac
-import http.client
-import ipaddress
 import json
 import os
 import secrets
@@ -20,9 +18,9 @@ import sys
 import time
 from collections.abc import Mapping
 from typing import IO, Any
-from urllib.parse import urlsplit
 
-from cargento.processes import pid_alive
+from cargento.forwarders.loopback_http import exchange
+from cargento.liveness import pid_alive
 from cargento.statedir import CAPABILITY_HEADER, HEALTH_CHALLENGE, health_proof, read_state
 
 __all__ = [
@@ -69,6 +67,9 @@ def loopback_target(url: str) -> Target | None:
     Only IP literals on loopback (``127.0.0.0/8``, ``::1``) and ``localhost`` are accepted;
     ``localhost`` is never resolved, the POST goes to ``127.0.0.1``.
     """
+    import ipaddress
+    from urllib.parse import urlsplit
+
     try:
         parts = urlsplit(url.strip())
         port = parts.port
@@ -111,22 +112,19 @@ def proven(port: int, capability: str, env: Mapping[str, str], *, timeout_s: flo
     if state is None or not pid_alive(state.get("pid")):
         return False
     challenge = secrets.token_urlsafe(24)
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout_s)
-    try:
-        conn.request(
-            "GET",
-            f"/api/health?{HEALTH_CHALLENGE}={challenge}",
-            headers={"Host": f"127.0.0.1:{port}", "Accept": "application/json"},
-        )
-        response = conn.getresponse()
-        data = response.read(64 * 1024)
-        if response.status != 200:
-            return False
-        answer = json.loads(data)
-    except (OSError, http.client.HTTPException, ValueError):
+    reply = exchange(
+        port,
+        "GET",
+        f"/api/health?{HEALTH_CHALLENGE}={challenge}",
+        {"Host": f"127.0.0.1:{port}", "Accept": "application/json"},
+        timeout_s=timeout_s,
+    )
+    if reply is None or reply[0] != 200:
         return False
-    finally:
-        conn.close()
+    try:
+        answer = json.loads(reply[1])
+    except ValueError:
+        return False
     proof = answer.get("proof") if isinstance(answer, dict) else None
     if not isinstance(proof, str) or answer.get("pid") != state.get("pid"):
         return False
@@ -151,22 +149,14 @@ def post(
     target: Target, body: bytes, capability: str, *, hook_at: float | None = None, timeout_s: float = TIMEOUT_S
 ) -> int | None:
     """POST *body* to ``127.0.0.1``; the HTTP status, or ``None`` when nothing answered."""
-    conn = http.client.HTTPConnection("127.0.0.1", target.port, timeout=timeout_s)
     headers = {
         "Content-Type": "application/json",
         CAPABILITY_HEADER: capability,
         "Host": f"127.0.0.1:{target.port}",
         HOOK_AT_HEADER: f"{hook_at if hook_at is not None else time.time():.3f}",
     }
-    try:
-        conn.request("POST", target.path, body=body, headers=headers)
-        response = conn.getresponse()
-        response.read(64 * 1024)
-        return response.status
-    except (OSError, http.client.HTTPException):
-        return None
-    finally:
-        conn.close()
+    reply = exchange(target.port, "POST", target.path, headers, body, timeout_s=timeout_s)
+    return None if reply is None else reply[0]
 
 
 def stdin_bytes() -> IO[bytes]:

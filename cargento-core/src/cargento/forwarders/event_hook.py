@@ -33,7 +33,7 @@ from cargento.forwarders._post import (
     read_payload,
     stdin_bytes,
 )
-from cargento.forwarders.slim import slim_hook_payload
+from cargento.forwarders.slim import TERMINAL_FIELD, slim_hook_payload, terminal_identity
 
 __all__ = ["main"]
 
@@ -70,6 +70,9 @@ def main(
     document = slim_hook_payload(payload)
     if event_name is not None and "hook_event_name" not in document:
         document["hook_event_name"] = event_name
+    terminal = terminal_identity(env)
+    if terminal is not None:
+        document[TERMINAL_FIELD] = terminal
     body = orjson.dumps(document)
     if proven(port, capability, env):
         post(Target(port, f"/api/events/{harness}"), body, capability, hook_at=started)

@@ -32,7 +32,7 @@ from cargento.forwarders._post import (
     read_payload,
     stdin_bytes,
 )
-from cargento.forwarders.slim import slim_hook_payload
+from cargento.forwarders.slim import TERMINAL_FIELD, slim_hook_payload, terminal_identity
 
 __all__ = ["main"]
 
@@ -55,6 +55,9 @@ def main(
     if not isinstance(payload, dict):
         return 0
     document = slim_hook_payload(payload) if target.path.split("?")[0].rstrip("/") == "/api/notify" else payload
+    terminal = terminal_identity(env)
+    if terminal is not None:
+        document[TERMINAL_FIELD] = terminal
     if proven(target.port, capability, env):
         post(target, orjson.dumps(document), capability, hook_at=started)
     return 0

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["slim_hook_payload", "slim_status_line"]
+__all__ = ["TERMINAL_FIELD", "slim_hook_payload", "slim_status_line", "terminal_identity"]
+
+#: The body field a forwarder adds with the terminal its hook ran in (from its environment).
+TERMINAL_FIELD = "cargento_terminal"
 
 _SCALARS = (
     "session_id",
@@ -85,6 +88,16 @@ def slim_hook_payload(payload: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(payload.get(key), str):
             out[key] = payload[key][:STRING_LIMIT]
     return out
+
+
+def terminal_identity(env: Mapping[str, str]) -> dict[str, str] | None:
+    """The tmux pane the hook runs in (``TMUX``, ``TMUX_PANE`` of its environment, inherited
+    from the harness), for the dashboard's terminal raise; ``None`` outside tmux. The
+    dashboard keeps it only when the terminal raise is on for its run."""
+    tmux, pane = env.get("TMUX", ""), env.get("TMUX_PANE", "")
+    if not tmux or not pane or len(tmux) > 1100 or len(pane) > 16:
+        return None
+    return {"tmux": tmux, "pane": pane}
 
 
 def slim_status_line(payload: Mapping[str, Any]) -> dict[str, Any]:

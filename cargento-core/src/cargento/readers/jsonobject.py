@@ -10,9 +10,8 @@ what is in the file, and neither writes anything.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
-import attrs
 import orjson
 
 from cargento.readers.regular import read_regular, why
@@ -20,8 +19,7 @@ from cargento.readers.regular import read_regular, why
 __all__ = ["JsonObjectRead", "load_json_object", "read_json_object"]
 
 
-@attrs.frozen
-class JsonObjectRead:
+class JsonObjectRead(NamedTuple):
     """What :func:`load_json_object` found: the object, or why there is none."""
 
     #: The parsed object; ``None`` when there is none.

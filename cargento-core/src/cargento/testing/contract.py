@@ -194,6 +194,32 @@ class HarnessContract:
                     assert target.adapter_text and "cargento" in target.adapter_text.lower()
         assert snapshot_tree(tmp_path) == before
 
+    def test_contract_telemetry(self, tmp_path: Path) -> None:
+        """A declared telemetry vocabulary names how to tell its exports apart and where the
+        session id is, keeps every file below the home it was asked about, points its setup at
+        the endpoint it was given, never switches prompt logging on, and writes nothing."""
+        telemetry_hook = getattr(self.plugin, "telemetry", None)
+        if telemetry_hook is None:
+            return
+        from cargento.telemetry import TelemetryVocabulary
+
+        home = tmp_path / "home"
+        endpoint = "http://127.0.0.1:14318"
+        before = snapshot_tree(tmp_path)
+        found = telemetry_hook(env={"HOME": str(home)}, home=home, endpoint=endpoint)
+        assert snapshot_tree(tmp_path) == before
+        if found is None:
+            return
+        assert isinstance(found, TelemetryVocabulary)
+        assert found.services and found.session_attributes
+        setup = found.setup
+        if setup.settings_path is not None:
+            assert setup.settings_path.is_relative_to(home), setup.settings_path
+        declared = repr((setup.environment, setup.settings, setup.toml_block))
+        assert endpoint in declared, "the setup exports to the endpoint it was given"
+        for prompt_logging in ("'OTEL_LOG_USER_PROMPTS': '1'", "'logPrompts': True", "log_user_prompt = true"):
+            assert prompt_logging not in declared, "prompt logging is never switched on"
+
     def test_contract_harness_info(self) -> None:
         info = self.plugin.harness_info()
         assert isinstance(info, HarnessInfo)

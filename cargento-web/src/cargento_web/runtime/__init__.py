@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from cargento.events.vocabulary import EventVocabulary
+from cargento.quiethours import resolve_window
 from cargento.statedir import state_dir
 
 from cargento_web.runtime.hub import EventHub, Ingested, Overrule
@@ -45,6 +46,9 @@ def create_hub(
     replay: bool = False,
     notifier: Notifier | None = None,
     vocabulary: EventVocabulary | None = None,
+    quiet_hours: str | None = None,
+    no_quiet_hours: bool = False,
+    no_focus: bool = False,
 ) -> EventHub:
     """The hub for one dashboard run.
 
@@ -52,7 +56,9 @@ def create_hub(
     unwritten (no capability is published either); notifications of store-read gates still
     work unless *no_notify*. *replay* (``--as-of``) raises no notifications: nobody waits on
     a moment in the past. The notification backend is detected once, here. *vocabulary* is
-    the lanes of the run's registry (the installed plugins' when omitted).
+    the lanes of the run's registry (the installed plugins' when omitted). Quiet hours
+    resolve from *quiet_hours* (``--quiet-hours``), ``CARGENTO_QUIET_HOURS`` or the
+    ``quiet_hours`` file (none with *no_quiet_hours*); *no_focus* records no terminal identity.
     """
     quiet = no_notify or replay
     if notifier is None:
@@ -73,4 +79,6 @@ def create_hub(
         notifier=notifier,
         notify=not quiet,
         vocabulary=vocabulary,
+        quiet=resolve_window(quiet_hours, env, off=no_quiet_hours),
+        record_terminals=not no_focus,
     )

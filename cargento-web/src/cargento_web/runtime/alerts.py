@@ -1,4 +1,15 @@
-"""When to raise a desktop notification, and the thread that hands it over.
+"""When to raise a notification, and the thread that hands a desktop one over.
+
+Precision first, for every lane (the desktop here, the reach nudges through
+:meth:`Alerts.listen`): a gate raises only once it is *confirmed*, still standing
+:data:`CONFIRM` after it opened (an approval answered in a second raises nothing); a finished
+turn (``finished``, a session's own turn stop) is confirmed the same way, so a turn followed
+at once by the next prompt raises nothing; a question raises on arrival, and so does an idle
+nudge (the harness already waited before sending it). A raise about a session a visible
+dashboard tab shows is not sent (:class:`~cargento_web.runtime.presence.Presence`), and
+during quiet hours every raise but a question is held (dropped, and counted). Only then do
+the listeners hear of it, and the desktop lane applies its own limits below. ``finished`` is
+a listener's kind alone: the desktop raises gates, idle nudges and questions.
 
 Gate alerts (a session's transition into Needs input) have a 60-second per-session cooldown
 and a 15-second lane-wide floor; an idle nudge shares that floor and has its own 60-second
@@ -15,21 +26,29 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 import attrs
+from cargento.quiethours import QuietWindow
 from cargento.redact import redact
 
 from cargento_web.runtime.notifiers import Notifier, Sent
+from cargento_web.runtime.presence import Presence
 from cargento_web.runtime.stores import DeliveriesStore, Delivery
 
-__all__ = ["Alerts", "Pending"]
+__all__ = ["CONFIRM", "Alerts", "Pending", "RaiseListener"]
 
 GATE_COOLDOWN = timedelta(seconds=60)
 GATE_FLOOR = timedelta(seconds=15)
 QUESTION_FLOOR = timedelta(seconds=15)
 #: A held-back alert older than this is dropped (its moment has passed).
 PENDING_LIFE = timedelta(seconds=60)
+#: How long a gate (or a finished turn) must still stand before anything is raised about it.
+CONFIRM = timedelta(seconds=5)
+#: Kinds that wait for confirmation; the others raise on arrival.
+CONFIRMED_KINDS = frozenset({"gate", "finished"})
+#: Kinds the desktop lane raises (``finished`` goes to listeners only).
+DESKTOP_KINDS = frozenset({"gate", "idle", "question"})
 
 
 @attrs.frozen(kw_only=True)
@@ -43,6 +62,12 @@ class Pending:
     title: str = attrs.field(converter=redact)
     body: str = attrs.field(converter=redact)
     first_at: datetime
+    #: The listeners have heard of it (a floor that holds it back must not tell them twice).
+    announced: bool = False
+
+
+#: Told of every raise that passed the precision rules: ``listener(item, now)``.
+RaiseListener = Callable[[Pending, datetime], object]
 
 
 class Alerts:
@@ -58,16 +83,31 @@ class Alerts:
         *,
         clock: Callable[[], datetime],
         enabled: bool = True,
+        quiet: QuietWindow | None = None,
+        zone: tzinfo | None = None,
+        presence: Presence | None = None,
+        confirm: timedelta = CONFIRM,
     ) -> None:
         self.notifier = notifier
         self.deliveries = deliveries
         self.clock = clock
         self.enabled = enabled
+        #: Quiet hours of this run (``None``: none configured, or ``--no-quiet-hours``).
+        self.quiet = quiet
+        #: The zone quiet hours are read in (this machine's when ``None``; tests inject one).
+        self.zone = zone
+        self.presence = presence
+        self.confirm = confirm
+        #: Raises each precision rule held back this run, by rule.
+        self.withheld: dict[str, int] = {"unconfirmed": 0, "in-view": 0, "quiet": 0}
+        self._listeners: list[RaiseListener] = []
         self._lock = threading.Lock()
         self._session_last: dict[tuple[str, str, str], datetime] = {}
         self._gate_last: datetime | None = None
         self._question_last: datetime | None = None
         self._pending: dict[tuple[str, str, str], Pending] = {}
+        #: Transitions already raised and not yet ended (a gate, a turn end): at most once each.
+        self._told: set[tuple[str, str, str]] = set()
         self._tab_lane_at: datetime | None = None
         self._queue: queue.Queue[tuple[Delivery, str, str] | None] = queue.Queue(maxsize=256)
         self._worker: threading.Thread | None = None
@@ -81,9 +121,24 @@ class Alerts:
         with self._lock:
             self._tab_lane_at = now
 
+    def listen(self, listener: RaiseListener) -> None:
+        """Tell *listener* of every raise that passes the precision rules (the reach nudges)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    @property
+    def has_listeners(self) -> bool:
+        with self._lock:
+            return bool(self._listeners)
+
+    def in_quiet_hours(self, now: datetime) -> bool:
+        return self.quiet is not None and self.quiet.contains(now, self.zone)
+
     def gate(self, harness: str, session_id: str, title: str, body: str, now: datetime, *, kind: str = "gate") -> str:
-        """Consider a gate alert (``kind`` ``gate`` or ``idle``). Returns what was decided:
-        ``raised``, ``no-backend``, ``cooldown``, ``held`` (floor) or ``off``."""
+        """Consider a gate alert (``kind`` ``gate``, ``idle`` or ``finished``). Returns what
+        was decided: ``confirming`` (a gate or finished turn waits :data:`CONFIRM` first),
+        ``in-view``, ``quiet``, ``raised``, ``no-backend``, ``cooldown``, ``held`` (floor),
+        ``listeners`` (a ``finished`` turn, told to the listeners only) or ``off``."""
         return self._consider(
             Pending(harness=harness, session_id=session_id, kind=kind, title=title, body=body, first_at=now), now
         )
@@ -103,23 +158,61 @@ class Alerts:
             key = (item.harness, item.session_id, item.kind)
             if now - item.first_at > PENDING_LIFE or not still_wanted(item):
                 with self._lock:
-                    self._pending.pop(key, None)
+                    dropped = self._pending.pop(key, None)
+                    if dropped is not None and not dropped.announced and now - dropped.first_at < self.confirm:
+                        self.withheld["unconfirmed"] += 1
                 continue
             decided.append(self._consider(item, now))
         return decided
 
+    def forget_kind(self, harness: str, session_id: str, kind: str) -> None:
+        """The moment of one kind of alert ended (a wait answered, a new turn started): drop
+        it if held back, and let the next transition raise again."""
+        with self._lock:
+            dropped = self._pending.pop((harness, session_id, kind), None)
+            if dropped is not None and not dropped.announced:
+                self.withheld["unconfirmed"] += 1
+            self._told.discard((harness, session_id, kind))
+
     def forget(self, harness: str, session_id: str) -> None:
-        """Drop a held-back alert of a session whose wait ended."""
+        """Drop every held-back alert of a session that ended."""
         with self._lock:
             for key in [k for k in self._pending if k[0] == harness and k[1] == session_id]:
                 del self._pending[key]
+            self._told = {k for k in self._told if k[0] != harness or k[1] != session_id}
 
     # -- the decision ---------------------------------------------------------------------
 
     def _consider(self, item: Pending, now: datetime) -> str:
         key = (item.harness, item.session_id, item.kind)
+        if not self.enabled and not self.has_listeners:
+            return "off"
+        if not item.announced:
+            verdict = self._precision(item, key, now)
+            if verdict is not None:
+                return verdict
+            item = attrs.evolve(item, announced=True)
+            with self._lock:
+                if item.kind != "question":
+                    if key in self._told:
+                        self._pending.pop(key, None)
+                        return "already-raised"
+                    self._told.add(key)
+                if key in self._pending:
+                    self._pending[key] = item
+                listeners = list(self._listeners)
+            for listener in listeners:
+                try:
+                    listener(item, now)
+                except Exception:  # a lane's failure must not stop the desktop one
+                    continue
+        if item.kind not in DESKTOP_KINDS:
+            with self._lock:
+                self._pending.pop(key, None)
+            return "listeners"
         with self._lock:
             if not self.enabled:
+                self._pending.pop(key, None)
                 return "off"
             question = item.kind == "question"
             if not question:
@@ -159,7 +252,8 @@ class Alerts:
                     self._session_last[key] = now
                 self._inflight += 1
         if no_backend is not None:
-            self.deliveries.add(no_backend)
+            if no_backend.session_id:
+                self.deliveries.add(no_backend)
             return "no-backend"
         self._ensure_worker()
         try:
@@ -167,6 +261,22 @@ class Alerts:
         except queue.Full:
             self._finish(attrs.evolve(delivery, outcome="could-not-start", detail="the delivery queue is full"))
         return "raised"
+
+    def _precision(self, item: Pending, key: tuple[str, str, str], now: datetime) -> str | None:
+        """The rules every lane shares; ``None`` lets the raise through."""
+        with self._lock:
+            if item.kind in CONFIRMED_KINDS and now - item.first_at < self.confirm:
+                self._pending.setdefault(key, item)
+                return "confirming"
+            if self.presence is not None and self.presence.showing(item.harness, item.session_id, now):
+                self._pending.pop(key, None)
+                self.withheld["in-view"] += 1
+                return "in-view"
+            if item.kind != "question" and self.in_quiet_hours(now):
+                self._pending.pop(key, None)
+                self.withheld["quiet"] += 1
+                return "quiet"
+        return None
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -191,7 +301,10 @@ class Alerts:
 
     def _finish(self, delivery: Delivery) -> None:
         try:
-            self.deliveries.add(delivery)
+            # The record is keyed by session: a raise about no session (an unattributed
+            # question) is delivered but records nothing.
+            if delivery.session_id:
+                self.deliveries.add(delivery)
         finally:
             with self._lock:
                 self._inflight -= 1

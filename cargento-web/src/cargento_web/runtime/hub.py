@@ -23,8 +23,14 @@ One :class:`EventHub` runs per dashboard. The web app uses it through a small su
 * ``hub.diagnostics(now)``: the ``/api/overlays`` document; ``hub.deliveries_for(...)``,
   ``hub.irreversible_reports(...)``, ``hub.status()`` for the session page and the header;
   ``hub.session_record(harness, sid)`` is the session page's document of them.
-* ``hub.needs_fixed_scan``: under ``--no-events`` with notifications on, the live board
-  rebuilds on its fixed interval even with no page open, so store-read waits still notify.
+* ``hub.needs_fixed_scan``: with any raise lane on, the live board rebuilds on its fixed
+  interval even with no page open (events on or off), so store-read waits and ends are read
+  and raised with no browser attached; ``hub.tick(now)`` confirms held-back raises between
+  builds (the live board calls it every second).
+* ``hub.presence``: which dashboard tabs are visible and which session each shows
+  (``POST /api/presence``); a raise about a session a visible tab shows is not sent.
+* ``hub.terminal_of(harness, sid)``: the terminal identity (tmux socket and pane) a session's
+  lifecycle events carried, when terminal identity is recorded this run (not ``--no-focus``).
 
 Thread-safety: every public method takes the hub's lock; ingestion runs on the server's event
 loop, ``overlays``/``on_board`` on the board-building thread.
@@ -37,20 +43,22 @@ import secrets
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
 import attrs
 from cargento.board import Board, BoardSession, Overlay, ago
 from cargento.events.lanes import GRACE, Lane, LaneEvent
-from cargento.events.payloads import LifecycleEvent, PayloadError, parse_event, parse_notification
+from cargento.events.payloads import LifecycleEvent, PayloadError, Terminal, parse_event, parse_notification
 from cargento.events.vocabulary import EventVocabulary, default_vocabulary
 from cargento.labels import clip
+from cargento.quiethours import QuietWindow
 from cargento.timestamps import iso
 
-from cargento_web.runtime.alerts import Alerts, Pending
+from cargento_web.runtime.alerts import CONFIRM, Alerts, Pending
 from cargento_web.runtime.notifiers import MemoryNotifier, Notifier
+from cargento_web.runtime.presence import Presence
 from cargento_web.runtime.record import DELIVERIES_NOTE, delivery_doc, marks_doc, reports_doc
 from cargento_web.runtime.reports import Report, ReportLog
 from cargento_web.runtime.stores import DeliveriesStore, Delivery, End, EndsStore
@@ -109,6 +117,10 @@ class EventHub:
         notify: bool = True,
         capability: str | None = None,
         vocabulary: EventVocabulary | None = None,
+        quiet: QuietWindow | None = None,
+        zone: tzinfo | None = None,
+        record_terminals: bool = True,
+        confirm: timedelta = CONFIRM,
     ) -> None:
         self.clock = clock
         #: The lanes the loaded plugins declare (built once; the installed plugins' by default).
@@ -127,6 +139,8 @@ class EventHub:
         self._quota: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
         self._board_states: dict[tuple[str, str], BoardSession] = {}
         self._seen_board = False
+        #: When the newest board handed to :meth:`on_board` was generated.
+        self._board_at: datetime | None = None
         self._subagents: OrderedDict[str, None] = OrderedDict()
         started = clock()
         self.started_at = started
@@ -139,7 +153,22 @@ class EventHub:
         self.deliveries.load()
         self.notifier: Notifier = notifier if notifier is not None else MemoryNotifier(available=False)
         self.notifier_checked_at = started
-        self.alerts = Alerts(self.notifier, self.deliveries, clock=clock, enabled=notify)
+        self.presence = Presence(started)
+        self.alerts = Alerts(
+            self.notifier,
+            self.deliveries,
+            clock=clock,
+            enabled=notify,
+            quiet=quiet,
+            zone=zone,
+            presence=self.presence,
+            confirm=confirm,
+        )
+        #: Terminal identity per session, from its events (``--no-focus``/``--no-events``: none).
+        self.record_terminals = events and record_terminals
+        self._terminals: OrderedDict[tuple[str, str], tuple[Terminal, datetime]] = OrderedDict()
+        #: Sessions whose start this run saw (the terminal raise reaches only these).
+        self._started: OrderedDict[tuple[str, str], datetime] = OrderedDict()
 
     # -- the capability and subscriptions -------------------------------------------------
 
@@ -201,6 +230,8 @@ class EventHub:
         return self._take(event)
 
     def _take(self, event: LifecycleEvent) -> Ingested:
+        # What was held back is judged as of this event's arrival, before the event can end it.
+        self.tick(event.received_at)
         alerts: list[tuple[str, str, str, str, str]] = []
         with self._lock:
             self._seq += 1
@@ -219,6 +250,10 @@ class EventHub:
             key = (event.harness, event.session_id)
             lane = self._lane(key)
             before = lane.overlay(now)
+            if event.kind == "session_started" and event.reason not in ("compact", "resume"):
+                _bounded_put(self._started, key, now)
+            if self.record_terminals and event.terminal is not None and event.agent_id is None:
+                _bounded_put(self._terminals, key, (event.terminal, now))
             effect = lane.apply(event, self._seq)
             reports: tuple[Report, ...] = ()
             if event.kind == "session_ended":
@@ -243,6 +278,8 @@ class EventHub:
                     self._turn_ends.popitem(last=False)
             elif effect.startswith("working: turn started"):
                 self._turn_ends.pop(key, None)
+                self.alerts.forget_kind(*key, "finished")
+                self.alerts.forget_kind(*key, "idle")
             if (
                 self.irreversible_enabled
                 and event.kind == "tool_finished"
@@ -255,8 +292,10 @@ class EventHub:
             alert = self._event_alert(event, before, after)
             if alert is not None:
                 alerts.append(alert)
-            if after is None and lane.gate is None:
-                self.alerts.forget(*key)
+            if lane.gate is None and (after is None or after.state != "needs_input"):
+                # The wait ended (answered, a new prompt, a stop): a raise still confirming
+                # is withdrawn, and the next gate is a new transition.
+                self.alerts.forget_kind(*key, "gate")
             changed = (
                 _overlay_key(before) != _overlay_key(after)
                 or reports != ()
@@ -335,6 +374,15 @@ class EventHub:
         if after is not None and after.state == "needs_input" and (before is None or before.state != "needs_input"):
             text = after.gate.text if after.gate is not None and after.gate.text else "waiting on you"
             return (event.harness, sid, "gate", f"{label} needs input", clip(text, 180))
+        if (
+            event.kind in ("turn_stopped", "status")
+            and after is not None
+            and after.state == "idle"
+            and (before is None or before.state != "idle")
+        ):
+            # The session's own turn stop (a subagent's stop is ``subagent_stopped`` or
+            # carries an agent id, and claims nothing): a finished turn, for the listeners.
+            return (event.harness, sid, "finished", f"{label} finished its turn", "the turn ended")
         if event.kind == "notification" and event.disposition is not None and event.disposition.action == "idle":
             return (
                 event.harness,
@@ -381,6 +429,7 @@ class EventHub:
         with self._lock:
             first = not self._seen_board
             self._seen_board = True
+            self._board_at = now
             previous = self._board_states
             current: dict[tuple[str, str], BoardSession] = {}
             for s in board.sessions:
@@ -402,7 +451,7 @@ class EventHub:
                         (s.harness, s.session_id, "gate", f"{self._label_of(s)} needs input", clip(text, 180))
                     )
                 if s.state != "needs_input":
-                    self.alerts.forget(s.harness, s.session_id)
+                    self.alerts.forget_kind(s.harness, s.session_id, "gate")
             # Sessions missing from this board keep their last reading (the other flavour
             # of board, or the display window, may hold them).
             merged = dict(previous)
@@ -411,7 +460,7 @@ class EventHub:
             amended = self._mark_ends(board, now)
         for harness, sid, kind, title, body in alerts:
             self.alerts.gate(harness, sid, title, body, now, kind=kind)
-        self.alerts.retry(now, self._still_wanted)
+        self.tick(now)
         if changed:
             self._notify_subscribers()
         return amended
@@ -419,13 +468,36 @@ class EventHub:
     def _label_of(self, s: BoardSession) -> str:
         return clip(f"{s.harness_label} · {s.title or s.project or s.display_id}", 80)
 
+    def tick(self, now: datetime | None = None) -> list[str]:
+        """Confirm or withdraw the raises held back (the confirmation delay, the floors);
+        cheap when nothing is held, so the live board calls it every second."""
+        if not self.alerts.pending:
+            return []
+        return self.alerts.retry(now or self.clock(), self._still_wanted)
+
     def _still_wanted(self, item: Pending) -> bool:
-        if item.kind != "gate":
-            return item.kind in ("idle", "question")
+        """Does the moment of a held-back raise still stand? A gate: the session's lane still
+        holds it open, or (a wait only a store records) the board still reads it waiting; a
+        finished turn: no new turn started (that withdraws it) and the lane still reads idle."""
+        key = (item.harness, item.session_id)
         with self._lock:
-            seen = self._board_states.get((item.harness, item.session_id))
-            lane = self._lanes.get((item.harness, item.session_id))
-            return (seen is not None and seen.state == "needs_input") or (lane is not None and lane.gate is not None)
+            seen = self._board_states.get(key)
+            lane = self._lanes.get(key)
+            if item.kind == "finished":
+                return lane is not None and lane.state == "idle"
+            if item.kind != "gate":
+                return item.kind in ("idle", "question")
+            if lane is not None and lane.gate is not None:
+                return True
+            if (
+                lane is not None
+                and lane.last_event_at is not None
+                and (self._board_at is None or lane.last_event_at > self._board_at)
+            ):
+                # An event came after the newest board and holds no gate: whatever that
+                # board read, the wait has ended since (a gate answered in a second).
+                return False
+            return seen is not None and seen.state == "needs_input"
 
     def _clear_on_own_write(self, key: tuple[str, str], s: BoardSession) -> bool:
         """A standing gate clears on the session's own next transcript write; a subagent's
@@ -502,6 +574,17 @@ class EventHub:
         with self._lock:
             return self._turn_ends.get((harness, session_id))
 
+    def terminal_of(self, harness: str, session_id: str) -> Terminal | None:
+        """The terminal identity the session's own events carried (newest), if recorded."""
+        with self._lock:
+            found = self._terminals.get((harness, session_id))
+            return found[0] if found is not None else None
+
+    def started_this_run(self, harness: str, session_id: str) -> datetime | None:
+        """When this run saw the session start (``None``: it started before, or unseen)."""
+        with self._lock:
+            return self._started.get((harness, session_id))
+
     def session_end(self, harness: str, session_id: str) -> End | None:
         return self.ends.get(harness, session_id) if self.ends is not None else None
 
@@ -545,9 +628,11 @@ class EventHub:
 
     @property
     def needs_fixed_scan(self) -> bool:
-        """True under ``--no-events`` with notifications on: no event will ask for a rebuild,
-        so the board is rebuilt on a fixed interval to notice store-read waits."""
-        return not self.events and self.alerts.enabled
+        """True while a raise lane is on (the desktop's, or a listener's such as the reach
+        nudges): with no page open nothing else would rebuild the board, so it is rebuilt on
+        a fixed interval to notice store-read waits, events on or off. With events on an
+        event still asks for its own rebuild at once."""
+        return self.alerts.enabled or self.alerts.has_listeners
 
     def pushed_quota(self, harness: str) -> tuple[datetime, Mapping[str, Any]] | None:
         """The newest quota block a harness pushed (Antigravity's status line), in memory."""
@@ -565,6 +650,11 @@ class EventHub:
                 "available": self.notifier.available,
                 "detail": self.notifier.detail,
                 "checked_at": iso(self.notifier_checked_at),
+                #: Quiet hours of this run ("HH:MM-HH:MM", local time), or None.
+                "quiet_hours": self.alerts.quiet.text() if self.alerts.quiet is not None else None,
+                "confirm_s": self.alerts.confirm.total_seconds(),
+                #: Raises the precision rules held back this run (unconfirmed, in-view, quiet).
+                "withheld": dict(self.alerts.withheld),
             },
             "resets": [r for r in (self.ends.reset if self.ends else None, self.deliveries.reset) if r],
             #: The same resets for the page's header: which store, what happened, and when.
@@ -672,6 +762,13 @@ class EventHub:
         """Wait until the stores' queued lines are on disk (tests, and before a restart)."""
         ok = self.deliveries.flush(timeout_s)
         return (self.ends.flush(timeout_s) if self.ends is not None else True) and ok
+
+
+def _bounded_put(table: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    table.pop(key, None)
+    table[key] = value
+    while len(table) > LANE_LIMIT:
+        table.popitem(last=False)
 
 
 def _overlay_key(overlay: Overlay | None) -> tuple[Any, ...] | None:

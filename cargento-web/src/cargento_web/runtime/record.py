@@ -22,6 +22,7 @@ from cargento_web.runtime.stores import Delivery, End
 __all__ = [
     "KIND_WORDS",
     "OUTCOME_WORDS",
+    "REACH_OUTCOME_WORDS",
     "SHAPE_WORDS",
     "delivery_doc",
     "lead_words",
@@ -45,6 +46,18 @@ KIND_WORDS: dict[str, str] = {
     "gate": "started waiting on you",
     "idle": "idle nudge",
     "question": "question",
+    "finished": "finished its turn",
+}
+#: A reach nudge's outcomes (backend ``reach-ntfy`` / ``reach-webhook``): about the webhook,
+#: never about a phone or a person.
+REACH_OUTCOME_WORDS: dict[str, str] = {
+    "handed-over": (
+        "posted to the reach webhook, which accepted it: that says nothing about whether a phone showed it "
+        "or anyone read it"
+    ),
+    "service-error": "the reach webhook answered with an error",
+    "could-not-start": "the reach webhook could not be reached at all",
+    "timed-out": "the reach webhook did not answer inside its time limit",
 }
 SHAPE_WORDS: dict[str, str] = {
     "force-push": "force push",
@@ -89,14 +102,17 @@ def tab_lane_words(delivery: Delivery) -> str:
 def delivery_doc(delivery: Delivery) -> dict[str, Any]:
     """One raise, with its outcome and tab-lane line worded."""
     outcome = delivery.outcome
+    reach = delivery.backend.startswith("reach-")
+    words = (REACH_OUTCOME_WORDS if reach else OUTCOME_WORDS).get(outcome)
     return {
+        "lane": "reach" if reach else "desktop",
         "kind": delivery.kind,
         "kind_words": KIND_WORDS.get(delivery.kind, delivery.kind),
         "title": delivery.title,
         "raised_at": iso(delivery.raised_at),
         "completed_at": iso(delivery.completed_at),
         "outcome": outcome,
-        "outcome_words": OUTCOME_WORDS.get(outcome, f"recorded as {outcome!r}, an outcome this version does not know"),
+        "outcome_words": words or f"recorded as {outcome!r}, an outcome this version does not know",
         "backend": delivery.backend,
         "detail": delivery.detail,
         "tab_lane": {

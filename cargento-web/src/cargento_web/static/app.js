@@ -75,6 +75,49 @@ function spellStart(s, at) {
   // The turn's own start when the board has one, else when this tab first saw it working.
   return s.turn ? at - s.turn.elapsed_s * 1000 : null;
 }
+// Precision, the same rules the server's lanes keep: a wait raises only once it still stands
+// CONFIRM_MS after this tab saw it open (an approval answered in a second raises nothing), at
+// most once per wait; never about a session this visible tab is showing; never during quiet
+// hours; and not at all when the server hands gates to this machine's own notification
+// service (the same wait would ping twice).
+const CONFIRM_MS = Math.max(0, ((CONFIG.notifications && CONFIG.notifications.confirm_s) ?? 5) * 1000);
+const confirming = new Map(); // key -> {since, title, body}
+function showingHere(key) {
+  const r = state.route;
+  return document.visibilityState === "visible" && r.view === "session" && `${r.harness}:${r.sid}` === key;
+}
+function inQuietHours(when = new Date()) {
+  const span = CONFIG.notifications && CONFIG.notifications.quiet_hours;
+  const m = span && span.match(/^(\d\d):(\d\d)-(\d\d):(\d\d)$/);
+  if (!m) return false;
+  const at = when.getHours() * 60 + when.getMinutes();
+  const start = +m[1] * 60 + +m[2];
+  const end = +m[3] * 60 + +m[4];
+  return end < start ? at >= start || at < end : at >= start && at < end;
+}
+function serverRaisesGates() {
+  const n = CONFIG.notifications;
+  return Boolean(n && n.enabled && n.available);
+}
+function confirmWaits() {
+  const board = state.board;
+  if (!board) return;
+  const byKey = new Map(board.sessions.map((s) => [s.key, s]));
+  for (const [key, wait] of confirming) {
+    const s = byKey.get(key);
+    if (!s || s.state !== "needs_input") {
+      confirming.delete(key); // answered (or gone) before it was confirmed: nothing raised
+      continue;
+    }
+    if (Date.now() - wait.since < CONFIRM_MS) continue;
+    confirming.delete(key);
+    if (state.notify === "granted" && !showingHere(key) && !inQuietHours() && !serverRaisesGates()) {
+      show(wait.title, wait.body, key);
+    }
+  }
+  if (confirming.size) setTimeout(confirmWaits, CONFIRM_MS + 250);
+}
+
 function notifyTransitions(board) {
   const at = Date.parse(board.generated_at);
   const now = new Map(board.sessions.map((s) => [s.key, s]));
@@ -94,8 +137,11 @@ function notifyTransitions(board) {
     if (state.notify !== "granted") continue;
     if (before !== "needs_input" && s.state === "needs_input") {
       const what = s.waiting && s.waiting.text ? s.waiting.text : s.detail;
-      show(`${s.harness_label}: ${name} is waiting on you`, what, key);
-    } else if (before === "working" && s.state === "idle" && !state.onlyWaits) {
+      if (!confirming.has(key)) {
+        confirming.set(key, { since: Date.now(), title: `${s.harness_label}: ${name} is waiting on you`, body: what });
+        setTimeout(confirmWaits, CONFIRM_MS + 250);
+      }
+    } else if (before === "working" && s.state === "idle" && !state.onlyWaits && !showingHere(key) && !inQuietHours()) {
       const spell = spells.get(key);
       const worked = spell ? (spell.last - spell.start) / 1000 : 0;
       if (spell && worked >= QUIET_AFTER_S && quietSaid.get(key) !== spell.start) {
@@ -106,6 +152,7 @@ function notifyTransitions(board) {
   }
   for (const key of spells.keys()) if (!now.has(key)) spells.delete(key);
   previous = new Map([...now].map(([k, s]) => [k, s.state]));
+  if (confirming.size) queueMicrotask(confirmWaits);
   return changes;
 }
 function show(title, body, tag) {
@@ -128,6 +175,48 @@ async function askNotify() {
 
 // This tab has a notification lane of its own: say so to the server, which notes beside each
 // later raise how long before it a tab had reported (a statement about a tab, not a delivery).
+// -- presence: whether this tab is in front of someone, and which session it shows ----------
+// The server reads it twice: a raise about the session a visible tab shows is not sent, and
+// no visible tab for a while is "away" for the reach nudges. Reported on load, on every
+// visibility or route change, every PRESENCE_MS while visible, and as hidden on pagehide.
+const PRESENCE_MS = 15000;
+const TAB_ID = (() => {
+  const fresh = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+  try {
+    let id = sessionStorage.getItem("cargento:tab");
+    if (!id) sessionStorage.setItem("cargento:tab", (id = fresh()));
+    return id;
+  } catch (_) {
+    return fresh();
+  }
+})();
+function presence(visible = document.visibilityState === "visible") {
+  const r = state.route;
+  return { tab: TAB_ID, visible, session: r.view === "session" ? { harness: r.harness, session_id: r.sid } : null };
+}
+function reportPresence() {
+  if (!CONFIG.notifications) return; // no hub: nobody to tell
+  fetch("/api/presence", {
+    method: "POST",
+    cache: "no-store",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(presence()),
+  }).catch(() => {
+    /* the next beat reports again */
+  });
+}
+document.addEventListener("visibilitychange", reportPresence);
+window.addEventListener("hashchange", () => setTimeout(reportPresence, 0));
+window.addEventListener("pagehide", () => {
+  if (CONFIG.notifications && navigator.sendBeacon) {
+    navigator.sendBeacon("/api/presence", new Blob([JSON.stringify(presence(false))], { type: "application/json" }));
+  }
+});
+setInterval(() => {
+  if (document.visibilityState === "visible") reportPresence();
+}, PRESENCE_MS);
+reportPresence();
+
 async function reportTabLane() {
   if (state.notify !== "granted" || !CONFIG.notifications) return; // no hub: nobody to tell
   try {

@@ -19,6 +19,8 @@ const offCounters = [];
 //   row.now           a row's NOW cell, before the detail  ({session})
 //   row.more          a row's opened details               ({session})
 //   attention.needs   inside NEEDS YOU NOW, before the waiting sessions
+//   attention.item    one NEEDS YOU NOW item's controls      ({session})
+//   attention.coverage  Attention's coverage details, at their end
 //   attention.groups  Attention, after AT RISK
 //   session.first     the session page's first column       ({session} or {route})
 //   session.controls  the session page's controls          ({session})
@@ -32,6 +34,8 @@ export const SLOTS = [
   "row.now",
   "row.more",
   "attention.needs",
+  "attention.item",
+  "attention.coverage",
   "attention.groups",
   "session.first",
   "session.controls",

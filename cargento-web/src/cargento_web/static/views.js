@@ -429,8 +429,6 @@ export const NOT_YET = [
   "Uncommitted work, and the git state at a stop or a session end (no source reads git).",
   "Conflicting completion evidence.",
   "CLOSE THE LOOP outcomes and COMING NEXT actions by project.",
-  "Questions registered through ask_operator, with their answer buttons.",
-  "Raising the terminal a session runs in.",
   "Requests whose session ownership is not established.",
 ];
 
@@ -509,7 +507,7 @@ export function AttentionView({ board, ctx }) {
     <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length}</span></h3>
     <${Slot} name="attention.needs" board=${board} ctx=${ctx} />
     ${needs.length
-      ? html`<ul class="rows">${needs.map((s) => html`<${NeedsItem} key=${s.key} session=${s} ctx=${ctx} />`)}</ul>`
+      ? html`<ul class="rows">${needs.map((s) => html`<${NeedsItem} key=${s.key} session=${s} board=${board} ctx=${ctx} />`)}</ul>`
       : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
     <h3 class="group-h">AT RISK <span class="count">${looping.length + long.length}</span></h3>
     ${looping.length || long.length
@@ -542,11 +540,12 @@ export function AttentionView({ board, ctx }) {
       <ul>${waiters.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} /> <b>${x.label}</b>: ${x.wait_coverage}</li>`)}</ul>
       <p class=${"native-coverage native-" + ctx.native.state} data-native=${ctx.native.state}>${ctx.native.long}${" "}
         Browser notifications: ${BROWSER_NOTIFY_TEXT[ctx.browserNotify] || ctx.browserNotify}.</p>
+      <${Slot} name="attention.coverage" board=${board} ctx=${ctx} />
     </div>
   </section>`;
 }
 
-function NeedsItem({ session, ctx }) {
+function NeedsItem({ session, board, ctx }) {
   const s = session;
   const w = s.waiting;
   return html`<li class="row st-needs_input needs" data-key=${s.key} data-state=${s.state}>
@@ -561,6 +560,7 @@ function NeedsItem({ session, ctx }) {
       ${w ? html` <span class="muted">· from ${w.source}</span>` : null}</div>
     <p class="muted small">Answer it in that session's terminal; Cargento does not answer on its behalf.</p>
     ${resumable(s) ? html`<${CopyButton} text=${s.resume_command} label="COPY RESUME" what="resume command" />` : null}
+    <${Slot} name="attention.item" board=${board} ctx=${ctx} session=${s} />
   </li>`;
 }
 

@@ -1,25 +1,32 @@
-"""The demo's own telemetry: what Claude Code's token metric and Codex's SSE events would say
-about the demo's working sessions, built as real OTLP requests and read through the same
-decoder as an export, so the badges, the figures and ``/metrics`` are populated."""
+"""The demo's own telemetry: what each harness's vocabulary says its export would carry for
+the demo's working sessions, built as real OTLP requests (a cumulative counter for a metric
+source, a log record for an event source) and read through the same decoder as an export,
+so the OTel marks, the figures and ``/metrics`` are populated. No harness is named here: the
+shapes come from the vocabularies the plugins declare."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from cargento.board import Board
+from cargento.telemetry import FigureSource, TelemetryVocabulary
 
 from cargento_web.telemetry.ledger import Ledger
 from cargento_web.telemetry.otlp import decode_logs, decode_metrics
 
 if TYPE_CHECKING:
     from opentelemetry.proto.common.v1.common_pb2 import KeyValue
+    from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
 __all__ = ["DemoTelemetry"]
 
-#: Output tokens a working demo session generates per feed (every five seconds).
-TOKENS_PER_FEED = {"claude": 180, "codex": 95}
+
+def _step(key: str) -> int:
+    """Output tokens a working demo session generates per feed: steady, and different per row."""
+    return 60 + zlib.crc32(key.encode()) % 140
 
 
 class DemoTelemetry:
@@ -36,16 +43,18 @@ class DemoTelemetry:
         fed = 0
         nanos = int(now.timestamp() * 1e9)
         for s in board.sessions:
-            if s.state != "working" or s.harness not in TOKENS_PER_FEED or s.harness not in self.ledger.vocabularies:
+            vocabulary = self.ledger.vocabularies.get(s.harness)
+            if s.state != "working" or vocabulary is None or not vocabulary.output_tokens:
                 continue
-            step = TOKENS_PER_FEED[s.harness]
-            if s.harness == "claude":
+            source = vocabulary.output_tokens[0]
+            step = _step(s.key)
+            if source.kind == "metric":
                 self.started.setdefault(s.key, nanos)
                 self.running[s.key] = self.running.get(s.key, 0) + step
-                body = _claude_tokens(s.session_id, self.running[s.key], self.started[s.key], nanos)
+                body = _counter(vocabulary, source, s.session_id, self.running[s.key], self.started[s.key], nanos)
                 fed += self.ledger.take_points(decode_metrics(body, "protobuf", now=now), now=now)
-            else:
-                body = _codex_event(s.session_id, step, nanos)
+            elif source.field is not None:
+                body = _event(vocabulary, source, s.session_id, step, nanos)
                 fed += self.ledger.take_records(decode_logs(body, "protobuf", now=now), now=now)
         return fed
 
@@ -56,7 +65,15 @@ def _attrs(pairs: dict[str, str]) -> list[KeyValue]:
     return [KeyValue(key=k, value=AnyValue(string_value=v)) for k, v in pairs.items()]
 
 
-def _claude_tokens(session_id: str, total: int, start: int, now: int) -> bytes:
+def _resource(vocabulary: TelemetryVocabulary) -> Resource:
+    from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+
+    return Resource(attributes=_attrs({"service.name": vocabulary.services[0]}))
+
+
+def _counter(
+    vocabulary: TelemetryVocabulary, source: FigureSource, sid: str, total: int, start: int, now: int
+) -> bytes:
     from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
     from opentelemetry.proto.metrics.v1.metrics_pb2 import (
         AggregationTemporality,
@@ -66,17 +83,15 @@ def _claude_tokens(session_id: str, total: int, start: int, now: int) -> bytes:
         ScopeMetrics,
         Sum,
     )
-    from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
     point = NumberDataPoint(
         as_int=total,
         start_time_unix_nano=start,
         time_unix_nano=now,
-        attributes=_attrs({"session.id": session_id, "type": "output", "model": "claude-sonnet-4-5"}),
+        attributes=_attrs({vocabulary.session_attributes[0]: sid, **dict(source.where)}),
     )
     metric = Metric(
-        name="claude_code.token.usage",
-        unit="tokens",
+        name=source.name,
         sum=Sum(
             data_points=[point],
             aggregation_temporality=AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE,
@@ -85,38 +100,28 @@ def _claude_tokens(session_id: str, total: int, start: int, now: int) -> bytes:
     )
     request = ExportMetricsServiceRequest(
         resource_metrics=[
-            ResourceMetrics(
-                resource=Resource(attributes=_attrs({"service.name": "claude-code"})),
-                scope_metrics=[ScopeMetrics(metrics=[metric])],
-            )
+            ResourceMetrics(resource=_resource(vocabulary), scope_metrics=[ScopeMetrics(metrics=[metric])])
         ]
     )
     serialized: bytes = request.SerializeToString()
     return serialized
 
 
-def _codex_event(session_id: str, tokens: int, now: int) -> bytes:
+def _event(vocabulary: TelemetryVocabulary, source: FigureSource, sid: str, tokens: int, now: int) -> bytes:
     from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
     from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
     from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord, ResourceLogs, ScopeLogs
-    from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
+    assert source.field is not None
     record = LogRecord(
         time_unix_nano=now,
         attributes=[
-            *_attrs(
-                {"event.name": "codex.sse_event", "event.kind": "response.completed", "conversation.id": session_id}
-            ),
-            KeyValue(key="output_token_count", value=AnyValue(int_value=tokens)),
+            *_attrs({"event.name": source.name, vocabulary.session_attributes[0]: sid}),
+            KeyValue(key=source.field, value=AnyValue(int_value=tokens)),
         ],
     )
     request = ExportLogsServiceRequest(
-        resource_logs=[
-            ResourceLogs(
-                resource=Resource(attributes=_attrs({"service.name": "codex_cli_rs"})),
-                scope_logs=[ScopeLogs(log_records=[record])],
-            )
-        ]
+        resource_logs=[ResourceLogs(resource=_resource(vocabulary), scope_logs=[ScopeLogs(log_records=[record])])]
     )
     serialized: bytes = request.SerializeToString()
     return serialized

@@ -1,0 +1,193 @@
+"""The reach lane: which raises become a nudge, and the thread that posts them.
+
+It hears every raise that passed the shared precision rules (confirmed, once per transition,
+not about a session a visible tab shows, not in quiet hours unless a question) through
+:meth:`cargento_web.runtime.alerts.Alerts.listen`, and posts one only while you are away from
+the desk: no dashboard tab has been visible for :attr:`ReachPolicy.away_after`. Bounded: each
+post has a timeout and is retried at most once (only when nothing answered, or the answer was
+a server error); a session is nudged at most once per :attr:`ReachPolicy.cooldown`; at most
+:attr:`ReachPolicy.daily_cap` nudges go out per local day, counted from the deliveries record
+so a restart does not reset it. Every attempt that was decided on is recorded in the
+deliveries store like a desktop raise (backend ``reach-ntfy`` or ``reach-webhook``), with its
+outcome; a nudge skipped because you were at the desk or a limit was spent is counted, not
+recorded (nothing was raised).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from datetime import date, datetime, timedelta, tzinfo
+
+import attrs
+
+from cargento_web.reach.nudge import Nudge, compose, encode
+from cargento_web.reach.post import post_once
+from cargento_web.reach.target import ReachTarget
+from cargento_web.runtime.alerts import Pending
+from cargento_web.runtime.notifiers import Sent
+from cargento_web.runtime.presence import Presence
+from cargento_web.runtime.stores import DeliveriesStore, Delivery
+
+__all__ = ["ReachLane", "ReachPolicy"]
+
+#: Outcomes worth one more try: nothing answered, or the far end failed.
+_RETRYABLE = ("could-not-start", "timed-out")
+
+
+@attrs.frozen(kw_only=True)
+class ReachPolicy:
+    away_after: timedelta = timedelta(minutes=5)
+    cooldown: timedelta = timedelta(minutes=10)
+    daily_cap: int = 20
+    timeout_s: float = 5.0
+    retry_after_s: float = 2.0
+
+
+#: ``(harness, session_id) -> (harness label, session title)`` from the newest board, or None.
+Namer = Callable[[str, str], tuple[str, str] | None]
+
+
+class ReachLane:
+    def __init__(
+        self,
+        target: ReachTarget,
+        deliveries: DeliveriesStore,
+        presence: Presence,
+        namer: Namer,
+        *,
+        clock: Callable[[], datetime],
+        policy: ReachPolicy | None = None,
+        zone: tzinfo | None = None,
+        sleep: Callable[[float], object] | None = None,
+    ) -> None:
+        self.target = target
+        self.deliveries = deliveries
+        self.presence = presence
+        self.namer = namer
+        self.clock = clock
+        self.policy = policy or ReachPolicy()
+        self.zone = zone
+        self._sleep = sleep or threading.Event().wait
+        self._lock = threading.Lock()
+        self._last: dict[tuple[str, str], datetime] = {}
+        self._day: date | None = None
+        self._today = 0
+        #: Nudges not posted, by reason (at the desk, cooldown, the daily cap).
+        self.skipped: dict[str, int] = {"present": 0, "cooldown": 0, "cap": 0}
+        self._queue: queue.Queue[tuple[Delivery, Nudge] | None] = queue.Queue(maxsize=64)
+        self._worker: threading.Thread | None = None
+        self._inflight = 0
+        self._idle = threading.Condition(self._lock)
+
+    @property
+    def backend(self) -> str:
+        return f"reach-{self.target.shape}"
+
+    def sent_today(self, now: datetime) -> int:
+        """Nudges decided on this local day: read from the deliveries record when the day is
+        new to this run (so a restart keeps the count), counted in memory after that."""
+        day = now.astimezone(self.zone).date()
+        with self._lock:
+            if self._day != day:
+                self._day = day
+                self._today = sum(
+                    1
+                    for d in self.deliveries.all()
+                    if d.backend.startswith("reach-") and d.raised_at.astimezone(self.zone).date() == day
+                )
+            return self._today
+
+    def on_raise(self, item: Pending, now: datetime) -> str:
+        """Decide on one raise; returns ``queued``, ``present``, ``cooldown`` or ``cap``."""
+        key = (item.harness, item.session_id)
+        if self.presence.away_for(now) < self.policy.away_after:
+            return self._skip("present")
+        with self._lock:
+            last = self._last.get(key)
+            if last is not None and now - last < self.policy.cooldown:
+                self.skipped["cooldown"] += 1
+                return "cooldown"
+        if self.sent_today(now) >= self.policy.daily_cap:
+            return self._skip("cap")
+        named = self.namer(item.harness, item.session_id)
+        label, title = named if named is not None else (item.harness, item.session_id[:8])
+        nudge = compose(item.kind, label, title)
+        delivery = Delivery(
+            harness=item.harness,
+            session_id=item.session_id,
+            kind=item.kind,
+            raised_at=now,
+            outcome="could-not-start",
+            backend=self.backend,
+            title=nudge.title,
+        )
+        with self._lock:
+            self._last[key] = now
+            self._today += 1
+            self._inflight += 1
+        self._ensure_worker()
+        try:
+            self._queue.put_nowait((delivery, nudge))
+        except queue.Full:
+            self._finish(attrs.evolve(delivery, detail="the nudge queue is full", completed_at=now))
+        return "queued"
+
+    def _skip(self, reason: str) -> str:
+        with self._lock:
+            self.skipped[reason] += 1
+        return reason
+
+    def _ensure_worker(self) -> None:
+        with self._lock:
+            if self._worker is not None and self._worker.is_alive():
+                return
+            self._worker = threading.Thread(target=self._run, name="cargento-reach", daemon=True)
+            self._worker.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            delivery, nudge = job
+            body, headers = encode(self.target, nudge)
+            sent = self._post(body, headers)
+            attempts = 1
+            if sent.outcome in _RETRYABLE or _server_error(sent):
+                self._sleep(self.policy.retry_after_s)
+                sent = self._post(body, headers)
+                attempts = 2
+            detail = sent.detail if attempts == 1 else f"{sent.detail} (after one retry)"
+            self._finish(attrs.evolve(delivery, outcome=sent.outcome, detail=detail, completed_at=self.clock()))
+
+    def _post(self, body: bytes, headers: dict[str, str]) -> Sent:
+        try:
+            return post_once(self.target.url, body, headers, self.policy.timeout_s)
+        except Exception as exc:  # the lane's thread must survive anything
+            return Sent(outcome="could-not-start", detail=f"{type(exc).__name__}: {exc}")
+
+    def _finish(self, delivery: Delivery) -> None:
+        try:
+            self.deliveries.add(delivery)
+        finally:
+            with self._lock:
+                self._inflight -= 1
+                self._idle.notify_all()
+
+    def drain(self, timeout_s: float = 30.0) -> bool:
+        with self._lock:
+            return self._idle.wait_for(lambda: self._inflight == 0, timeout=timeout_s)
+
+    def close(self) -> None:
+        with self._lock:
+            worker = self._worker
+        if worker is not None and worker.is_alive():
+            self._queue.put(None)
+            worker.join(timeout=15)
+
+
+def _server_error(sent: Sent) -> bool:
+    detail = sent.detail or ""
+    return sent.outcome == "service-error" and detail.startswith("the webhook answered 5")

@@ -1,0 +1,122 @@
+"""The ask lane in a real browser: options as buttons in NEEDS YOU NOW and on the session page,
+a mark on the asking row, the answer sent as an index, and no control under ``--no-ask``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+from cargento.cli import Options
+from cargento.statedir import CAPABILITY_HEADER
+from cargento_web.runtime import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
+
+pytestmark = pytest.mark.browser
+
+
+def _sibling(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"cargento_web_tests_{name}", Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_TB = _sibling("test_browser")
+browser = _TB.browser
+page_for = _TB.page_for
+wait_until = _TB.wait_until
+PI_SESSION = "pi-busy-0001"
+
+
+@pytest.fixture
+def ask_server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., Any]:
+    def start(options: Options | None = None) -> Any:
+        hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
+        builder = builder_for([("pi", _TB.pi_harness())], tmp_path)
+        server = serve(builder, hub=hub, features=["cargento_web.ask"], options=options, all_sessions=True)
+        server.hub = hub
+        return server
+
+    return start
+
+
+def _ask(server: Any, **body: Any) -> httpx.Response:
+    return httpx.post(
+        f"{server.url}/api/ask",
+        content=json.dumps(body),
+        headers={"Content-Type": "application/json", CAPABILITY_HEADER: server.hub.capability},
+        timeout=5,
+    )
+
+
+def _poll(server: Any, question_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = httpx.get(
+        f"{server.url}/api/ask/{question_id}", headers={CAPABILITY_HEADER: server.hub.capability}, timeout=5
+    ).json()
+    return found
+
+
+def test_the_options_are_buttons_and_a_click_answers_by_index(ask_server: Any, page_for: Any) -> None:
+    server = ask_server()
+    asked = _ask(
+        server,
+        question="Ship <script>alert(1)</script> to staging?",
+        options=["Ship it", "Hold", "<b>Roll back</b>"],
+        harness="pi",
+        session_id=PI_SESSION,
+    )
+    assert asked.status_code == 201, asked.text
+    question_id = asked.json()["id"]
+    loose = _ask(server, question="Which port?", options=["4553", "4554"])
+    assert loose.status_code == 201
+
+    page = page_for(server.url + "/#n=attention")
+    page.wait_for_selector(".ask-lane .ask-question", timeout=10_000)
+    cards = page.locator(".ask-lane .ask-question")
+    assert cards.count() == 2
+    mine = page.locator(f'.ask-question[data-question="{question_id}"]')
+    # Text, never markup: the tags show as characters and no element was made of them.
+    assert mine.locator(".ask-text").inner_text() == "Ship <script>alert(1)</script> to staging?"
+    assert page.locator(".ask-lane script, .ask-lane b").count() == 0
+    labels = mine.locator("button.ask-option").all_inner_texts()
+    assert labels == ["Ship it", "Hold", "<b>Roll back</b>"]
+    # No option is emphasised: every button carries the same classes and none has focus.
+    classes = {b.get_attribute("class") for b in mine.locator("button.ask-option").all()}
+    assert classes == {"ask-option"}
+    assert page.evaluate("document.activeElement && document.activeElement.classList.contains('ask-option')") is False
+    assert "Port the tokenizer" in mine.inner_text()
+    unattributed = page.locator(".ask-question", has_text="Which port?")
+    assert "unattributed session" in unattributed.inner_text()
+
+    # The asking row carries the mark.
+    page.goto(server.url + "/#n=sessions")
+    page.wait_for_selector(".ask-chip", timeout=10_000)
+    assert page.locator(".ask-chip").count() == 1
+
+    # The session page shows this session's question only, and answers it.
+    page.goto(server.url + "/#n=session:code%2Ftokenizer:pi:" + PI_SESSION)
+    page.wait_for_selector(".session-asks .ask-question", timeout=10_000)
+    assert page.locator(".session-asks .ask-question").count() == 1
+    page.locator(".session-asks button.ask-option", has_text="Hold").click()
+    # The answer lands (the card then leaves with the next revision of the board).
+    assert wait_until(page, "document.querySelectorAll('.session-asks').length === 0", timeout=5.0)
+    assert _poll(server, question_id)["status"] == "answered"
+    assert _poll(server, question_id)["index"] == 1
+    assert page.errors == []
+
+
+def test_no_ask_offers_no_control(ask_server: Any, page_for: Any) -> None:
+    server = ask_server(Options(no_ask=True))
+    assert _ask(server, question="May I?", options=["yes", "no"]).status_code == 503
+    page = page_for(server.url + "/#n=attention")
+    page.wait_for_selector("h3.needs-h", timeout=10_000)
+    assert page.locator(".ask-lane, button.ask-option").count() == 0
+    assert page.errors == []

@@ -1,0 +1,152 @@
+"""The page's side of reaching you, in Debian's Chromium: RAISE TERMINAL in NEEDS YOU NOW
+against a real tmux server, the tab's presence report, and the browser lane's precision (a
+wait answered within the confirmation delay raises nothing; one that stands raises once)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from cargento.cli import Options
+from cargento.forwarders.slim import TERMINAL_FIELD, terminal_identity
+from cargento.models import Gate
+from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
+
+pytestmark = pytest.mark.browser
+
+
+def _sibling(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"cargento_web_tests_{name}", Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_TB = _sibling("test_browser")
+_TF = _sibling("test_focus")
+browser = _TB.browser
+page_for = _TB.page_for
+wait_until = _TB.wait_until
+GATE = Gate(kind="permission", source="events.jsonl", text="Bash: make deploy")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Any]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    server = _TF.TmuxServer(tmp_path)
+    yield server
+    server.close()
+
+
+def _server(serve: Any, builder_for: Any, tmp_path: Path, sessions: list[FakeSession], **hub: Any) -> Any:
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
+    events = EventHub(clock=clock, state_dir=tmp_path / "state", **hub)
+    fake = FakeHarness("claude", sessions, label="Claude Code")
+    server = serve(
+        builder_for([("claude", fake)], tmp_path, clock=clock),
+        hub=events,
+        features=["cargento_web.reach", "cargento_web.focus"],
+        options=Options(),
+    )
+    return server, events, fake
+
+
+def test_raise_terminal_in_needs_you_now_selects_the_sessions_pane(
+    serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
+) -> None:
+    server, hub, _ = _server(
+        serve, builder_for, tmp_path, [FakeSession("s1", title="Orders API", gate=GATE)], notifier=MemoryNotifier()
+    )
+    env = tmux.pane_env("work:1", tmp_path / "env1")
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "s1",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            TERMINAL_FIELD: terminal_identity(env),
+        },
+    )
+    tmux.attach()
+    assert tmux.shown()[1] == "0"
+    page = page_for(server.url + "/#n=attention")
+    button = page.wait_for_selector('.needs [data-focus="claude:s1"]', timeout=10_000)
+    assert "primary" in (button.get_attribute("class") or ""), "a blocked session gives the primary to the raise"
+    assert "Terminal raise: 1 of 1 session on this board can be raised" in page.inner_text(".coverage")
+    assert "Reach nudges: none are posted: no reach URL is set" in page.inner_text(".coverage")
+    button.click()
+    assert wait_until(page, "document.querySelector('.focus-raise [role=status]').textContent.startsWith('Raised')")
+    assert tmux.shown() == (env["TMUX_PANE"], "1")
+    assert page.errors == []
+
+
+def test_a_session_with_two_terminals_attached_shows_no_control(
+    serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
+) -> None:
+    server, hub, _ = _server(
+        serve, builder_for, tmp_path, [FakeSession("s1", title="Orders API", gate=GATE)], notifier=MemoryNotifier()
+    )
+    env = tmux.pane_env("work:1", tmp_path / "env1")
+    hub.ingest(
+        "claude", {"session_id": "s1", "hook_event_name": "SessionStart", TERMINAL_FIELD: terminal_identity(env)}
+    )
+    tmux.attach()
+    tmux.attach()
+    page = page_for(server.url + "/#n=attention")
+    page.wait_for_selector(".needs", timeout=10_000)
+    assert "1 have more than one terminal attached" in page.inner_text(".coverage")
+    assert page.query_selector("[data-focus]") is None
+
+
+def test_the_tab_reports_which_session_it_shows(serve: Any, builder_for: Any, tmp_path: Path, page_for: Any) -> None:
+    server, hub, _ = _server(
+        serve, builder_for, tmp_path, [FakeSession("s1", title="Orders API")], notifier=MemoryNotifier()
+    )
+    page = page_for(server.url + "/")
+    page.click("a.title")
+    page.wait_for_selector(".session-page", timeout=10_000)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not hub.presence.showing("claude", "s1", hub.clock()):
+        time.sleep(0.05)
+    assert hub.presence.showing("claude", "s1", hub.clock())
+    assert hub.presence.away_for(hub.clock()).total_seconds() == 0
+    page.evaluate("location.hash = '#n=sessions'")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and hub.presence.showing("claude", "s1", hub.clock()):
+        time.sleep(0.05)
+    assert not hub.presence.showing("claude", "s1", hub.clock())
+
+
+def test_the_browser_lane_raises_a_standing_wait_once_and_a_quick_answer_never(
+    serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
+) -> None:
+    # No desktop backend: the page's lane is the one that raises here.
+    server, _hub, fake = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        [FakeSession("quick", title="Quick one"), FakeSession("slow", title="Slow one")],
+        notifier=MemoryNotifier(available=False),
+    )
+    page = page_for(server.url + "/", notifications=True)
+    page.wait_for_selector('[data-key="claude:quick"]', timeout=10_000)
+    fake.sessions["quick"].gate = GATE
+    assert wait_until(page, "!!document.querySelector('[data-key=\"claude:quick\"][data-state=needs_input]')", 10)
+    fake.sessions["quick"].gate = None  # answered within a second
+    assert wait_until(page, "!document.querySelector('[data-key=\"claude:quick\"][data-state=needs_input]')", 10)
+    fake.sessions["slow"].gate = GATE
+    assert wait_until(page, "window.__shown.length > 0", 15)
+    time.sleep(7)  # well past the confirmation delay, with the slow wait still standing
+    shown = page.evaluate("window.__shown")
+    assert [title for title, _ in shown] == ["Claude Code: Slow one is waiting on you"]

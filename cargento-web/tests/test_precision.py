@@ -1,0 +1,380 @@
+"""Notification precision, measured: the demo over ten minutes and replayed real hook captures.
+
+The demo runs on an injected clock stepped second by second (ten minutes in a few seconds of
+wall time), its scripted hook bodies forwarded into a real :class:`EventHub`, a board built
+every two seconds as the live board's timers would, and the hub ticked every second as the
+live board's ticker does. Every session's Needs-input spells are read off those boards; the
+figure is that each spell that stood past the confirmation delay raised exactly one
+notification, inside the spell, and nothing else raised.
+
+The captures (``testdata/captures/full``) are real Claude Code hook payloads, replayed in
+order through the forwarders' own slimming on a clock that follows the recording.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cargento.board import BoardBuilder
+from cargento.demo import Demo
+from cargento.events.hooks_cmd import declared_targets
+from cargento.events.vocabulary import EventVocabulary
+from cargento.forwarders.slim import slim_hook_payload
+from cargento.plugins import load_registry
+from cargento.testing.testdata import require_captures_root
+from cargento_web.runtime.alerts import CONFIRM, Pending
+from cargento_web.runtime.hub import EventHub
+from cargento_web.runtime.notifiers import MemoryNotifier
+
+CAPTURES = require_captures_root()
+CLAUDE_EVENTS = next(
+    t.events
+    for t in declared_targets(load_registry(env={}), {"HOME": "/nonexistent"}, None)
+    if t.name == "claude-events"
+)
+D = "claude-code-2.1.332/D-tui-permission-ask-compact-exit.jsonl"
+C = "claude-code-2.1.332/C-subagents-sync.jsonl"
+
+
+class Clock:
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait(tmp_path: Path) -> None:
+    start = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+    clock = Clock(start)
+    base = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "real")}
+    demo = Demo(load_registry(env=base), base_env=base, clock=clock, interval_s=3600, root=tmp_path)
+    demo.start()
+    try:
+        builder = BoardBuilder(load_registry(env=demo.env), env=demo.env, home=demo.home, clock=clock)
+        notifier = MemoryNotifier()
+        hub = EventHub(
+            clock=clock,
+            state_dir=tmp_path / "state",
+            notifier=notifier,
+            vocabulary=EventVocabulary.from_registry(builder.registry),
+        )
+        heard: list[Pending] = []
+        hub.alerts.listen(lambda item, now: heard.append(item))
+        demo.forward_events(lambda harness, body: hub.ingest(harness, body))
+        spells: dict[tuple[str, str], list[list[float]]] = {}
+        open_since: dict[tuple[str, str], float] = {}
+        subagents: set[str] = set()
+        for second in range(0, 601):
+            clock.now = start + timedelta(seconds=second)
+            demo.step()
+            hub.tick(clock.now)
+            if second % 2:
+                continue
+            board = hub.on_board(builder.build(now=clock.now, overlays=hub.overlays(clock.now)))
+            for s in board.sessions:
+                subagents.update(a.session_id for a in s.subagents if a.session_id)
+                key = (s.harness, s.session_id)
+                if s.state == "needs_input":
+                    open_since.setdefault(key, second)
+                elif key in open_since:
+                    spells.setdefault(key, []).append([open_since.pop(key), second])
+        for key, since in open_since.items():
+            spells.setdefault(key, []).append([since, 601])
+        assert hub.alerts.drain()
+        raised = [
+            (d.harness, d.session_id, (d.raised_at - start).total_seconds())
+            for d in hub.deliveries.all()
+            if d.kind == "gate"
+        ]
+        real = {key: [s for s in found if s[1] - s[0] > CONFIRM.total_seconds()] for key, found in spells.items()}
+        waits = sum(len(found) for found in real.values())
+        print(f"the demo over ten minutes: {waits} real waits, {len(raised)} gate notifications")
+        assert waits >= 4, "the demo opens waits in more than one harness, more than once"
+        assert len(raised) == waits, (raised, spells)
+        for key, found in real.items():
+            at = sorted(t for h, sid, t in raised if (h, sid) == key)
+            assert len(at) == len(found), (key, at, found)
+            for moment, (opened, closed) in zip(at, sorted(found), strict=True):
+                assert opened <= moment <= closed, "each raise lies inside its own wait"
+        assert not {sid for _, sid, _ in raised} & subagents, "no subagent raised anything"
+        assert len(notifier.sent) == len(raised)
+        assert len([p for p in heard if p.kind == "gate"]) == waits, "the listeners hear the same figure"
+        hub.close()
+    finally:
+        demo.stop()
+
+
+# -- replayed real captures -----------------------------------------------------------------
+
+
+def _lines(name: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (CAPTURES / "full" / name).read_text().splitlines() if line.strip()]
+
+
+class Replay:
+    """A hub on the recording's clock, ticked every second between events as the live board
+    ticks it."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.clock = Clock(datetime(2026, 12, 1, tzinfo=UTC))
+        self.notifier = MemoryNotifier()
+        self.hub = EventHub(
+            clock=self.clock, state_dir=tmp_path / "state", notifier=self.notifier, capability="replay-capability"
+        )
+        self.heard: list[Pending] = []
+        self.hub.alerts.listen(lambda item, now: self.heard.append(item))
+
+    def advance(self, to: datetime) -> None:
+        while self.clock.now + timedelta(seconds=1) < to:
+            self.clock.now += timedelta(seconds=1)
+            self.hub.tick(self.clock.now)
+        self.clock.now = to
+
+    def play(self, lines: list[dict[str, Any]], until: float | None = None) -> None:
+        for line in lines:
+            self.advance(datetime.fromtimestamp(line["at"], UTC))
+            body = slim_hook_payload(line["payload"])
+            if line["event"] == "Notification":
+                self.hub.ingest_notification(body)
+            elif line["event"] in CLAUDE_EVENTS:
+                self.hub.ingest("claude", body)
+        if until is not None:
+            self.advance(datetime.fromtimestamp(until, UTC))
+        assert self.hub.alerts.drain()
+
+    def kinds(self, sid: str) -> list[str]:
+        return [d.kind for d in reversed(self.hub.deliveries_for("claude", sid))]
+
+
+@pytest.fixture
+def replay(tmp_path: Path) -> Iterator[Replay]:
+    r = Replay(tmp_path)
+    yield r
+    r.hub.close()
+
+
+def _first_turn(answer_after_s: float | None) -> list[dict[str, Any]]:
+    """D's first turn (a Bash permission prompt): as recorded (it stood 22 s, and Claude sent
+    its permission_prompt notification 6 s in), or answered *answer_after_s* seconds after the
+    prompt opened, every later event moved up with it (and no notification: Claude sends it
+    only once the prompt has stood about six seconds)."""
+    lines = _lines(D)
+    turn = lines[: next(i for i, line in enumerate(lines) if line["event"] == "Stop") + 1]
+    if answer_after_s is None:
+        return turn
+    opened = next(line["at"] for line in turn if line["event"] == "PermissionRequest")
+    answered = next(line["at"] for line in turn if line["event"] == "PostToolBatch")
+    shift = answered - (opened + answer_after_s)
+    return [
+        {**line, "at": line["at"] - shift if line["at"] >= answered else line["at"]}
+        for line in turn
+        if line["event"] != "Notification"
+    ]
+
+
+def test_a_claude_permission_prompt_answered_in_one_second_raises_nothing(replay: Replay) -> None:
+    turn = _first_turn(answer_after_s=1.0)
+    replay.play(turn, until=turn[-1]["at"] + 120)
+    sid = turn[0]["payload"]["session_id"]
+    assert replay.kinds(sid) == []
+    assert [p.kind for p in replay.heard] == ["finished"], "only the turn's own end reached the listeners"
+    assert replay.hub.alerts.withheld["unconfirmed"] == 1
+
+
+def test_a_claude_permission_prompt_that_stands_raises_once(replay: Replay) -> None:
+    turn = _first_turn(answer_after_s=None)
+    replay.play(turn, until=turn[-1]["at"] + 30)
+    sid = turn[0]["payload"]["session_id"]
+    # PermissionRequest and then Claude's own permission_prompt notification: one wait, one raise.
+    assert replay.kinds(sid) == ["gate"]
+    (delivery,) = replay.hub.deliveries_for("claude", sid)
+    opened = next(line["at"] for line in turn if line["event"] == "PermissionRequest")
+    assert (delivery.raised_at - datetime.fromtimestamp(opened, UTC)) >= CONFIRM
+
+
+def test_the_whole_recorded_session_raises_once_per_wait_and_once_per_idle_nudge(replay: Replay) -> None:
+    lines = _lines(D)
+    replay.play(lines, until=lines[-1]["at"] + 30)
+    sid = lines[0]["payload"]["session_id"]
+    assert replay.kinds(sid) == ["gate", "idle", "gate", "idle"]
+    # Its two SubagentStops (at compaction) raise nothing; its two own Stops reach the listeners.
+    assert [p.kind for p in replay.heard] == ["gate", "finished", "idle", "gate", "finished", "idle"]
+
+
+def test_a_subagent_stop_raises_nothing(replay: Replay) -> None:
+    lines = _lines(C)
+    assert [line["event"] for line in lines].count("SubagentStop") == 2
+    replay.play(lines, until=lines[-1]["at"] + 30)
+    sid = lines[0]["payload"]["session_id"]
+    assert replay.kinds(sid) == [], "nothing here is a wait or an idle nudge"
+    # C's Stops came 0.1 s before the next prompt and at once before SessionEnd: no finished
+    # turn stood long enough to be read, and no subagent's stop counted as one.
+    assert replay.heard == []
+
+
+def test_a_claude_agent_completed_notification_raises_nothing(replay: Replay) -> None:
+    lines = _lines(D)[:2]
+    sid = lines[0]["payload"]["session_id"]
+    replay.play(lines)
+    replay.advance(replay.clock.now + timedelta(seconds=3))
+    replay.hub.ingest_notification(
+        {"session_id": sid, "hook_event_name": "Notification", "notification_type": "agent_completed", "message": "x"}
+    )
+    replay.advance(replay.clock.now + timedelta(seconds=60))
+    assert replay.hub.alerts.drain()
+    assert replay.kinds(sid) == [] and replay.heard == []
+
+
+def _ticked(hub: EventHub, clock: Clock, seconds: int) -> None:
+    for _ in range(seconds):
+        clock.now += timedelta(seconds=1)
+        hub.tick(clock.now)
+
+
+def _hub(tmp_path: Path, clock: Clock, **kwargs: Any) -> tuple[EventHub, MemoryNotifier]:
+    notifier = MemoryNotifier()
+    return EventHub(clock=clock, state_dir=tmp_path / "state", notifier=notifier, **kwargs), notifier
+
+
+def _gate(hub: EventHub, sid: str = "s1") -> None:
+    hub.ingest("claude", {"session_id": sid, "hook_event_name": "PermissionRequest", "tool_name": "Bash"})
+
+
+def test_a_session_a_visible_tab_shows_is_not_also_pinged(tmp_path: Path) -> None:
+    clock = Clock(datetime(2026, 12, 1, 12, tzinfo=UTC))
+    hub, _notifier = _hub(tmp_path, clock)
+    hub.presence.report("tab-aaaaaaaa", True, ("claude", "s1"), clock.now)
+    _gate(hub, "s1")
+    _gate(hub, "s2")
+    _ticked(hub, clock, 6)
+    assert hub.alerts.drain()
+    assert [d.session_id for d in hub.deliveries.all()] == ["s2"]
+    assert hub.alerts.withheld["in-view"] == 1
+    hub.close()
+
+
+def test_a_hidden_tab_showing_the_session_does_not_hold_the_raise(tmp_path: Path) -> None:
+    clock = Clock(datetime(2026, 12, 1, 12, tzinfo=UTC))
+    hub, _ = _hub(tmp_path, clock)
+    hub.presence.report("tab-aaaaaaaa", False, ("claude", "s1"), clock.now)
+    _gate(hub)
+    _ticked(hub, clock, 6)
+    assert hub.alerts.drain() and [d.session_id for d in hub.deliveries.all()] == ["s1"]
+    hub.close()
+
+
+def test_a_finished_turn_followed_at_once_by_the_next_prompt_raises_nothing(tmp_path: Path) -> None:
+    clock = Clock(datetime(2026, 12, 1, 12, tzinfo=UTC))
+    hub, _ = _hub(tmp_path, clock)
+    heard: list[str] = []
+    hub.alerts.listen(lambda item, now: heard.append(item.kind))
+    body: Callable[[str], dict[str, str]] = lambda name: {"session_id": "s1", "hook_event_name": name}  # noqa: E731
+    hub.ingest("claude", body("UserPromptSubmit"))
+    hub.ingest("claude", body("Stop"))
+    _ticked(hub, clock, 2)
+    hub.ingest("claude", body("UserPromptSubmit"))
+    _ticked(hub, clock, 10)
+    assert heard == []
+    hub.ingest("claude", body("Stop"))
+    _ticked(hub, clock, 10)
+    assert heard == ["finished"], "a turn end that stands is heard once"
+    hub.close()
+
+
+def test_quiet_hours_across_midnight_hold_everything_but_a_question(tmp_path: Path) -> None:
+    from datetime import timezone
+
+    from cargento.quiethours import parse_window
+
+    zone = timezone(timedelta(hours=1))
+    clock = Clock(datetime(2026, 12, 1, 22, 50, tzinfo=UTC))  # 23:50 local
+    hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
+    heard: list[str] = []
+    hub.alerts.listen(lambda item, now: heard.append(item.kind))
+    _gate(hub, "night")
+    _ticked(hub, clock, 6)
+    assert hub.raise_question("claude", "asker", "Ship it?") == "raised", "a direct question is never held"
+    clock.now = datetime(2026, 12, 2, 5, 14, tzinfo=UTC)  # 06:14 local, past midnight: still quiet
+    _gate(hub, "dawn")
+    _ticked(hub, clock, 6)
+    assert hub.alerts.withheld["quiet"] == 2
+    clock.now = datetime(2026, 12, 2, 5, 20, tzinfo=UTC)  # 06:20 local: the window is over
+    _gate(hub, "morning")
+    _ticked(hub, clock, 6)
+    assert hub.alerts.drain()
+    assert sorted((d.session_id, d.kind) for d in hub.deliveries.all()) == [("asker", "question"), ("morning", "gate")]
+    assert heard == ["question", "gate"], "the reach lane is held the same way"
+    hub.close()
+
+
+def test_no_quiet_hours_holds_nothing(tmp_path: Path) -> None:
+    from cargento_web.runtime import create_hub
+
+    clock = Clock(datetime(2026, 12, 1, 3, tzinfo=UTC))
+    env = {"CARGENTO_HOME": str(tmp_path), "CARGENTO_QUIET_HOURS": "00:00-23:59"}
+    held = create_hub(env=env, clock=clock, platform="linux", notifier=MemoryNotifier())
+    free = create_hub(env=env, clock=clock, platform="linux", notifier=MemoryNotifier(), no_quiet_hours=True)
+    assert held.alerts.quiet is not None and free.alerts.quiet is None
+    for hub in (held, free):
+        _gate(hub)
+    _ticked(held, clock, 0)
+    clock.now += timedelta(seconds=6)
+    held.tick(clock.now)
+    free.tick(clock.now)
+    assert held.alerts.drain() and free.alerts.drain()
+    assert (len(held.deliveries.all()), len(free.deliveries.all())) == (0, 1)
+    held.close()
+    free.close()
+
+
+def test_an_event_only_gate_is_confirmed_with_no_page_and_no_build(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    """Nothing but the live board's ticker runs here: no page, and the gate's event asks for
+    one build at most; five seconds later the raise is confirmed on time."""
+    import time as wall
+
+    from cargento.testing.fakes import FakeHarness
+
+    notifier = MemoryNotifier()
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=notifier)
+    serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=hub, rescan_s=60)
+    _gate(hub, "s1")
+    deadline = wall.monotonic() + CONFIRM.total_seconds() + 4
+    while wall.monotonic() < deadline and not notifier.sent:
+        wall.sleep(0.05)
+    assert len(notifier.sent) == 1
+    assert hub.alerts.drain()
+    (delivery,) = hub.deliveries_for("claude", "s1")
+    assert delivery.outcome == "handed-over" and delivery.kind == "gate"
+    hub.close()
+
+
+def test_the_presence_route_takes_a_tabs_report_and_refuses_a_bad_one(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    import httpx
+    from cargento.testing.fakes import FakeHarness
+
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
+    server = serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=hub)
+    own = {"Origin": server.url, "Sec-Fetch-Site": "same-origin"}
+    body = {"tab": "tab-12345678", "visible": True, "session": {"harness": "claude", "session_id": "s1"}}
+    done = httpx.post(server.url + "/api/presence", json=body, headers=own)
+    assert done.status_code == 200 and done.json()["reported"] is True
+    assert hub.presence.showing("claude", "s1", hub.clock())
+    foreign = httpx.post(server.url + "/api/presence", json=body, headers={"Origin": "http://evil.example"})
+    assert foreign.status_code == 403
+    for bad in ({"tab": "x", "visible": True}, {"tab": "tab-12345678", "visible": "yes"}, [1, 2]):
+        assert httpx.post(server.url + "/api/presence", json=bad, headers=own).status_code == 400
+    hidden = {**body, "visible": False}
+    assert httpx.post(server.url + "/api/presence", json=hidden, headers=own).status_code == 200
+    assert not hub.presence.showing("claude", "s1", hub.clock())
+    hub.close()
