@@ -143,6 +143,9 @@ def test_a_departure_marks_and_ranks_the_row(serve: Any, builder_for: Any, tmp_p
         assert deps.locator("[data-collection='asked'] li").count() == 1
         assert "No later check has read the session" in deps.inner_text()
         assert "not measured" in deps.inner_text(), "the away checks never read it: not a zero"
+        reach = deps.locator(".departure-reach")
+        assert reach.get_by_role("button", name="COPY RESUME").count() == 1
+        assert "Not offered here: raising a terminal is off for this run." in reach.inner_text(), "why, once"
     finally:
         context.close()
 

@@ -211,3 +211,25 @@ def test_inside_quiet_hours_no_unasked_check_starts(serve: Any, builder_for: Any
     lane.quiet = lambda: False
     lane.on_board(flipped("working"))
     kit.wait_for(server, lambda d: kit.session_of(d).get("checks") == 1)
+
+
+def test_the_quiet_window_of_the_run_holds_unasked_checks(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    from datetime import datetime, timedelta
+
+    from cargento_harness_claude import plugin as claude
+
+    now = datetime.now().astimezone()
+    around = f"{(now - timedelta(hours=1)):%H:%M}-{(now + timedelta(hours=1)):%H:%M}"
+    away = f"{(now + timedelta(hours=2)):%H:%M}-{(now + timedelta(hours=3)):%H:%M}"
+    for window, quiet in ((around, True), (away, False)):
+        server = serve(
+            builder_for(
+                [("claude", claude)],
+                kit.claude_home(tmp_path / window.replace(":", "")),
+                env={"PATH": str(tmp_path / "bin")},
+            ),
+            features=["cargento_web.observer"],
+            options=Options(unasked_readings=True, quiet_hours=window),
+            state_dir=tmp_path / window.replace(":", "") / "state",
+        )
+        assert server.extensions.items[0].unasked.quiet() is quiet, window

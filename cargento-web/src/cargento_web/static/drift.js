@@ -9,6 +9,7 @@ import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
 import { ago, plural } from "/static/format.js";
+import { RaiseTerminal } from "/static/focus.js";
 import { fillLogRow, fillPanel } from "/static/intent.js";
 import { fill, raise } from "/static/slots.js";
 import { CopyButton, since } from "/static/views.js";
@@ -218,13 +219,29 @@ function Limits({ o, rec }) {
   return null;
 }
 
-function Departures({ o, rec, session, ctx }) {
+// Beside the departures: the command that resumes the session and the raise that selects its
+// tmux pane, whatever state it is in; where either is missing, why, once. Neither sends anything.
+function Reach({ board, session }) {
+  if (!session) return html`<p class="muted small">The session is not on the board, so neither its resume command nor its pane can be offered.</p>`;
+  const focus = feature("focus");
+  const raisable = Boolean(focus && focus.enabled && board.focus && (board.focus.raisable || []).includes(session.key));
+  const missing = [];
+  if (!session.resume_command) missing.push("this harness publishes no command that resumes the session");
+  if (!raisable) missing.push(focus && focus.enabled ? "its tmux pane is not one this dashboard can reach" : "raising a terminal is off for this run");
+  return html`<div class="departure-reach">
+    ${session.resume_command ? html`<${CopyButton} text=${session.resume_command} label="COPY RESUME" what="resume command" />` : null}
+    ${raisable ? html`<${RaiseTerminal} board=${board} session=${session} />` : null}
+    ${missing.length ? html`<p class="muted small">Not offered here: ${missing.join("; ")}.</p>` : null}
+    <p class="muted small">Neither sends anything to the session.</p>
+  </div>`;
+}
+
+function Departures({ o, rec, session, ctx, board }) {
   const asked = [];
   for (const r of rec.readings) for (const row of r.rows) if (row.verdict === "departs") asked.push({ reading: r, row });
   const away = rec.unasked || [];
   const cfg = feature("observer") || {};
   if (!cfg.unasked && !rec.readings.length && !away.length) return null;
-  const resume = session && session.resume_command;
   return html`<section class="departures" aria-labelledby="h-departures">
     <h4 id="h-departures">DEPARTURES RAISED TO YOU</h4>
     <div class="collection" data-collection="asked">
@@ -258,11 +275,7 @@ function Departures({ o, rec, session, ctx }) {
       <li>Reading attempts: ${rec.attempt_count || 0}.</li>
       <li>Hand-overs to the notification service: ${away.filter((r) => r.delivery && r.delivery.outcome === "handed-over").length}.</li>
     </ul>
-    ${asked.length || away.length
-      ? resume
-        ? html`<${CopyButton} text=${resume} label="COPY RESUME" what="resume command" /> <span class="muted small">Raising the session's pane is not offered on this page. Neither sends anything to the session.</span>`
-        : html`<p class="muted small">This harness publishes no resume command, and raising the session's pane is not offered on this page.</p>`
-      : null}
+    ${asked.length || away.length ? html`<${Reach} board=${board} session=${session} />` : null}
   </section>`;
 }
 
@@ -299,7 +312,7 @@ function DriftSection({ board, ctx, route, session }) {
     <${Reading} rec=${rec} ctx=${ctx} />
     <${LastAttempt} rec=${rec} ctx=${ctx} />
     <${Conflict} rec=${rec} harness=${harness} sid=${sid} ctx=${ctx} />
-    <${Departures} o=${o} rec=${rec} session=${session} ctx=${ctx} />
+    <${Departures} o=${o} rec=${rec} session=${session} ctx=${ctx} board=${board} />
   </section>`;
 }
 
