@@ -47,8 +47,9 @@ PENDING_LIFE = timedelta(seconds=60)
 CONFIRM = timedelta(seconds=5)
 #: Kinds that wait for confirmation; the others raise on arrival.
 CONFIRMED_KINDS = frozenset({"gate", "finished"})
-#: Kinds the desktop lane raises (``finished`` goes to listeners only).
-DESKTOP_KINDS = frozenset({"gate", "idle", "question"})
+#: Kinds the desktop lane raises (``finished`` goes to listeners only; ``departure`` is a
+#: departure an unasked drift check raised while you were away).
+DESKTOP_KINDS = frozenset({"gate", "idle", "question", "departure"})
 
 
 @attrs.frozen(kw_only=True)

@@ -34,6 +34,8 @@ const DELIVERY_TEXT = {
 function alertText(r) {
   if (r.delivery) return `Alert: ${DELIVERY_TEXT[r.delivery.outcome] || r.delivery.outcome}.`;
   if (r.alert === "cooldown" || r.alert === "held") return "Alert: held back by the notification cooldown; no delivery record is on file for this raise.";
+  if (r.alert === "in-view") return "Alert: not raised, because a dashboard tab was showing this session; no delivery record is on file for this raise.";
+  if (r.alert === "quiet") return "Alert: not raised inside quiet hours; no delivery record is on file for this raise.";
   return "Alert: no delivery record is on file for this raise.";
 }
 
