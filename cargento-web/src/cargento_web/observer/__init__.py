@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 __all__ = ["Observer", "create", "forget", "own_stores"]
 
 _ROUTE_TTL_S = 15.0
+#: The harnesses whose published latest prompt a goal-less session may adopt as its goal
+#: (under ``--observer-model``): the two whose prompt carries its source time.
+ADOPT_HARNESSES = ("claude", "codex")
 
 log = logging.getLogger("cargento_web")
 
@@ -175,7 +178,7 @@ class Observer(Extension):
     def adoptable(self, harness: str, sid: str) -> str | None:
         """Under ``--observer-model``, the published latest prompt a goal-less Claude Code or
         Codex session would adopt as its goal (only when its source time is available)."""
-        if self.context.options.observer_model is not True or harness not in ("claude", "codex"):
+        if self.context.options.observer_model is not True or harness not in ADOPT_HARNESSES:
             return None
         session = self.session(harness, sid)
         if session is None or session.instruction is None or session.instruction.at is None:
@@ -358,6 +361,7 @@ class Observer(Extension):
             "timeout_s": int(TIMEOUT_S),
             "work_harnesses": list(WORK_HARNESSES),
             "adopts": self.context.options.observer_model is True,
+            "adopt_harnesses": list(ADOPT_HARNESSES),
         }
 
     def own_stores(self) -> Iterable[OwnStore]:

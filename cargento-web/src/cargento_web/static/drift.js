@@ -108,7 +108,7 @@ function Control({ o, harness, sid, route, disclosure, ctx, session }) {
   const [message, setMessage] = useState(null);
   const [busy, setBusy] = useState(false);
   const allowed = o.consent && o.consent.providers.includes(route.provider);
-  const work = (feature("observer") || {}).work_harnesses || ["claude", "pi"];
+  const work = (feature("observer") || {}).work_harnesses || [];
   const send = async (extra) => {
     setBusy(true);
     setMessage(null);
@@ -290,9 +290,9 @@ function DriftSection({ board, ctx, route, session }) {
   const r = o.routes && o.routes[harness];
   const disclosure = o.disclosures && o.disclosures[harness];
   const cfg = feature("observer") || {};
-  const work = cfg.work_harnesses || ["claude", "pi"];
+  const work = cfg.work_harnesses || [];
   // Under --observer-model a goal-less Claude Code or Codex session adopts its latest prompt.
-  const adopts = Boolean(cfg.adopts && session && ["claude", "codex"].includes(harness) && session.instruction && session.instruction.at);
+  const adopts = Boolean(cfg.adopts && session && (cfg.adopt_harnesses || []).includes(harness) && session.instruction && session.instruction.at);
   const [busy, setBusy] = useState(false);
   const cancel = async () => {
     setBusy(true);
