@@ -391,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--samples", type=int, default=60)
     parser.add_argument("--skip-large", action="store_true", help="skip the 50,000-file and 300 MB stores")
+    parser.add_argument("--skip-eta", action="store_true", help="skip the turn-estimate error (bench/eta.py)")
     args = parser.parse_args(argv)
     scales = (4, 16) if args.quick else (4, 16, 64)
     runs = 3 if args.quick else args.runs
@@ -414,6 +415,11 @@ def main(argv: list[str] | None = None) -> int:
             ),
             "codex_300mb": run_text([str(REPO / "cargento-harness-codex/bench/large_rollout.py")]),
         }
+    if not args.skip_eta:
+        import eta
+
+        print("turn estimate error over the recorded and demo corpora…", flush=True)
+        results["eta"] = eta.measure()
     figures = collect(results)
     results["figures"] = figures
     out_dir = HERE / "results"
@@ -442,6 +448,12 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
     large = results.get("large", {})
     if "claude_50k_files" in large:
         figures["warm_50k_files_ms"] = large["claude_50k_files"]["refresh_after_one_append_ms"]["median"]
+    overall = results.get("eta", {}).get("overall", {})
+    if overall.get("mean_abs_error_s") is not None:
+        figures["eta_mean_abs_error_s"] = overall["mean_abs_error_s"]
+        figures["eta_median_abs_error_s"] = overall["median_abs_error_s"]
+        figures["eta_baseline_mean_abs_error_s"] = overall["baseline_mean_abs_error_s"]
+        figures["eta_estimated_share"] = overall["estimated_share"]
     warm_s = large.get("codex_300mb", {}).get("warm_s")
     if isinstance(warm_s, (int, float)):
         figures["warm_one_append_300mb_ms"] = warm_s * 1000.0

@@ -146,3 +146,19 @@ def test_project_label_falls_back_to_the_folder_name(store: ClaudeStore, board: 
     )
     row = _row(board, store)
     assert row.cwd is None and row.project == "w-proj"
+
+
+def test_a_first_officers_boot_command_output_is_published_and_conversation_text_is_not(
+    store: ClaudeStore, board: Any
+) -> None:
+    s = store.session(SID, cwd="/w/ship", agent_setting="spacedock:first-officer")
+    s.prompt('{"workflow_dir": "/w/ship/docs/wf", "entity_dir": "/w/ship/docs/wf"}', T0 - 30)
+    assert _row(board, store).spacedock is None, "boot JSON typed as conversation is not command output"
+    failed = s.tool("Bash", T0 - 25, input={"command": "spacedock status --boot"})
+    s.result(failed, T0 - 24, error=True, output='{"workflow_dir": "/w/ship/docs/wf"}')
+    assert _row(board, store).spacedock is None, "a failed command is no boot"
+    s.spacedock_boot("/w/ship/docs/wf", "/w/ship/docs/wf", T0 - 20, dispatchable=[{"slug": "a", "current": "design"}])
+    row = _row(board, store)
+    assert row.role == "spacedock:first-officer"
+    assert row.spacedock is not None and row.spacedock.workflow_dirs == ("/w/ship/docs/wf",)
+    assert [(d.slug, d.current) for d in row.spacedock.dispatchable] == [("a", "design")]

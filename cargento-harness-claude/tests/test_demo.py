@@ -11,15 +11,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from cargento.board import Board, BoardSession
+from cargento.board import Board, BoardBuilder, BoardSession
 from cargento.demo import demo_env
 from cargento.models import HarnessContext
+from cargento.plugins import load_registry
 from cargento.processes import LocalProcesses, ProcessInfo, ProcessTable, StaticProcesses
 from cargento.testing import make_context
 from cargento.testing.demo import DemoViewer, board_at, squash
 from cargento.testing.demo_contract import DemoContract
 from cargento_harness_claude import demo, pidfile, plugin
-from cargento_harness_claude.demo import CYCLE_S, KEEP_AGENTS, KEEP_RETIRED, LEAD_S, WAIT_AT_S, ClaudeDemo
+from cargento_harness_claude.demo import CYCLE_S, EXITED_PID, KEEP_AGENTS, KEEP_RETIRED, LEAD_S, WAIT_AT_S, ClaudeDemo
 from cargento_harness_claude.stuck import Showroom
 
 START = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -180,7 +181,7 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
         home.mkdir()
         sim = plugin.simulate(home=home, ctx=make_context(home, env=demo_env({}, home), now=START, window_s=None))
         assert sim is not None
-        [found] = pidfile.scan(home / ".claude" / "sessions")
+        [found] = [p for p in pidfile.scan(home / ".claude" / "sessions") if p.pid != EXITED_PID]
         assert found.pid == os.getpid()
         assert pidfile.verify(found, LocalProcesses())
 
@@ -191,7 +192,7 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
         first = sim.live.session_id
         viewer.step(LEAD_S + 1)
         assert sim.live.session_id != first, "a transcript past the bound is retired at the next turn"
-        [found] = pidfile.scan(sim.store.root / "sessions")
+        [found] = [p for p in pidfile.scan(sim.store.root / "sessions") if p.pid != EXITED_PID]
         assert found.session_id == sim.live.session_id, (
             "the exited process's pid file is gone; the new one names the new session"
         )
@@ -213,4 +214,24 @@ class TestClaudeDemo(DemoContract[ClaudeDemo]):
         viewer = self.viewer(tmp_path / "home")
         assert _live(viewer.at(LEAD_S + 20)).state == "working"
         viewer.demo.close()
-        assert list(pidfile.scan(viewer.demo.store.root / "sessions")) == []
+        assert [p.pid for p in pidfile.scan(viewer.demo.store.root / "sessions")] == [EXITED_PID], (
+            "the live process's pid file is gone; the one an earlier killed process left stays"
+        )
+
+
+def test_the_demo_shows_a_wait_overruled_because_its_process_exited(tmp_path: Path) -> None:
+    """The Postgres session's terminal was killed at a prompt: its pid file still says waiting,
+    the process table says that process is gone, and the row's evidence names both sides."""
+    home = tmp_path / "home"
+    home.mkdir()
+    sim = plugin.simulate(home=home, ctx=make_context(home, env=demo_env({}, home), now=START, window_s=None))
+    assert sim is not None
+    registry = load_registry(entry_points=False, extra=[("claude", plugin)])
+    builder = BoardBuilder(registry, env=demo_env({}, home), home=home, clock=lambda: START, processes=LocalProcesses())
+    [row] = [s for s in builder.build(all_sessions=True).sessions if s.title == "Postgres driver bump"]
+    assert row.state == "idle" and row.waiting is None
+    [overrule] = [e for e in row.evidence if e.overruled is not None]
+    assert overrule.reading == "wait" and overrule.signal == "process table"
+    assert overrule.overruled is not None and overrule.overruled.signal == "store record"
+    assert "waiting (permission prompt)" in overrule.overruled.said
+    assert overrule.overruled.source.startswith("~/.claude/sessions/")

@@ -361,3 +361,24 @@ def test_wal_frames_are_read_and_neither_wal_nor_shm_is_written(home: Path) -> N
         proc.stdin.write("\n")
         proc.stdin.close()
         proc.wait(timeout=10)
+
+
+def test_a_subagent_whose_messages_name_no_model_carries_its_own_stores_last_used_model(home: Path) -> None:
+    chat = CursorChat(home, workspace=str(home / "w"), name="lead", created_at=ago(60))
+    chat.user("look around", at=ago(60))
+    chat.assistant("On it.", at=ago(55), model="vega")
+    child = chat.subagent("explore", at=ago(40))
+    child.payload["lastUsedModel"] = "vega-mini"
+    child.user("explore the parser", at=ago(40))
+    child.assistant("Reading.", at=ago(5), model=None)  # the subagent's own messages name no model
+    (row,) = board(home).sessions
+    assert row.model == "vega"
+    (pill,) = row.subagents
+    assert (pill.name, pill.model) == ("explore", "vega-mini")
+
+
+def test_a_parent_whose_messages_name_no_model_does_not_fall_back_to_its_meta(home: Path) -> None:
+    chat = CursorChat(home, workspace=str(home / "w"), name="lead", created_at=ago(60))
+    chat.user("hi", at=ago(60))
+    chat.assistant("Hello.", at=ago(55), model=None)
+    assert board(home).sessions[0].model is None

@@ -338,3 +338,26 @@ def test_refresh_reads_only_appended_lines(tmp_path: Path) -> None:
     assert follower.offset == before
     chat.append(b'o"}\n', T0)
     assert read_all(ctx)[SID].instruction.text == "two"  # type: ignore[union-attr]
+
+
+def test_a_model_named_only_inside_a_resume_snapshot_is_still_the_sessions_model(tmp_path: Path) -> None:
+    chat = GeminiStore(tmp_path).session(SID, cwd="/w/a", at=T0)
+    chat.prompt("first", at=T0)
+    chat.reply("one", at=T0 + timedelta(seconds=1), output_tokens=10, model="gemini-3-pro")
+    chat.resume(at=T0 + timedelta(seconds=60))  # the resumed session's $set.messages snapshot
+    lines = chat.path.read_text().splitlines()
+    header, snapshot = lines[0], lines[-1]
+    assert '"$set"' in snapshot and "gemini-3-pro" in snapshot
+    # Compression writes the context again as a snapshot whose messages name no model, then
+    # the session goes on with a prompt: the model is recorded only inside the first snapshot.
+    compressed = {
+        "$set": {
+            "messages": [{"id": "c1", "timestamp": "2026-11-30T11:51:05.000Z", "type": "user", "content": "summary"}]
+        }
+    }
+    prompt = {"id": "p2", "timestamp": "2026-11-30T11:51:10.000Z", "type": "user", "content": [{"text": "go on"}]}
+    chat.path.write_text("\n".join([header, snapshot, json.dumps(compressed), json.dumps(prompt)]) + "\n")
+    ctx = ctx_of(tmp_path)
+    reading = read_all(ctx)[SID]
+    model = plugin.model(reading=reading, ctx=ctx)
+    assert model is not None and model.id == "gemini-3-pro"

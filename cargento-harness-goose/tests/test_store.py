@@ -376,3 +376,39 @@ def test_reading_a_wal_database_creates_no_wal_or_shm(tmp_path: Path) -> None:
     before = snapshot_tree(tmp_path)
     board(tmp_path)
     assert snapshot_tree(tmp_path) == before
+
+
+# -- model ----------------------------------------------------------------------------------
+
+
+def test_model_is_the_session_rows_model_configuration_and_a_pill_carries_its_own(tmp_path: Path) -> None:
+    store = GooseStore(tmp_path)
+    lead = store.session(working_dir="/w/p", created_at=ago(50), name="lead", model="claude-sonnet-4-5")
+    lead.prompt("go", at=ago(50))
+    child = store.session(
+        working_dir="/w/p", created_at=ago(20), name="helper", session_type="subagent", parent=lead, model="gpt-5-mini"
+    )
+    child.prompt("help", at=ago(20))
+    bare = store.session(working_dir="/w/q", created_at=ago(30), name="bare", model=None)
+    bare.prompt("hi", at=ago(30))
+    with closing(sqlite3.connect(store.path)) as conn, conn:
+        # Goose's own ModelConfig carries more than the name; only model_name is read.
+        conn.execute(
+            "UPDATE sessions SET model_config_json = ? WHERE id = ?",
+            (
+                '{"model_name": "claude-sonnet-4-5", "context_limit": 200000, "temperature": null, "toolshim": false}',
+                lead.id,
+            ),
+        )
+    rows = {r.session_id: r for r in board(tmp_path).sessions}
+    assert rows[lead.id].model == "claude-sonnet-4-5"
+    (pill,) = rows[lead.id].subagents
+    assert pill.model == "gpt-5-mini"
+    assert rows[bare.id].model is None  # no configuration recorded: no model, never a guess
+
+
+@pytest.mark.parametrize("raw", ["", "not json", "[1, 2]", '{"model_name": 7}', '{"model_name": "  "}', "{" * 20000])
+def test_a_model_configuration_that_names_no_model_reads_as_none(raw: str) -> None:
+    from cargento_harness_goose.sessions import model_of_config
+
+    assert model_of_config(raw) is None

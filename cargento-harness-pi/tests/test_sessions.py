@@ -267,7 +267,14 @@ def test_spacedock_boot_result_makes_a_first_officer(tmp_path: Path) -> None:
     s.reply("Booted.", T0 + timedelta(seconds=3))
     row = one_row(tmp_path, T0 + timedelta(seconds=4))
     assert row.role == "spacedock:first-officer"
-    assert row.notes == ("spacedock workflow /w/app/docs/dev", "spacedock workflow /w/app/docs/dev/.state")
+    assert row.notes == ("spacedock workflow /w/app/docs/dev",)
+    assert row.spacedock is not None, "the boot reading is published for the stage strips"
+    assert row.spacedock.workflow_dirs == ("/w/app/docs/dev",)
+    assert row.spacedock.entity_dirs == ("/w/app/docs/dev/.state",)
+    assert [(d.slug, d.current, d.next) for d in row.spacedock.dispatchable] == [
+        ("task-1", "implementation", "validation")
+    ]
+    assert row.spacedock.at == T0 + timedelta(seconds=2)
 
 
 def test_boot_json_as_conversation_or_failed_command_is_not_a_boot(tmp_path: Path) -> None:
@@ -281,7 +288,9 @@ def test_boot_json_as_conversation_or_failed_command_is_not_a_boot(tmp_path: Pat
     again = s.tool("bash", T0 + timedelta(seconds=6), arguments={"command": "spacedock status --boot --json"})
     s.tool_result(again, "bash", boot + "\ntrailing words", T0 + timedelta(seconds=7))
     s.reply("done", T0 + timedelta(seconds=8))
-    assert one_row(tmp_path, T0 + timedelta(seconds=9)).role is None
+    row = one_row(tmp_path, T0 + timedelta(seconds=9))
+    assert row.role is None
+    assert row.spacedock is None, "no strip source from conversation text or a failed command"
 
 
 # -- incremental reading -----------------------------------------------------------------------------

@@ -490,7 +490,8 @@ def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: 
     shot(page, "session")
     page.keyboard.press("Escape")
     assert page.url.endswith("#n=project:code%2Fapi")
-    page.wait_for_selector("main li.row[data-key='codex:codex-done-0003']")
+    # The project opens its cockpit: every session of it is in the Scope rail.
+    page.wait_for_selector(".cockpit .scope-row[data-scope='codex:codex-done-0003']")
     page.go_back()
     page.wait_for_selector(".session-page[data-key='codex:codex-quick-0002']")
 

@@ -42,8 +42,12 @@ RAW_RESPONSES = {
     ("app.py", "data"): "the board document, built by document() through redact_tree",
     ("app.py", "stream"): "the event stream carries revision numbers and timestamps only",
     ("security.py", "_refuse"): "a fixed refusal sentence",
-    ("__init__.py", "metrics"): "the Prometheus text format: bounded labels (harness, state, project, window, outcome) and numbers",
+    (
+        "__init__.py",
+        "metrics",
+    ): "the Prometheus text format: bounded labels (harness, state, project, window, outcome) and numbers",
     ("receiver.py", "_reply"): "an empty OTLP export response, or a fixed refusal sentence, to an exporter",
+    ("extension.py", "page"): "the cockpit's read-only terminal page shell, a fixed document with no session text",
 }
 
 

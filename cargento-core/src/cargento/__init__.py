@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked
     from cargento.models import (
         Discovery,
+        Evidence,
         Gate,
         HarnessContext,
         HarnessInfo,
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
         Instruction,
         LoopReading,
         ModelInfo,
+        Overruled,
+        ProcessTie,
         RateLimit,
         SessionReading,
         SessionRef,
@@ -45,6 +48,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Discovery",
+    "Evidence",
     "Gate",
     "HarnessContext",
     "HarnessDataMissing",
@@ -55,6 +59,8 @@ __all__ = [
     "Instruction",
     "LoopReading",
     "ModelInfo",
+    "Overruled",
+    "ProcessTie",
     "RateLimit",
     "SessionReading",
     "SessionRef",

@@ -406,7 +406,11 @@ def _builder(options: Options) -> tuple[object, object]:
         def clock() -> datetime:
             return as_of
 
-    builder = BoardBuilder(registry, env=env, window_hours=options.window_hours, clock=clock)
+    from cargento.processes import LocalProcesses
+
+    # A replay's moment is not now: its process table answers pids but is not listed.
+    processes = LocalProcesses(listing=as_of is None and not options.demo)
+    builder = BoardBuilder(registry, env=env, window_hours=options.window_hours, clock=clock, processes=processes)
     return registry, builder
 
 

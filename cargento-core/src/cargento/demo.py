@@ -71,7 +71,7 @@ _HOME_VARIABLES = (
 def demo_env(base: Mapping[str, str], home: Path, relocation: Iterable[str] = ()) -> dict[str, str]:
     """*base* with the *relocation* variables removed (every one the loaded plugins declare:
     :meth:`cargento.plugins.Registry.relocation_variables`) and every home-like variable in
-    *home*."""
+    *home*, ``CARGENTO_HOME`` included."""
     cleared = set(relocation) | set(_HOME_VARIABLES)
     env = {k: v for k, v in base.items() if k not in cleared}
     env.update(
@@ -84,6 +84,9 @@ def demo_env(base: Mapping[str, str], home: Path, relocation: Iterable[str] = ()
             "XDG_CACHE_HOME": str(home / ".cache"),
             "APPDATA": str(home / "AppData" / "Roaming"),
             "LOCALAPPDATA": str(home / "AppData" / "Local"),
+            # Cargento's own stores (the session ends, the features' stores) live in the demo
+            # home too: a demo never writes the user's ~/.cargento.
+            "CARGENTO_HOME": str(home / ".cargento"),
         }
     )
     return env

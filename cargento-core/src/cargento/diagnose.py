@@ -9,7 +9,8 @@ from typing import Any
 import attrs
 
 from cargento import serde
-from cargento.board import BoardBuilder
+from cargento.board import Board, BoardBuilder
+from cargento.maturity import load as load_maturity
 from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
 from cargento.readers.regular import split_unreadable
@@ -53,6 +54,21 @@ class OwnStore:
     status: str
     #: What was read (``12 records``) or why it could not be (``not valid JSON``).
     detail: str | None = None
+    #: When a ``reset`` happened (the page header says it), or ``None``.
+    at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class DriftLine:
+    """Schema drift: how many records of one unknown type (or with one unknown field) this
+    harness's sessions in the window hold, for one harness version."""
+
+    #: The harness version the stores name; ``None`` where a store names none.
+    version: str | None
+    kind: str
+    name: str
+    count: int
+    sessions: int
 
 
 @attrs.frozen(kw_only=True)
@@ -67,6 +83,13 @@ class HarnessReport:
     #: Every store path of this harness that could not be read, from its locations, its
     #: discovery problems and its read faults.
     unreadable: tuple[UnreadableStore, ...] = ()
+    #: Per reading ``verified``, ``synthetic`` or ``absent`` (:mod:`cargento.maturity`); empty
+    #: for a harness the packaged table does not cover.
+    maturity: Mapping[str, str] = attrs.field(factory=dict)
+    #: The harness versions the recorded stores behind ``verified`` came from.
+    versions_of_record: tuple[str, ...] = ()
+    #: Record types and fields its readers skipped as unknown, per harness version.
+    drift: tuple[DriftLine, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -107,8 +130,10 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
     builder.build(now=moment)
     # A second pass: plugins keep what a read found wrong (a database corrupt past its header)
     # and report it with the next discovery.
-    builder.build(now=moment)
+    board = builder.build(now=moment)
+    drift = _drift(board)
     reports = []
+    table = (load_maturity() or {}).get("harnesses", {})
     for key in registry.loaded():
         info = registry.harnesses[key]
         discovery = builder.last_discovery.get(key)
@@ -143,6 +168,9 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
                 faults=tuple(f"{f.hook}: {f.message}" for f in faults[-5:]),
                 fault_count=registry.fault_counts.get(key, 0),
                 unreadable=_unreadable(locations, problems, [f.message for f in faults]),
+                maturity=dict(table.get(key, {}).get("readings", {})),
+                versions_of_record=tuple(table.get(key, {}).get("versions", ())),
+                drift=drift.get(key, ()),
             )
         )
     declared = (*registry.relocation_variables(), *_GENERIC_RELOCATION)
@@ -162,6 +190,25 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
         stores_ok=not any(h.unreadable for h in reports) and not builder.stuck,
         own_stores=own_stores(builder.env),
     )
+
+
+def _drift(board: Board) -> dict[str, tuple[DriftLine, ...]]:
+    """Per harness, what its sessions on *board* skipped as unknown, summed per version."""
+    counts: dict[str, dict[tuple[str | None, str, str], tuple[int, int]]] = {}
+    for s in board.sessions:
+        mine = counts.setdefault(s.harness, {})
+        for u in s.unknown_records:
+            key = (s.harness_version, u.kind, u.name)
+            n, sessions = mine.get(key, (0, 0))
+            mine[key] = (n + u.count, sessions + 1)
+    return {
+        harness: tuple(
+            DriftLine(version=v, kind=k, name=n, count=c, sessions=m)
+            for (v, k, n), (c, m) in sorted(found.items(), key=lambda kv: (str(kv[0][0]), -kv[1][0], kv[0][2]))
+        )
+        for harness, found in counts.items()
+        if found
+    }
 
 
 def own_stores(env: Mapping[str, str]) -> tuple[OwnStore, ...]:
@@ -229,6 +276,15 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         if h.fault_count:
             lines.append(f"  faults: {h.fault_count}")
             lines.extend(f"    {f}" for f in h.faults)
+        for d in h.drift:
+            lines.append(
+                f"  schema drift ({d.version or 'version not recorded'}): {d.count} × {d.kind} {d.name!r}"
+                f" in {d.sessions} session{'s' if d.sessions != 1 else ''} not understood by this build"
+            )
+        if h.maturity:
+            versions = ", ".join(h.versions_of_record) or "none recorded"
+            levels = " ".join(f"{r}={level}" for r, level in h.maturity.items())
+            lines.append(f"  maturity (versions of record: {versions}): {levels}")
     if report.own_stores:
         lines.append("")
         lines.append("Cargento's own stores:")

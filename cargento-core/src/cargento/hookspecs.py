@@ -10,7 +10,9 @@ reaches another plugin's row.
 The store hooks (:func:`discover` to :func:`simulate`) read what a harness wrote. The event hooks
 say what its live events mean (:func:`event_lane`, :func:`refine_event`) and where
 ``cargento hooks`` installs the forwarders that send them (:func:`hook_targets`).
-:func:`telemetry` names what the harness's own OpenTelemetry export carries.
+:func:`telemetry` names what the harness's own OpenTelemetry export carries. The quota
+hooks say where a harness's vendor publishes its allowance (:func:`quota_endpoint`) and how to
+read what the vendor or the harness's status line publishes (:func:`read_quota`).
 
 Rules for every hook:
 
@@ -28,6 +30,7 @@ Rules for every hook:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +45,8 @@ from cargento.models import (
     HarnessContext,
     HarnessInfo,
     ModelInfo,
+    QuotaEndpoint,
+    QuotaWindow,
     SessionReading,
     SessionRef,
     Simulation,
@@ -67,6 +72,8 @@ HOOK_NAMES = (
     "refine_event",
     "hook_targets",
     "telemetry",
+    "quota_endpoint",
+    "read_quota",
 )
 #: Hooks a plugin must implement to be loaded.
 REQUIRED_HOOKS = ("harness_info", "discover", "read_session")
@@ -304,4 +311,48 @@ def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVoc
     :returns: a :class:`~cargento.telemetry.TelemetryVocabulary`, or ``None``.
 
     .. versionadded:: 0.3
+    """
+
+
+@hookspec
+def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    """Declare the vendor endpoint that publishes this harness's allowance, and where the
+    harness keeps the login that may ask it.
+
+    Called once per dashboard run. Declaring reads nothing: the capacity feature reads the
+    login, exactly where this says the harness keeps it, only after the reader has answered
+    the page's disclosure with consent (never under ``--no-usage``), sends it only as the
+    bearer token of this one request, at most once per five minutes while a page is open, and
+    never refreshes, writes, logs or serves it. Say where *this* harness keeps its login on
+    *platform*; where that is unverified, return an endpoint with ``unavailable`` saying so
+    rather than a guessed path. The reply is read by :func:`read_quota` with ``source="reply"``.
+
+    :param env: the environment the dashboard reads (a relocation variable moves the login's
+        file with the store).
+    :param home: the home directory.
+    :param platform: ``linux``, ``darwin`` or ``win32``.
+    :returns: a :class:`~cargento.models.QuotaEndpoint`, or ``None`` when the harness's vendor
+        publishes no allowance.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:  # type: ignore[empty-body]
+    """Read the allowance windows in a quota document this harness's side published.
+
+    *source* says which document: ``reply``, the JSON reply of this plugin's
+    :func:`quota_endpoint`; or ``pushed``, the quota block the harness's status line pushed
+    (``POST /api/usage``, or a ``status`` event's ``quota`` on its event lane). Called on the
+    server's request path: field lookups only, no I/O. The document is untrusted: check every
+    type, bound every string.
+
+    :param document: the parsed JSON (any shape).
+    :param source: ``reply`` or ``pushed``.
+    :param now: the moment it was received (a reading's time, and the anchor of relative resets).
+    :returns: the windows read, in a stable order, each name once; ``()`` when the document holds
+        no readable window (the dashboard then withholds the reading and says so, never a zero).
+
+    .. versionadded:: 0.2
     """

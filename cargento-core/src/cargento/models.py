@@ -14,10 +14,15 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import attrs
 
 from cargento.cache import HarnessCache
+from cargento.drift import UnknownRecord
 from cargento.processes import LocalProcesses, ProcessTable
 
 __all__ = [
     "Discovery",
+    "Dispatchable",
+    "Evidence",
+    "EvidenceReading",
+    "EvidenceSignal",
     "Gate",
     "HarnessContext",
     "HarnessInfo",
@@ -26,10 +31,15 @@ __all__ = [
     "LoopReading",
     "McpSession",
     "ModelInfo",
+    "Overruled",
+    "ProcessTie",
+    "QuotaEndpoint",
+    "QuotaWindow",
     "RateLimit",
     "SessionReading",
     "SessionRef",
     "Simulation",
+    "SpacedockBoot",
     "StoreLocation",
     "Subagent",
     "Task",
@@ -43,6 +53,44 @@ TaskStatus = Literal["pending", "in_progress", "completed"]
 TurnState = Literal["open", "ended", "unknown"]
 LocationStatus = Literal["missing", "unreadable", "present"]
 MarkShape = Literal["circle", "square", "diamond", "hex", "triangle"]
+#: The kind of signal a reading rests on.
+EvidenceSignal = Literal["hook event", "store record", "process table", "telemetry", "clock rule"]
+#: Which published reading an evidence item backs.
+EvidenceReading = Literal["state", "wait", "detail", "model"]
+
+
+@attrs.frozen(kw_only=True)
+class Overruled:
+    """The losing side of an overrule: a signal that said otherwise, and why it lost."""
+
+    signal: EvidenceSignal
+    #: Where it came from: a file, a table, a route.
+    source: str
+    observed_at: datetime | None = None
+    #: What it said, in plain words and without any clock-relative wording.
+    said: str
+    #: Why the winning item outranks it (``the session's own transcript write came after it``).
+    why: str
+
+
+@attrs.frozen(kw_only=True)
+class Evidence:
+    """One signal a published reading rests on: what kind, from where, when, and what it said.
+
+    Nothing is read to make one: a reader or core's derivation records what it already
+    decided. ``said`` never carries clock-relative words (``5 min ago``), so an unchanged
+    store keeps unchanged evidence and the board's revision stands still.
+    """
+
+    reading: EvidenceReading
+    signal: EvidenceSignal
+    #: Where it came from: a file path, a table (``sessions.db · sessions.updated_at``), a
+    #: route (``POST /api/events/<harness>``) or the rule's name.
+    source: str
+    observed_at: datetime | None = None
+    said: str
+    #: What this item overruled, when it did.
+    overruled: Overruled | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -58,6 +106,26 @@ class HarnessMark:
     #: The hue, 0-359 degrees.
     hue: int
     shape: MarkShape = "circle"
+
+
+ProcessTieKind = Literal["cwd", "pid file", "command line"]
+
+
+@attrs.frozen(kw_only=True)
+class ProcessTie:
+    """How a harness's running CLI is found in the process table and tied to a session.
+
+    Core lists the processes (through psutil, on every platform) and matches *names* against
+    the basename of the executable, or of the script an interpreter such as ``node`` runs.
+    With ``cwd`` in *ties*, a session whose working directory no running process of the
+    harness has is not shown working or waiting on a live person, and a running process
+    whose directory no session has appears as starting.
+    """
+
+    names: tuple[str, ...]
+    ties: tuple[ProcessTieKind, ...] = ("cwd",)
+    #: One sentence for coverage details: what can and cannot be tied, and by what.
+    coverage: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -93,6 +161,9 @@ class HarnessInfo:
     wait_coverage: str = "This harness cannot report that it waits on you."
     #: The harness's own CLI accepts the session id to resume (Claude Code, Codex).
     resumable: bool = False
+    #: The latest prompt this harness records is the operator's own words, so where no goal is
+    #: typed the board may show it beside NOW and a reading may adopt it (Claude Code, Codex).
+    prompt_as_goal: bool = False
     #: The page's mark for this harness; ``None`` lets the page derive one from the label.
     mark: HarnessMark | None = None
     #: The environment variables that relocate this harness's store (``CLAUDE_CONFIG_DIR``).
@@ -103,6 +174,12 @@ class HarnessInfo:
     #: (:class:`McpSession`); ``None`` when it passes nothing that does, so a question asked
     #: through the ask lane from it is unattributed rather than guessed.
     mcp_session: McpSession | None = None
+    #: How its running CLI is recognised and tied to a session; ``None``: it is not.
+    process: ProcessTie | None = None
+    #: The readings this harness's store does not record at all (of ``found``, ``title``,
+    #: ``model``, ``state``, ``waits``, ``subagents``, ``tasks``, ``tokens``, ``cwd``, ``eta``):
+    #: the maturity table calls them absent, and a test checks none is ever published.
+    absent_readings: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -225,6 +302,28 @@ class TurnEvidence:
 
 
 @attrs.frozen(kw_only=True)
+class Dispatchable:
+    """One entity a Spacedock boot listed as ready to move (a snapshot at boot)."""
+
+    slug: str
+    current: str | None = None
+    next: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SpacedockBoot:
+    """What a first officer's ``spacedock status --boot`` command output named: absolute
+    workflow and entity-state directories, and the dispatchable snapshot (see
+    :mod:`cargento.spacedock`)."""
+
+    workflow_dirs: tuple[str, ...] = ()
+    entity_dirs: tuple[str, ...] = ()
+    dispatchable: tuple[Dispatchable, ...] = ()
+    #: When the boot output was written, where the store says.
+    at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
 class SessionReading:
     """Everything a plugin read about one session."""
 
@@ -258,6 +357,8 @@ class SessionReading:
     instruction: Instruction | None = None
     #: A role badge such as ``spacedock:first-officer``.
     role: str | None = None
+    #: The newest ``spacedock status --boot`` command output the session recorded.
+    spacedock: SpacedockBoot | None = None
     loop: LoopReading | None = None
     resume_command: str | None = None
     resume_cwd: str | None = None
@@ -266,6 +367,14 @@ class SessionReading:
     #: "Source not fully read": the readings that are missing (never shown as zero).
     missing: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: What the reader decided and on which record (a turn end, a pid file's status, a gate
+    #: it dropped and why): core adds these to the row's ``evidence`` before its own items.
+    #: Only clock-independent facts belong here, since a reading is cached by fingerprint.
+    evidence: tuple[Evidence, ...] = ()
+    #: The harness version the store names (``copilotVersion``, ``cli_version``...), if any.
+    harness_version: str | None = None
+    #: What the reader skipped as unknown (schema drift, see :mod:`cargento.drift`).
+    unknown_records: tuple[UnknownRecord, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -299,6 +408,49 @@ class RateLimit:
     used_percent: float
     window_minutes: int | None = None
     resets_at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QuotaWindow:
+    """One allowance window a harness's side published: read from its vendor's usage reply, or
+    from a quota block its status line pushed (see the ``read_quota`` hookspec)."""
+
+    #: The window's name as the capacity strip says it (``5h``, ``weekly``, ``weekly · Opus``,
+    #: ``monthly``); unique among one reading's windows.
+    name: str
+    #: Share of the allowance spent, 0 to 100 (a vendor may report past 100).
+    used_percent: float
+    #: The window's length in seconds, when it has one that starts when the last one reset;
+    #: ``None`` for a level with no clock (a billing cycle published with an end and no start).
+    window_s: float | None = None
+    resets_at: datetime | None = None
+    #: One more fact the strip shows beside the figures (``$0.18 of $20.00``).
+    detail: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QuotaEndpoint:
+    """Where a harness's vendor publishes its allowance, and where the harness keeps the login
+    that asks (see the ``quota_endpoint`` hookspec). Declaring one reads and sends nothing:
+    the dashboard asks it only after the reader consents, at most once per five minutes."""
+
+    #: ``GET`` or ``POST``, to an ``https://`` URL.
+    method: str
+    url: str
+    #: Request headers besides ``Authorization`` (which carries the login as a bearer token).
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes | None = None
+    #: The macOS Keychain generic-password service that holds the login, on macOS.
+    keychain_service: str | None = None
+    #: The file that holds the login, on other platforms.
+    credential_file: Path | None = None
+    #: Where the token sits in the stored JSON document (``("claudeAiOauth", "accessToken")``);
+    #: empty when the stored value is the token itself.
+    token_field: tuple[str, ...] = ()
+    #: Where the login's expiry (epoch milliseconds) sits in that document, if it records one.
+    expires_field: tuple[str, ...] | None = None
+    #: Why the login cannot be read on this platform (nothing is then read or asked).
+    unavailable: str | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -28,6 +28,7 @@ from cargento.models import (
     Gate,
     HarnessInfo,
     ModelInfo,
+    QuotaEndpoint,
     SessionReading,
     Simulation,
     Usage,
@@ -64,6 +65,8 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "refine_event": (LifecycleEvent,),
     "hook_targets": (tuple,),
     "telemetry": (TelemetryVocabulary, type(None)),
+    "quota_endpoint": (QuotaEndpoint, type(None)),
+    "read_quota": (tuple,),
 }
 
 

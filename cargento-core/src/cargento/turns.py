@@ -8,14 +8,17 @@ completed turns and is withheld when there is no defensible sample.
 
 from __future__ import annotations
 
+import functools
+import json
 import statistics
 from datetime import datetime
+from importlib import resources
 
 import attrs
 
 from cargento.models import TurnEvidence, TurnState
 
-__all__ = ["LONG_TURN_S", "QUIET_GAP_S", "TurnClock", "TurnFigures", "estimate"]
+__all__ = ["LONG_TURN_S", "QUIET_GAP_S", "TurnClock", "TurnFigures", "estimate", "withheld_harnesses"]
 
 QUIET_GAP_S = 300.0
 LONG_TURN_S = 900.0
@@ -100,3 +103,16 @@ def estimate(turn: TurnEvidence, now: datetime) -> TurnFigures | None:
             eta = max(0.0, statistics.median(longer) - elapsed)
     long = elapsed >= LONG_TURN_S or (eta is not None and elapsed + eta >= LONG_TURN_S)
     return TurnFigures(elapsed_s=round(elapsed, 1), eta_s=None if eta is None else round(eta, 1), long=long)
+
+
+@functools.cache
+def withheld_harnesses() -> frozenset[str]:
+    """The harnesses whose estimate the benchmark measured as no better than knowing nothing
+    (``bench/eta.py``, published in ``docs/turn-eta.md``): their rows carry no estimate."""
+    try:
+        text = resources.files("cargento").joinpath("turn_eta.json").read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (FileNotFoundError, OSError, ValueError):
+        return frozenset()
+    listed = data.get("withheld") if isinstance(data, dict) else None
+    return frozenset(k for k in listed if isinstance(k, str)) if isinstance(listed, list) else frozenset()

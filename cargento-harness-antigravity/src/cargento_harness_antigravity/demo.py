@@ -34,6 +34,7 @@ import os
 import random
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import attrs
 from cargento.demo import Action, Schedule, play, require_inside, seeded_uuid
@@ -285,6 +286,8 @@ class AntigravityDemo:
             play(run.turn(2 * index, random.Random(run.seed), lead_s=1.0), at)
             run.close(at + timedelta(minutes=3))
         self.last = self.start
+        self.events: list[dict[str, Any]] = []
+        self.pushed: dict[str, dict[str, Any]] | None = None
         self.runs: list[_Run] = []
         self.schedules: list[Schedule] = []
         for index, (project, model, sub) in enumerate((("planner", PRO, True), ("mobile", FLASH, False))):
@@ -311,11 +314,44 @@ class AntigravityDemo:
         for schedule in self.schedules:
             schedule.step(now)
         self.last = max(self.last, now)
+        block = quota_block(self.start, now)
+        if block != self.pushed:
+            self.pushed = block
+            self.events.append({"hook_event_name": "StatusLine", "quota": block})
+
+    def drain_events(self) -> list[dict[str, Any]]:
+        """The status-line pushes the steps so far produced (the quota block alone, as
+        ``statusline_hook.py`` sends it), each handed over once."""
+        out, self.events = self.events, []
+        return out
 
     def close(self) -> None:
         """Close every database the live runs hold open, as exiting CLIs do (the demo's end)."""
         for run in self.runs:
             run.close(self.last)
+
+
+def _next_reset(start: datetime, first_s: float, length_s: float, now: datetime) -> datetime:
+    reset = start + timedelta(seconds=first_s)
+    while reset <= now:
+        reset += timedelta(seconds=length_s)
+    return reset
+
+
+def quota_block(start: datetime, now: datetime) -> dict[str, dict[str, Any]]:
+    """The quota block the demo's status line pushes: Gemini's five-hour window two-thirds
+    spent with four-fifths of its time gone, and its weekly window half spent a day in (a pace
+    that spends it days before the reset). Resets are anchored at the demo's start and roll on
+    by the window's length, so the block changes only at a rollover."""
+    five = _next_reset(start, 3600.0, 5 * 3600.0, now)
+    week = _next_reset(start, 6 * 86400.0, 7 * 86400.0, now)
+    stamp = "%Y-%m-%dT%H:%M:%SZ"
+    return {
+        "gemini-5h": {"remaining_fraction": 0.35, "reset_time": five.strftime(stamp)},
+        "3p-5h": {"remaining_fraction": 0.9, "reset_time": five.strftime(stamp)},
+        "gemini-weekly": {"remaining_fraction": 0.5, "reset_time": week.strftime(stamp)},
+        "3p-weekly": {"remaining_fraction": 0.8, "reset_time": week.strftime(stamp)},
+    }
 
 
 def simulate(home: Path, ctx: HarnessContext) -> AntigravityDemo:

@@ -6,8 +6,9 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cargento.evidence import shown_path
 from cargento.labels import clip
-from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
+from cargento.models import Evidence, HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.rates import tokens_in_window
 from cargento.timestamps import newest_plausible
 from cargento.turns import TurnClock
@@ -90,7 +91,38 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading:
         agent_name=(trajectory.role or trajectory.kind) if trajectory.parent_id else None,
         agent_role=trajectory.kind if trajectory.parent_id else None,
         missing=conv.missing,
+        evidence=_evidence(path, written, last_step, ctx),
     )
+
+
+def _evidence(
+    path: Path, written: datetime | None, last_step: datetime | None, ctx: HarnessContext
+) -> tuple[Evidence, ...]:
+    """The conversation database's (and WAL's) write time and its newest step's stamp:
+    Antigravity records no turn end, so these are what recency reads."""
+    shown = shown_path(str(path), str(ctx.home))
+    items = []
+    if written is not None:
+        items.append(
+            Evidence(
+                reading="state",
+                signal="store record",
+                source=f"{shown} (+ -wal)",
+                observed_at=written,
+                said="the conversation database's last write (conversation content is not decoded)",
+            )
+        )
+    if last_step is not None:
+        items.append(
+            Evidence(
+                reading="state",
+                signal="store record",
+                source=f"{shown} · step metadata",
+                observed_at=last_step,
+                said="the newest step's stamp",
+            )
+        )
+    return tuple(items)
 
 
 def conversation_for(reading: SessionReading, ctx: HarnessContext) -> Conversation:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
 from cargento.events import EventLane, HookTarget
-from cargento.models import HarnessMark, Simulation
+from cargento.models import HarnessMark, ProcessTie, QuotaWindow, Simulation
 
-from cargento_harness_antigravity import demo, discovery, locations, mapping
+from cargento_harness_antigravity import demo, discovery, locations, mapping, quota
 from cargento_harness_antigravity import event_lane as event_lane_module
 from cargento_harness_antigravity import hook_targets as hook_targets_module
 
@@ -27,6 +29,12 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="AG", hue=160, shape="triangle"),
         relocation_variables=(locations.VARIABLE,),
+        process=ProcessTie(
+            names=("agy",),
+            ties=("cwd",),
+            coverage="A running agy process is tied to a session by its working directory (the cached primary workspace); a session whose workspace is unknown cannot be tied.",
+        ),
+        absent_readings=("waits", "tasks"),
     )
 
 
@@ -63,3 +71,8 @@ def event_lane() -> EventLane:
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
     return hook_targets_module.targets(env, home)
+
+
+@hookimpl
+def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    return quota.read_pushed(document) if source == "pushed" else ()

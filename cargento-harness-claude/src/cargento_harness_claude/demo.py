@@ -67,6 +67,9 @@ __all__ = [
 
 #: One scripted turn plus its idle tail, in seconds.
 CYCLE_S = 180.0
+#: The pid an exited process left in a stale pid file: above Linux's default ``pid_max`` range
+#: in practice, and recorded with a start time no live process with that pid can share.
+EXITED_PID = 4_194_000
 #: The first prompt comes this long after the demo starts, so the first board shows it idle.
 LEAD_S = 5.0
 #: A live transcript past this size is retired at the next turn.
@@ -303,6 +306,18 @@ class ClaudeDemo:
                 error=minute < 5,
             )
         s.end_turn(t + timedelta(minutes=6), text="Driver bumped; two queries needed explicit casts.", tokens=210)
+        # Its terminal was closed at a permission prompt a minute later: the pid file the
+        # killed process left behind still says waiting. Its process is gone, so the wait is
+        # not believed, and the row's evidence shows the overrule (the process table over the
+        # pid file's claim).
+        self.store.pid_file(
+            s,
+            EXITED_PID,
+            status="waiting",
+            at=t + timedelta(minutes=7),
+            started_at=t - timedelta(minutes=1),
+            waiting_for="permission prompt",
+        )
 
     def _open_live(self, at: datetime) -> Session:
         """A new live session with two completed turns behind it (so the turn has an estimate)."""

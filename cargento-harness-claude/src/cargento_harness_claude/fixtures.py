@@ -211,6 +211,21 @@ class Transcript:
         )
         self.append(record, at)
 
+    def spacedock_boot(
+        self, workflow_dir: str, entity_dir: str, at: Moment, *, dispatchable: Sequence[dict[str, str]] = ()
+    ) -> str:
+        """A first officer's ``spacedock status --boot --json`` Bash call and its JSON output;
+        returns the tool-use id."""
+        call = self.tool("Bash", at, input={"command": f"spacedock status --boot --json --workflow-dir {workflow_dir}"})
+        boot = {
+            "workflow_dir": workflow_dir,
+            "entity_dir": entity_dir,
+            "state_backend": "split-root",
+            "dispatchable": list(dispatchable),
+        }
+        self.result(call, at, output=json.dumps(boot, indent=2))
+        return call
+
     def tokens(self, n: int, at: Moment, *, text: str = "…") -> None:
         """Text generated mid-turn (streamed, no stop reason yet)."""
         self.respond(at, text=text, tokens=n, stop_reason=None)

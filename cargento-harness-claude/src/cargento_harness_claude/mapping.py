@@ -111,11 +111,15 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         agent_name=(files.head.agent_name if files.head else None) or summary.agent_name if is_child else None,
         instruction=_instruction(summary),
         role=summary.agent_setting if summary.agent_setting in ROLES else None,
+        spacedock=summary.spacedock,
         loop=summary.loop() if turn.state != "ended" else None,
         resume_command=None if is_child else f"claude --resume {files.session_id}",
         resume_cwd=None if is_child else cwd,
         missing=tuple(missing),
         notes=tuple(notes),
+        evidence=status.evidence(files, summary, str(ctx.home)),
+        harness_version=summary.version,
+        unknown_records=summary.drift.snapshot(),
     )
 
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,14 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark, McpSession
+from cargento.models import HarnessMark, McpSession, ProcessTie, QuotaEndpoint, QuotaWindow
 from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_claude import demo, discovery, gates, locations, mapping
+from cargento_harness_claude import demo, discovery, gates, locations, mapping, quota
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude import telemetry as telemetry_module
+from cargento_harness_claude.spacedock_demo import SpacedockDemo
 from cargento_harness_claude.stuck import Showroom, StuckSession
 
 KEY = "claude"
@@ -55,10 +57,16 @@ def harness_info() -> HarnessInfo:
             "installed, also from the PermissionRequest and Notification hooks."
         ),
         resumable=True,
+        prompt_as_goal=True,
         mark=HarnessMark(monogram="CC", hue=24, shape="circle"),
         relocation_variables=(locations.VARIABLE,),
         # Claude Code starts a stdio MCP server with the session's id and project directory.
         mcp_session=McpSession(variable="CLAUDE_CODE_SESSION_ID", project_variable="CLAUDE_PROJECT_DIR"),
+        process=ProcessTie(
+            names=("claude",),
+            ties=("pid file",),
+            coverage="A running Claude Code process is tied to its session by the pid file it keeps (sessions/<pid>.json, verified by start time); a process with no pid file cannot be tied, and no directory tie is made.",
+        ),
     )
 
 
@@ -90,7 +98,7 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
-    return Showroom(demo.start(home, ctx), StuckSession(home, ctx))
+    return Showroom(demo.start(home, ctx), StuckSession(home, ctx), SpacedockDemo(home, ctx))
 
 
 @hookimpl
@@ -111,3 +119,13 @@ def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tu
 @hookimpl
 def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
     return telemetry_module.vocabulary(env, home, endpoint)
+
+
+@hookimpl
+def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    return quota.endpoint(env, home, platform)
+
+
+@hookimpl
+def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    return quota.read_reply(document) if source == "reply" else ()

@@ -37,6 +37,30 @@ __all__ = [
 
 #: Records that are conversation rather than bookkeeping.
 MESSAGE_TYPES = frozenset({"user", "assistant", "system"})
+#: Every record type Claude Code is known to write (bookkeeping included): any other is
+#: counted as schema drift.
+KNOWN_TYPES = MESSAGE_TYPES | frozenset(
+    {
+        "attachment",
+        "summary",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "last-prompt",
+        "pr-link",
+        "queue-operation",
+        "file-history-snapshot",
+        "mode",
+        "permission-mode",
+        "progress",
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "tools-used",
+        "cost-state",
+    }
+)
 #: Tools that stop and wait on the human until answered.
 INPUT_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
 #: The model id Claude Code writes on locally generated (error, cancel) records.
@@ -75,6 +99,8 @@ class ToolResult:
 
     tool_use_id: str | None
     is_error: bool
+    #: The result's content as recorded (read with :func:`result_text` only when needed).
+    content: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 def record_type(record: dict[str, Any]) -> str:
@@ -142,7 +168,25 @@ def tool_results(record: dict[str, Any]) -> Iterator[ToolResult]:
         if not isinstance(block, dict) or block.get("type") != "tool_result":
             continue
         ident = block.get("tool_use_id")
-        yield ToolResult(tool_use_id=ident if isinstance(ident, str) else None, is_error=block.get("is_error") is True)
+        yield ToolResult(
+            tool_use_id=ident if isinstance(ident, str) else None,
+            is_error=block.get("is_error") is True,
+            content=block.get("content"),
+        )
+
+
+def result_text(content: Any) -> str | None:
+    """A tool result's text: the string, or its text blocks joined; ``None`` without any."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+        return "".join(parts) if parts else None
+    return None
 
 
 def has_tool_results(record: dict[str, Any]) -> bool:

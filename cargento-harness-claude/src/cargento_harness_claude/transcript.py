@@ -20,9 +20,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cargento.cache import HarnessCache
-from cargento.models import LoopReading, TurnEvidence
+from cargento.drift import DriftCounter
+from cargento.models import LoopReading, SpacedockBoot, TurnEvidence
 from cargento.rates import tokens_in_window
 from cargento.readers import FileIdentity, JsonlFollower, head_bytes, open_regular, read_head_records
+from cargento.spacedock import is_boot_command, parse_boot
 from cargento.turns import TurnClock
 
 from cargento_harness_claude import records as rec
@@ -79,6 +81,13 @@ class Summary:
         self.outcomes = ToolOutcomes(whole_request=not partial)
         #: Task id to the time its ``TaskCreate`` result was written.
         self.task_created: OrderedDict[str, datetime] = OrderedDict()
+        #: Ids of Bash calls that ran ``spacedock status --boot``, and the newest boot result.
+        self.boot_calls: deque[str] = deque(maxlen=_MAX_OPEN_CALLS)
+        self.spacedock: SpacedockBoot | None = None
+        #: The Claude Code version the newest message record names.
+        self.version: str | None = None
+        #: Record types this build does not know, counted (schema drift).
+        self.drift = DriftCounter()
 
     # -- folding -----------------------------------------------------------------------
 
@@ -105,6 +114,8 @@ class Summary:
                 self.cwd = value.strip()
         kind = rec.record_type(record)
         at = rec.timestamp(record)
+        if kind not in rec.KNOWN_TYPES:
+            self.drift.record_type(kind or "line without a type")
         if kind in ("custom-title", "ai-title"):
             value = record.get("customTitle" if kind == "custom-title" else "aiTitle")
             if isinstance(value, str) and value.strip():
@@ -125,6 +136,9 @@ class Summary:
                 self.first_at = at
             if self.last_at is None or at > self.last_at:
                 self.last_at = at
+        version = record.get("version")
+        if isinstance(version, str) and version.strip():
+            self.version = version.strip()[:40]
         if kind == "user":
             self.messages += 1
             self._user(record, at)
@@ -150,6 +164,10 @@ class Summary:
             for result in results:
                 if result.tool_use_id is not None:
                     self.open_calls.pop(result.tool_use_id, None)
+                    if result.tool_use_id in self.boot_calls and not result.is_error:
+                        boot = parse_boot(rec.result_text(result.content), at)
+                        if boot is not None:
+                            self.spacedock = boot
                 self.outcomes.outcome(failed=result.is_error)
             self._task_created(record, at)
             self.last_kind = "result"
@@ -204,6 +222,8 @@ class Summary:
             while len(self.open_calls) > _MAX_OPEN_CALLS:
                 self.open_calls.popitem(last=False)
             self.last_tool = rec.tool_display(call.name)
+            if call.id and call.name == "Bash" and is_boot_command(call.input.get("command")):
+                self.boot_calls.append(call.id)
             self.last_tool_raw = call.name if self.last_tool != call.name else None
         if calls:
             self.last_kind = "tool"

@@ -16,6 +16,7 @@ import random
 from collections import deque
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from cargento.demo import Action, Schedule, require_inside
 
@@ -93,7 +94,7 @@ class CodexDemo:
                     shape="exec",
                 ),
             ),
-            (10, lambda at: live.tokens(180, at)),
+            (10, lambda at: live.tokens(180, at, limits=self.limits(at))),
             (14, lambda at: live.tool_output(live.tool("exec_command", at, arguments={"cmd": "rg Job"}), at)),
             (20, spawn),
             (
@@ -104,13 +105,30 @@ class CodexDemo:
                     shape="exec",
                 ),
             ),
-            (40, lambda at: live.tokens(260, at)),
+            (40, lambda at: live.tokens(260, at, limits=self.limits(at))),
             (55, child_tokens),
             (70, run_tests),
             (90, tests_done),
-            (100, lambda at: live.tokens(140, at)),
+            (100, lambda at: live.tokens(140, at, limits=self.limits(at))),
             (110, lambda at: live.end_turn(at)),
         ]
+
+    def limits(self, at: datetime) -> dict[str, Any]:
+        """The account's rate-limit windows as Codex writes them beside a token count: the
+        five-hour window a little over half spent with two-fifths of its time gone, the weekly
+        one at 74 percent (so the capacity strip and quota pressure have something to show)."""
+
+        def resets(first_s: float, length_s: float) -> int:
+            reset = self.start + timedelta(seconds=first_s)
+            while reset <= at:
+                reset += timedelta(seconds=length_s)
+            return int(reset.timestamp())
+
+        return {
+            "limit_id": "codex",
+            "primary": {"used_percent": 52.0, "window_minutes": 300, "resets_at": resets(3 * 3600, 5 * 3600)},
+            "secondary": {"used_percent": 74.0, "window_minutes": 10080, "resets_at": resets(2 * 86400, 7 * 86400)},
+        }
 
     def step(self, now: datetime) -> None:
         """Append what the live session would have written by *now* (the script repeats)."""

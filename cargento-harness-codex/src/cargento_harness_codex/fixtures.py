@@ -260,6 +260,32 @@ class CodexSession:
     def tool_output(self, call: str, at: Moment, output: str = "ok") -> None:
         self.item("function_call_output", at, call_id=call, output=output)
 
+    def spacedock_boot(
+        self,
+        workflow_dir: str,
+        entity_dir: str,
+        at: Moment,
+        *,
+        exit_code: Any = 0,
+        dispatchable: Sequence[dict[str, str]] = (),
+    ) -> str:
+        """A ``spacedock status --boot --json`` shell call and its fulfilled-result wrapper
+        (``{"output", "metadata": {"exit_code"}}``); returns the call id."""
+        call = self.tool(
+            "shell",
+            at,
+            arguments={"command": ["bash", "-lc", f"spacedock status --boot --json --workflow-dir {workflow_dir}"]},
+        )
+        boot = {
+            "workflow_dir": workflow_dir,
+            "entity_dir": entity_dir,
+            "state_backend": "split-root",
+            "dispatchable": list(dispatchable),
+        }
+        wrapper = {"output": json.dumps(boot, indent=2), "metadata": {"exit_code": exit_code, "duration_seconds": 0.2}}
+        self.tool_output(call, at, json.dumps(wrapper))
+        return call
+
     def wait(self, name: str, at: Moment, *, arguments: dict[str, Any] | None = None) -> str:
         """A tool call waiting for approval: Codex persists only the call itself."""
         return self.tool(name, at, arguments=arguments)

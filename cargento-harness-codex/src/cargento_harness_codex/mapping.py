@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cargento.evidence import shown_path, turn_record
 from cargento.labels import clip
 from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.rates import tokens_in_window
@@ -57,8 +58,17 @@ def reading(ref: SessionRef, rollout: Rollout, ctx: HarnessContext) -> SessionRe
         agent_name=meta.agent_name if child else None,
         agent_role=meta.role if child else None,
         instruction=instruction(summary),
+        # Codex writes no role setting: a zero-exit boot result is what makes a first officer.
+        role="spacedock:first-officer" if summary.spacedock is not None else None,
+        spacedock=summary.spacedock,
         resume_command=None if child else f"codex resume {meta.id}",
         resume_cwd=None if child else meta.cwd,
+        evidence=turn_record(
+            turn,
+            shown_path(ref.path, str(ctx.home)),
+            ended="the rollout's newest turn boundary is a task_complete event",
+            opened="the rollout's newest turn boundary is a task_started event",
+        ),
     )
 
 

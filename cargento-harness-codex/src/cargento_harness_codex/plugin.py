@@ -19,7 +19,7 @@ from cargento import (
 )
 from cargento.errors import HarnessError
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_codex import event_lane as event_lane_module
@@ -45,8 +45,14 @@ def harness_info() -> HarnessInfo:
             "the row cannot say which tool."
         ),
         resumable=True,
+        prompt_as_goal=True,
         mark=HarnessMark(monogram="CX", hue=200, shape="square"),
         relocation_variables=(locations.VARIABLE,),
+        process=ProcessTie(
+            names=("codex",),
+            ties=("cwd",),
+            coverage="A running codex process is tied to a session by its working directory; two sessions in one directory cannot be told apart, and a process this user may not inspect ties nothing.",
+        ),
     )
 
 

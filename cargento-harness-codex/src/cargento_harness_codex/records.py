@@ -14,8 +14,9 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import attrs
-from cargento.models import RateLimit
+from cargento.models import RateLimit, SpacedockBoot
 from cargento.readers import loads_record
+from cargento.spacedock import MAX_BOOT_BYTES, is_boot_command, parse_boot
 from cargento.timestamps import parse_ts
 
 from cargento_harness_codex.plan import PlanStep, plan_from_arguments, plan_from_exec_source
@@ -89,6 +90,11 @@ class Fact:
     limits: tuple[RateLimit, ...] = ()
     #: A tool call's name as recorded, when ``text`` (its display name) renames it (MCP tools).
     raw: str | None = None
+    #: A tool call or output's ``call_id``; on a call, whether it ran ``spacedock status --boot``;
+    #: on an output, the boot it carries (a zero-exit wrapper around one complete boot object).
+    call_id: str | None = None
+    boot_call: bool = False
+    boot: SpacedockBoot | None = None
 
 
 def is_injected(text: str) -> bool:
@@ -255,10 +261,55 @@ def _item_fact(payload: dict[str, Any], at: datetime | None) -> Fact:
         names = _tool_names(payload)
         if names is None:
             return Fact(kind="other", at=at)
-        return Fact(kind="tool_call", at=at, text=names[0], raw=names[1])
+        call = payload.get("call_id")
+        return Fact(
+            kind="tool_call",
+            at=at,
+            text=names[0],
+            raw=names[1],
+            call_id=call if isinstance(call, str) else None,
+            boot_call=is_boot_command(_shell_command(payload)),
+        )
     if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-        return Fact(kind="tool_output", at=at)
+        call = payload.get("call_id")
+        return Fact(
+            kind="tool_output",
+            at=at,
+            call_id=call if isinstance(call, str) else None,
+            boot=_boot_output(payload.get("output"), at),
+        )
     return Fact(kind="other", at=at)
+
+
+def _shell_command(payload: dict[str, Any]) -> str | None:
+    """The shell command line a tool call ran, where it is one (``shell``, ``exec_command``,
+    ``local_shell_call``); ``None`` otherwise."""
+    given: Any = None
+    if payload.get("type") == "local_shell_call":
+        action = payload.get("action")
+        given = action.get("command") if isinstance(action, dict) else None
+    elif isinstance(payload.get("arguments"), str) and len(payload["arguments"]) <= 65536:
+        args = loads_record(payload["arguments"].encode())
+        if args is not None:
+            given = args.get("command", args.get("cmd"))
+    if isinstance(given, list) and all(isinstance(part, str) for part in given):
+        return " ".join(given)
+    return given if isinstance(given, str) else None
+
+
+def _boot_output(output: Any, at: datetime | None) -> SpacedockBoot | None:
+    """The boot a function output carries: only the fulfilled-result wrapper whose integer exit
+    code is zero and whose output is one complete boot JSON object."""
+    if isinstance(output, str) and b"workflow_dir" in output.encode()[: MAX_BOOT_BYTES + 1024]:
+        output = loads_record(output.encode())
+    if not isinstance(output, dict):
+        return None
+    metadata = output.get("metadata")
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+    if isinstance(code, bool) or not isinstance(code, int) or code != 0:
+        return None
+    inner = output.get("output")
+    return parse_boot(inner, at) if isinstance(inner, str) else None
 
 
 def fact_from_record(record: dict[str, Any]) -> Fact:
@@ -310,7 +361,12 @@ def fact_from_line(line: bytes) -> Fact | None:
                 return Fact(kind="compaction", at=at)
             if etype == b"response_item" and ptype in _SKIP_ITEMS:
                 return Fact(kind="other", at=at)
-            if etype == b"response_item" and ptype in (b"function_call_output", b"custom_tool_call_output"):
+            if (
+                etype == b"response_item"
+                and ptype in (b"function_call_output", b"custom_tool_call_output")
+                and b"workflow_dir" not in line
+            ):
+                # Only a boot result is worth parsing an output for (see _boot_output).
                 return Fact(kind="tool_output", at=at)
             if etype == b"event_msg" and ptype in _SKIP_EVENTS:
                 return Fact(kind="other", at=at)

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 import attrs
-from cargento.models import RateLimit, TurnEvidence
+from cargento.models import RateLimit, SpacedockBoot, TurnEvidence
 from cargento.turns import QUIET_GAP_S, TurnClock
 
 from cargento_harness_codex.meta import RolloutMeta
@@ -39,6 +39,8 @@ __all__ = ["KEEP_S", "MAX_TURNS", "Said", "Summary", "is_continuation", "walk_su
 KEEP_S = 600.0 + 180.0
 #: Completed turn durations kept as the sample for the estimate.
 MAX_TURNS = 20
+#: Boot calls remembered while their output is awaited.
+MAX_BOOT_CALLS = 16
 _CONTINUATION = re.compile(
     r"^(?:ok(?:ay)?|y(?:es|ep|eah)?|sure|proceed|continue|go(?: on| ahead)?|keep going|carry on|do it|"
     r"next|lgtm|sounds good|please do|please continue|go for it|resume|again|retry|try again)[.! ]*$",
@@ -85,6 +87,9 @@ class Summary:
     total: int | None = None
     increments: list[tuple[datetime, int]] = attrs.Factory(list)
     limits: tuple[RateLimit, ...] = ()
+    #: The newest ``spacedock status --boot`` result, and the boot calls still awaiting one.
+    spacedock: SpacedockBoot | None = None
+    boot_calls: list[str] = attrs.Factory(list)
 
     @classmethod
     def empty(cls, meta: RolloutMeta) -> Summary:
@@ -130,8 +135,12 @@ class Summary:
         elif kind == "tool_call":
             self.last_tool, self.last_tool_raw = fact.text, fact.raw
             self.tool_open = True
+            if fact.boot_call and fact.call_id:
+                self.boot_calls = [*self.boot_calls[-(MAX_BOOT_CALLS - 1) :], fact.call_id]
         elif kind == "tool_output":
             self.tool_open = False
+            if fact.boot is not None and fact.call_id in self.boot_calls:
+                self.spacedock = fact.boot
         elif kind == "compaction":
             self.prompt = None
             self.substantive = None
@@ -212,9 +221,16 @@ def walk_summary(meta: RolloutMeta, facts: Iterable[Fact], now: datetime) -> Sum
     usage_done = False
     limits_done = False
     starts: list[int] = []
+    #: Boot outputs seen walking backward, by call id, waiting for the call that ran them.
+    boots: dict[str, SpacedockBoot] = {}
     index = 0
     for index, fact in enumerate(facts):
         kind = fact.kind
+        if out.spacedock is None:
+            if kind == "tool_output" and fact.boot is not None and fact.call_id and len(boots) < MAX_BOOT_CALLS:
+                boots.setdefault(fact.call_id, fact.boot)
+            elif kind == "tool_call" and fact.boot_call and fact.call_id in boots:
+                out.spacedock = boots[fact.call_id]
         if out.last_at is None and fact.at is not None:
             out.last_at = fact.at
         if first_boundary is None and kind not in ("turn_start", "turn_end") and fact.at is not None:

@@ -41,6 +41,10 @@ class CopilotSimulation:
         done = self.store.session(seeded_uuid(rng), cwd=str(home / "work" / "docs-site"), at=earlier)
         done.prompt("Update the changelog for the release", at=earlier + timedelta(seconds=1))
         done.tokens(420, at=earlier + timedelta(seconds=30))
+        # The AI Units the CLI records per model request, so the capacity strip has some.
+        self.store.ledger_row(
+            done.session_id, at=earlier + timedelta(seconds=30), output_tokens=420, nano_aiu=3_000_000_000
+        )
         done.end_turn(at=earlier + timedelta(seconds=31))
         done.shutdown(at=earlier + timedelta(seconds=40))
         self.live: CopilotSession = self.store.session(seeded_uuid(rng), cwd=str(home / "work" / "parser"), at=start)
@@ -102,6 +106,7 @@ class CopilotSimulation:
             (40.0, sub_finish),
             (41.0, todos(1)),
             (45.0, lambda at: s.tokens(last_n, at)),
+            (45.5, lambda at: self.store.ledger_row(s.session_id, at=at, output_tokens=last_n, nano_aiu=1_000_000_000)),
             (46.0, s.end_turn),
         ]
 

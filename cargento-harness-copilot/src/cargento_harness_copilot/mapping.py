@@ -12,8 +12,9 @@ from datetime import datetime
 from pathlib import Path
 
 from cargento.errors import HarnessError
+from cargento.evidence import shown_path
 from cargento.labels import clip
-from cargento.models import Gate, HarnessContext, ModelInfo, SessionReading, SessionRef, Subagent, Usage
+from cargento.models import Evidence, Gate, HarnessContext, ModelInfo, SessionReading, SessionRef, Subagent, Usage
 from cargento.rates import tokens_in_window
 from cargento.readers import cached_summary, follow_summary, sqlite
 from cargento.timestamps import newest_plausible
@@ -140,7 +141,32 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         ended=summary.ended,
         missing=tuple(missing),
         notes=tuple(notes),
+        evidence=_evidence(summary, shown_path(ref.path, str(ctx.home))),
+        harness_version=summary.version,
+        unknown_records=summary.drift.snapshot(),
     )
+
+
+def _evidence(summary: SessionSummary, source: str) -> tuple[Evidence, ...]:
+    """The events the reader decided on: each permission request with no answer behind it
+    (the gate hook publishes one once it has stood long enough), and a recorded end."""
+    items = [
+        Evidence(
+            reading="wait",
+            signal="store record",
+            source=source,
+            observed_at=p.at,
+            said=f"permission.requested ({p.kind}) has no permission.completed behind it",
+        )
+        for p in sorted(summary.permissions.values(), key=lambda p: p.at)
+    ]
+    if summary.ended:
+        items.append(
+            Evidence(
+                reading="state", signal="store record", source=source, said="the events record that the session ended"
+            )
+        )
+    return tuple(items)
 
 
 def _cached_summary(reading: SessionReading, ctx: HarnessContext) -> SessionSummary | None:

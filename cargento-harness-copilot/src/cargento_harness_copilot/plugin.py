@@ -17,7 +17,7 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_copilot import discovery
@@ -42,6 +42,11 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="GH", hue=250, shape="circle"),
         relocation_variables=("COPILOT_HOME",),
+        process=ProcessTie(
+            names=("copilot",),
+            ties=("cwd",),
+            coverage="A running copilot process is tied to a session by its working directory (session.start's cwd): a session killed at its prompt reads idle once no copilot process runs there; two sessions in one directory cannot be told apart.",
+        ),
     )
 
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 import attrs
+from cargento.drift import DriftCounter
 from cargento.labels import clip, one_line
 from cargento.models import Instruction, Subagent, TurnEvidence
 from cargento.timestamps import newest_plausible, parse_ts
@@ -97,6 +98,10 @@ class Permission:
     kind: str
 
 
+#: Event types the CLI writes that no reading uses: skipped on purpose, so not schema drift.
+KNOWN_UNUSED = frozenset({"system.message", "subagent.configured", "session.idle", "assistant.reasoning"})
+
+
 @attrs.define
 class SessionSummary:
     """What the events so far say about one session."""
@@ -125,6 +130,10 @@ class SessionSummary:
     usage_records: bool = False
     token_events: deque[tuple[datetime, int]] = attrs.Factory(deque)
     records: int = 0
+    #: ``session.start``'s ``copilotVersion``: the CLI version that wrote the store.
+    version: str | None = None
+    #: Event types this build does not know, counted (schema drift).
+    drift: DriftCounter = attrs.Factory(DriftCounter)
 
     # -- feeding ------------------------------------------------------------------------
 
@@ -148,6 +157,8 @@ class SessionSummary:
         if handler is not None:
             handler(self, data, at, agent)
         else:
+            if kind not in KNOWN_UNUSED:
+                self.drift.record_type(kind)
             self.clock.activity(at)
 
     def _agent_activity(self, agent: str, kind: str, data: dict[str, Any], at: datetime | None) -> None:
@@ -166,6 +177,7 @@ class SessionSummary:
         self.cwd = _str(context.get("cwd")) or _str(data.get("cwd")) or self.cwd
         self.started_at = parse_ts(data.get("startTime")) or at or self.started_at
         self.model = _str(data.get("selectedModel")) or self.model
+        self.version = _str(data.get("copilotVersion")) or self.version
 
     def _resume(self, data: dict[str, Any], at: datetime | None, agent: str | None) -> None:
         self.ended = False

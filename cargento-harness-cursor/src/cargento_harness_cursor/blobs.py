@@ -15,7 +15,7 @@ import re
 import attrs
 import orjson
 
-__all__ = ["PendingGate", "child_ids", "model_name", "pending_gate"]
+__all__ = ["PendingGate", "child_ids", "model_name", "pending_gate", "readable_message"]
 
 _CONTRACTS = b'"pendingToolExecutionContracts"'
 _STAMP = re.compile(rb'"pendingToolCallStartedAtMs"\s*:\s*(\d{1,16})(?![\d.eE])')
@@ -91,6 +91,11 @@ def child_ids(root: bytes, *, complete: bool, newest: int = 12) -> list[str]:
     if ids is None:
         ids = _scan_frames(root)
     return [i.hex() for i in reversed(ids[-newest:])]
+
+
+def readable_message(blob: bytes) -> bool:
+    """True when a message blob reads as a JSON message (plaintext), not encrypted bytes."""
+    return blob.lstrip()[:1] == b"{"
 
 
 def model_name(blob: bytes) -> str | None:

@@ -73,6 +73,8 @@ class ChatMeta:
     type_name: str | None = None
     #: Workspace spellings found in the payload, in preference order.
     workspaces: tuple[str, ...] = ()
+    #: ``lastUsedModel``: the model the chat last ran on, as Cursor names it.
+    last_used_model: str | None = None
 
 
 def parse_meta(payload: dict[str, Any]) -> ChatMeta:
@@ -91,4 +93,5 @@ def parse_meta(payload: dict[str, Any]) -> ChatMeta:
         parent_id=parent,
         type_name=type_name,
         workspaces=tuple(w for k in WORKSPACE_KEYS if (w := _text(payload.get(k)))),
+        last_used_model=_text(payload.get("lastUsedModel")),
     )

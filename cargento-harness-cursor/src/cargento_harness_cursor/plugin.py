@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from cargento import (
     Discovery,
@@ -15,9 +18,9 @@ from cargento import (
     Simulation,
     hookimpl,
 )
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie, QuotaEndpoint, QuotaWindow
 
-from cargento_harness_cursor import demo, store
+from cargento_harness_cursor import demo, quota, store
 
 KEY = store.KEY
 
@@ -35,6 +38,12 @@ def harness_info() -> HarnessInfo:
         ),
         resumable=False,
         mark=HarnessMark(monogram="CU", hue=0, shape="diamond"),
+        process=ProcessTie(
+            names=("cursor-agent",),
+            ties=("cwd",),
+            coverage="A running cursor-agent process is tied to a chat by its working directory (meta.json's cwd): a chat abandoned at a prompt reads idle once no cursor-agent runs there; a chat with no known workspace cannot be tied.",
+        ),
+        absent_readings=("tasks", "tokens", "eta"),
     )
 
 
@@ -61,3 +70,13 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
     return demo.start(home, ctx)
+
+
+@hookimpl
+def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    return quota.endpoint(env, home, platform)
+
+
+@hookimpl
+def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    return quota.read_reply(document) if source == "reply" else ()

@@ -23,7 +23,9 @@ from cargento import (
     SessionRef,
 )
 from cargento.errors import HarnessFormatUnsupported
+from cargento.evidence import shown_path
 from cargento.locations import describe
+from cargento.models import Evidence, Overruled
 from cargento.readers import glob_files, sqlite
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
@@ -138,9 +140,11 @@ def _meta(conn: sqlite3.Connection, name: str) -> ChatMeta:
     raise HarnessFormatUnsupported(f"{name}: the meta payload does not decode")
 
 
-def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | None:
+def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> tuple[str | None, bool]:
+    """``(model, read)``: the newest probed message's model name, and whether every message
+    probed read in full. ``(None, True)`` means the messages read and none names a model."""
     if root_id is None:
-        return None
+        return None, True
     rows = sqlite.query(
         conn,
         "SELECT length(CAST(data AS BLOB)), substr(CAST(data AS BLOB), max(1, length(CAST(data AS BLOB)) - ?), ?) "
@@ -149,8 +153,9 @@ def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | No
         name=name,
     )
     if not rows or not isinstance(rows[0][1], bytes):
-        return None
+        return None, True
     size, tail = rows[0]
+    clean = True
     for child in blobs.child_ids(tail, complete=size <= ROOT_TAIL, newest=MODEL_PROBE):
         got = sqlite.query(
             conn,
@@ -161,12 +166,15 @@ def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> str | No
         if not got or not isinstance(got[0][1], bytes):
             continue  # a stray frame or a missing blob: one lookup, nothing found
         length, head = got[0]
+        if not blobs.readable_message(head):
+            clean = False
+            continue
         found = blobs.model_name(head)
         if found is not None:
-            return found
+            return found, True
         if isinstance(length, int) and length > MESSAGE_HEAD:
-            return None  # cut off where the model may sit: no reading rather than an older one
-    return None
+            return None, False  # cut off where the model may sit: no reading rather than an older one
+    return None, clean
 
 
 def _gate(conn: sqlite3.Connection, name: str) -> blobs.PendingGate | None:
@@ -193,7 +201,11 @@ def read_facts(db: str) -> StoreFacts:
         pending = None
         if "data" in sqlite.columns(conn, "blobs", name=name):
             try:
-                model = _model(conn, chat.root_blob_id, name)
+                model, clean = _model(conn, chat.root_blob_id, name)
+                if model is None and clean and chat.parent_id is not None:
+                    # A subagent's messages that read in full and name no model: its own
+                    # store's meta still says which model it ran on.
+                    model = chat.last_used_model
                 pending = _gate(conn, name)
             except HarnessError as exc:
                 missing.extend((MODEL, GATE))
@@ -262,7 +274,60 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         agent_role=chat.type_name if child else None,
         missing=got.missing,
         notes=got.notes,
+        evidence=_evidence(got, shown_path(ref.path, str(ctx.home)), child),
     )
+
+
+def _stamp(found: blobs.PendingGate) -> datetime | None:
+    stamp_ms = found.started_ms
+    return parse_ts(stamp_ms) if stamp_ms is not None and stamp_ms > 1e12 else None
+
+
+def _evidence(got: StoreFacts, db: str, child: bool) -> tuple[Evidence, ...]:
+    """The store's last write (what recency reads), and what the newest blob said about a gate:
+    believed, or overruled because its stamp is older than the write it would have frozen."""
+    items = []
+    if got.last_write is not None:
+        items.append(
+            Evidence(
+                reading="state",
+                signal="store record",
+                source=f"{db} (+ -wal)",
+                observed_at=got.last_write,
+                said="the chat store's last write (Cursor records no turn end)",
+            )
+        )
+    pending = got.gate
+    if pending is None or not pending.open or child:
+        return tuple(items)
+    since = _stamp(pending)
+    asked = Evidence(
+        reading="wait",
+        signal="store record",
+        source=f"{db} · blobs (newest by rowid)",
+        observed_at=since,
+        said="pendingToolExecutionContracts is non-empty on the newest blob",
+    )
+    if since is not None and got.last_write is not None and since < got.last_write - timedelta(seconds=STAMP_SLACK_S):
+        items.append(
+            Evidence(
+                reading="wait",
+                signal="store record",
+                source=f"{db} (+ -wal)",
+                observed_at=got.last_write,
+                said="the store was written after the wait's stamp",
+                overruled=Overruled(
+                    signal=asked.signal,
+                    source=asked.source,
+                    observed_at=since,
+                    said=asked.said,
+                    why="a real gate freezes the file, so a stamp older than the store's last write belongs to another record",
+                ),
+            )
+        )
+    else:
+        items.append(asked)
+    return tuple(items)
 
 
 def _cached(reading: SessionReading, ctx: HarnessContext) -> StoreFacts | None:

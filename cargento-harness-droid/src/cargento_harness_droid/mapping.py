@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from cargento.evidence import shown_path
 from cargento.labels import clip
-from cargento.models import HarnessContext, Instruction, SessionReading, SessionRef
+from cargento.models import Evidence, HarnessContext, Instruction, SessionReading, SessionRef
 from cargento.timestamps import newest_plausible
 
 from cargento_harness_droid.transcript import Transcript
@@ -47,4 +48,16 @@ def reading(ref: SessionRef, transcript: Transcript, mtime: datetime | None, ctx
         thinking=transcript.phase == "model",
         last_tool=transcript.last_tool,
         instruction=instruction,
+        evidence=(
+            Evidence(
+                reading="state",
+                signal="store record",
+                source=shown_path(ref.path, str(ctx.home)),
+                observed_at=transcript.last_at,
+                said="the newest message's timestamp (Droid writes no turn end, so recency decides)",
+            ),
+        )
+        if transcript.last_at is not None
+        else (),
+        unknown_records=transcript.drift.snapshot(),
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cargento import Discovery, HarnessContext, HarnessInfo, SessionReading, SessionRef, hookimpl
 from cargento.errors import HarnessDataMissing
-from cargento.models import HarnessMark, Simulation
+from cargento.models import HarnessMark, ProcessTie, Simulation
 from cargento.readers import follow_summary
 
 from cargento_harness_droid import demo, discovery, mapping
@@ -26,6 +26,12 @@ def harness_info() -> HarnessInfo:
         wait_coverage="Factory Droid has no wait detection: its store records no permission prompt.",
         resumable=False,
         mark=HarnessMark(monogram="FD", hue=320, shape="triangle"),
+        process=ProcessTie(
+            names=("droid",),
+            ties=("cwd",),
+            coverage="A running droid process is tied to a session by its working directory (session_start's cwd); two sessions in one directory cannot be told apart.",
+        ),
+        absent_readings=("model", "waits", "subagents", "tasks", "tokens"),
     )
 
 

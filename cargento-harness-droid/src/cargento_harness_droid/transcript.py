@@ -11,12 +11,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from cargento.drift import DriftCounter
 from cargento.labels import clip
 from cargento.turns import TurnClock
 
 from cargento_harness_droid.records import Header, header_of, message_of
 
-__all__ = ["PROMPT_CHARS", "Transcript"]
+__all__ = ["KNOWN_BLOCKS", "KNOWN_TYPES", "PROMPT_CHARS", "Transcript"]
+
+#: Line types Droid writes (``todo_state`` is known and not read).
+KNOWN_TYPES = frozenset({"session_start", "message", "todo_state"})
+#: Message roles and content block types Droid writes.
+KNOWN_ROLES = frozenset({"user", "assistant", "system"})
+KNOWN_BLOCKS = frozenset({"text", "tool_use", "tool_result", "thinking", "redacted_thinking", "image"})
 
 #: Prompt text is kept clipped to this many characters (a title or an instruction line).
 PROMPT_CHARS = 400
@@ -44,6 +51,28 @@ class Transcript:
         self.phase: Phase = "none"
         self.clock = TurnClock()
         self.messages = 0
+        #: Line types, roles and content blocks this build does not know (schema drift).
+        self.drift = DriftCounter()
+
+    def _count(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if not isinstance(kind, str):
+            self.drift.record_type("line without a type")
+            return
+        if kind not in KNOWN_TYPES:
+            self.drift.record_type(kind)
+            return
+        inner = record.get("message")
+        if kind != "message" or not isinstance(inner, dict):
+            return
+        role = inner.get("role")
+        if isinstance(role, str) and role not in KNOWN_ROLES:
+            self.drift.record_type(f"message role {role}")
+        content = inner.get("content")
+        for block in content if isinstance(content, list) else ():
+            block_kind = block.get("type") if isinstance(block, dict) else None
+            if isinstance(block_kind, str) and block_kind not in KNOWN_BLOCKS:
+                self.drift.field(f"content block {block_kind}")
 
     def apply(self, record: dict[str, Any]) -> None:
         """Fold one parsed record into the summary."""
@@ -53,6 +82,7 @@ class Transcript:
             self.header = header_of(record)
             if self.header is not None:
                 return
+        self._count(record)
         message = message_of(record)
         if message is None:
             return

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
+from cargento.evidence import shown_path, turn_record
 from cargento.labels import clip
 from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.rates import tokens_in_window
@@ -68,6 +69,13 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         tasks=history.tasks,
         instruction=Instruction(text=history.prompt, source="prompt", at=history.prompt_at) if history.prompt else None,
         notes=tuple(n for n in (history_note(last_active),) if n),
+        evidence=turn_record(
+            history.turn,
+            shown_path(str(path), str(ctx.home)),
+            ended="the newest model message has visible text and no tool call (or a subagent's complete_task)",
+            opened="the newest prompt started a turn",
+        ),
+        unknown_records=state.drift.snapshot(),
     )
     if discovery.is_subagent_file(path):
         return _as_child(reading, history, path, ctx)
@@ -103,8 +111,11 @@ def _as_child(reading: SessionReading, history: History, path: Path, ctx: Harnes
 
 
 def model_of(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
-    """The model the newest model message names, exactly as recorded."""
-    model = history_for(follow(Path(reading.ref.path), ctx)).model
+    """The model the newest model message names, exactly as recorded; when no message still in
+    the thread names one, the newest any message in the file named (a resumed session's
+    ``$set.messages`` snapshot may be the only record of it once a later snapshot replaced it)."""
+    state = follow(Path(reading.ref.path), ctx)
+    model = history_for(state).model or state.model
     return ModelInfo(id=model) if model else None
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark, Simulation
+from cargento.models import HarnessMark, ProcessTie, Simulation
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_gemini import demo, discovery, locations, mapping
@@ -30,6 +30,12 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="GE", hue=220, shape="diamond"),
         relocation_variables=(locations.VARIABLE,),
+        process=ProcessTie(
+            names=("gemini",),
+            ties=("cwd",),
+            coverage="A running gemini process is tied to a session by its working directory (the chat's first workspace directory); two sessions in one directory cannot be told apart.",
+        ),
+        absent_readings=("waits",),
     )
 
 

@@ -13,11 +13,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from cargento.drift import DriftCounter
 from cargento.timestamps import parse_ts
 
 from cargento_harness_gemini.records import Header, MessageFacts, directories_of, header_of, message_facts
 
-__all__ = ["ChatState"]
+__all__ = ["KNOWN_FIELDS", "KNOWN_PATCHES", "KNOWN_TYPES", "ChatState"]
+
+#: Message types the CLI writes (``info``/``error``/``warning`` are read as activity only).
+KNOWN_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+#: Message fields the CLI writes; any other is counted as schema drift.
+KNOWN_FIELDS = frozenset(
+    {"id", "timestamp", "type", "content", "displayContent", "toolCalls", "thoughts", "tokens", "model"}
+)
+#: ``$set`` patch keys the CLI writes.
+KNOWN_PATCHES = frozenset({"lastUpdated", "messages", "summary", "directories"})
 
 
 class ChatState:
@@ -31,10 +41,16 @@ class ChatState:
         self.directories: tuple[str, ...] = ()
         self.summary: str | None = None
         self.updated_at: datetime | None = None
+        #: The model the newest model message named anywhere in the file, in file order,
+        #: including messages a later ``$set.messages`` snapshot or ``$rewindTo`` removed: the
+        #: model is a fact of the session, not only of the thread still on screen.
+        self.model: str | None = None
         #: Bumped by every applied line, so derived facts can be cached against it.
         self.version = 0
         #: ``(version, derived facts)`` kept by :func:`~cargento_harness_gemini.history.history_for`.
         self.derived: tuple[int, Any] | None = None
+        #: What was skipped as unknown: record shapes, message types, fields, patch keys.
+        self.drift = DriftCounter()
 
     def apply(self, record: dict[str, Any]) -> None:
         """Fold one parsed line into the state."""
@@ -48,15 +64,35 @@ class ChatState:
                 self._touch(parse_ts(record.get("lastUpdated")))
                 return
         if "$set" in record:
-            self._set(record["$set"])
+            patch = record["$set"]
+            if isinstance(patch, dict):
+                for key in patch:
+                    if key not in KNOWN_PATCHES:
+                        self.drift.field(f"$set.{key}")
+            self._set(patch)
             return
         if "$rewindTo" in record:
             self._rewind(record["$rewindTo"])
             return
         facts = message_facts(record)
+        self._count(record, facts is not None)
         if facts is not None:
             # Re-appended under the same id: the newer copy replaces the older in place.
             self.messages[facts.id] = facts
+            self.model = facts.model or self.model
+
+    def _count(self, record: dict[str, Any], message: bool) -> None:
+        """Count what this build does not understand in one line (schema drift)."""
+        if not message:
+            keys = sorted(k for k in record if isinstance(k, str))[:4]
+            self.drift.record_type("line with " + (", ".join(keys) if keys else "no keys"))
+            return
+        kind = record.get("type")
+        if isinstance(kind, str) and kind not in KNOWN_TYPES:
+            self.drift.record_type(f"message type {kind}")
+        for key in record:
+            if isinstance(key, str) and key not in KNOWN_FIELDS:
+                self.drift.field(key)
 
     def _touch(self, at: datetime | None) -> None:
         if at is not None and (self.updated_at is None or at > self.updated_at):
@@ -78,6 +114,7 @@ class ChatState:
                 facts = message_facts(item) if isinstance(item, dict) else None
                 if facts is not None:
                     self.messages[facts.id] = facts
+                    self.model = facts.model or self.model
 
     def _rewind(self, target: object) -> None:
         if not isinstance(target, str) or target not in self.messages:

@@ -39,6 +39,8 @@ SESSION_FIELDS = (
     "archived_at",
     "parent_session_id",
     "accumulated_output_tokens",
+    "provider_name",
+    "model_config_json",
 )
 #: The message columns read; ``content_json`` is cut to a bounded head in SQL.
 MESSAGE_FIELDS = ("id", "role", "content_json", "created_timestamp", "metadata_json")

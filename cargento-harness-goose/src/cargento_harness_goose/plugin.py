@@ -9,13 +9,14 @@ from cargento import (
     Discovery,
     HarnessContext,
     HarnessInfo,
+    ModelInfo,
     SessionReading,
     SessionRef,
     Simulation,
     Usage,
     hookimpl,
 )
-from cargento.models import HarnessMark, McpSession
+from cargento.models import HarnessMark, McpSession, ProcessTie
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_goose import demo, store
@@ -38,6 +39,12 @@ def harness_info() -> HarnessInfo:
         # Goose puts the session id in every stdio extension's environment (goose PR #7072);
         # the name is generic, so only a value of Goose's own id form (20260211_64) is taken.
         mcp_session=McpSession(variable="AGENT_SESSION_ID", pattern=r"\d{8}_\d+"),
+        process=ProcessTie(
+            names=("goose",),
+            ties=("cwd",),
+            coverage="A running goose process is tied to a session by its working directory (the row's working_dir); two sessions in one directory cannot be told apart.",
+        ),
+        absent_readings=("waits", "tasks"),
     )
 
 
@@ -49,6 +56,11 @@ def discover(ctx: HarnessContext) -> Discovery:
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     return store.read(ref, ctx)
+
+
+@hookimpl
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    return store.model(reading, ctx)
 
 
 @hookimpl

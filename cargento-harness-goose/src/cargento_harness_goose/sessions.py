@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import attrs
 from cargento.timestamps import parse_ts
 
-__all__ = ["HIDDEN_TYPES", "SessionRow", "normalise_type", "parse_row"]
+__all__ = ["HIDDEN_TYPES", "SessionRow", "model_of_config", "normalise_type", "parse_row"]
 
 #: Infrastructure session types that are never a row of their own.
 HIDDEN_TYPES = frozenset({"hidden", "terminal", "gateway", "acp"})
@@ -56,6 +57,10 @@ class SessionRow:
     newest_message: int | None
     #: The raw ``updated_at`` text, part of the change fingerprint.
     updated_raw: str
+    #: ``model_name`` of the row's ``model_config_json``, verbatim; ``None`` when the row names none.
+    model: str | None = None
+    #: ``provider_name`` of the row (``anthropic``, ``openai``...).
+    provider: str | None = None
 
     @property
     def is_subagent(self) -> bool:
@@ -76,6 +81,8 @@ class SessionRow:
                 self.kind,
                 self.parent_id,
                 self.output_tokens_total,
+                self.model,
+                self.provider,
             )
         )
 
@@ -100,7 +107,26 @@ def parse_row(raw: dict[str, Any]) -> SessionRow | None:
         output_tokens_total=_nonneg(_int(raw.get("accumulated_output_tokens"))),
         newest_message=_int(raw.get("newest_message")),
         updated_raw=str(updated),
+        model=model_of_config(raw.get("model_config_json")),
+        provider=_text(raw.get("provider_name")),
     )
+
+
+#: Bytes of ``model_config_json`` parsed at most (the row's own configuration, a few hundred bytes).
+MODEL_CONFIG_MAX = 16_384
+
+
+def model_of_config(value: object) -> str | None:
+    """The ``model_name`` a session row's ``model_config_json`` records, or ``None`` when the
+    column is empty, not JSON, oversized or names no model."""
+    text = _text(value)
+    if text is None or len(text) > MODEL_CONFIG_MAX:
+        return None
+    try:
+        config = json.loads(text)
+    except ValueError:
+        return None
+    return _text(config.get("model_name")) if isinstance(config, dict) else None
 
 
 def _nonneg(value: int | None) -> int | None:

@@ -18,13 +18,16 @@ from pathlib import Path
 import attrs
 from cargento import (
     Discovery,
+    Evidence,
     HarnessContext,
     HarnessError,
+    ModelInfo,
     SessionReading,
     SessionRef,
     StoreLocation,
     Usage,
 )
+from cargento.evidence import shown_path
 from cargento.locations import describe
 from cargento.rates import RATE_WINDOW_S, tokens_in_window
 from cargento.readers import sqlite
@@ -33,7 +36,7 @@ from cargento.timestamps import FUTURE_TOLERANCE_S, newest_plausible, parse_ts
 from cargento_harness_goose import database, locations, messages
 from cargento_harness_goose.sessions import SessionRow, parse_row
 
-__all__ = ["KEY", "Catalogue", "discover", "read", "usage"]
+__all__ = ["KEY", "Catalogue", "discover", "model", "read", "usage"]
 
 KEY = "goose"
 #: What a session row without its messages cannot show.
@@ -173,6 +176,15 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         agent_role="subagent" if row.is_subagent else None,
         missing=tuple(missing),
         notes=tuple(notes),
+        evidence=(
+            Evidence(
+                reading="state",
+                signal="store record",
+                source=f"{shown_path(ref.path, str(ctx.home))} · sessions.updated_at",
+                observed_at=row.updated_at,
+                said="the session row's updated_at (bumped on each message insert; Goose records no turn end)",
+            ),
+        ),
     )
     if not failed:
         ctx.cache.set(_reading_key(ref.path, ref.session_id), reading)
@@ -237,3 +249,17 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     if window is None and total is None:
         return None
     return Usage(output_tokens_window=window, output_tokens_total=total)
+
+
+def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    """The model the session row's ``model_config_json`` names, verbatim (``model_name``).
+
+    The specification lists no Goose model; Goose itself records one per session row, so it is
+    published as recorded and never guessed from the provider's default."""
+    try:
+        found = _row(reading.ref, ctx)
+    except HarnessError:
+        return None  # unreadable this pass: no model rather than a guess
+    if found is None or found[1].model is None:
+        return None
+    return ModelInfo(id=found[1].model)

@@ -22,8 +22,10 @@ from pathlib import Path
 
 import attrs
 from cargento.errors import HarnessError
+from cargento.evidence import shown_path, turn_record
 from cargento.labels import clip, one_line
 from cargento.models import (
+    Evidence,
     Gate,
     HarnessContext,
     Instruction,
@@ -355,7 +357,26 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         instruction=_instruction(detail.prompts),
         missing=detail.missing,
         notes=(note,) if note else (),
+        evidence=_evidence(row, detail, shown_path(str(path), str(ctx.home))),
     )
+
+
+def _evidence(row: store.SessionRow, detail: Detail, db: str) -> tuple[Evidence, ...]:
+    """The session row's stamp (busy or idle is not persisted) and the message that decided the turn."""
+    stamp = Evidence(
+        reading="state",
+        signal="store record",
+        source=f"{db} · session.time_updated",
+        observed_at=row.updated_at,
+        said="the session row's time_updated (OpenCode does not persist busy or idle)",
+    )
+    turn = turn_record(
+        detail.turn,
+        f"{db} · message",
+        ended="the newest assistant message records time.completed",
+        opened="the newest assistant message has no time.completed yet",
+    )
+    return (*turn, stamp)
 
 
 def _cached(reading: SessionReading, ctx: HarnessContext) -> tuple[store.SessionRow, Detail] | None:

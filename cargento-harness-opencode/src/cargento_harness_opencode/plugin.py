@@ -18,7 +18,7 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie
 
 from cargento_harness_opencode import discovery
 from cargento_harness_opencode import event_lane as event_lane_module
@@ -44,6 +44,11 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="OC", hue=50, shape="square"),
         relocation_variables=("XDG_DATA_HOME", "LOCALAPPDATA"),
+        process=ProcessTie(
+            names=("opencode",),
+            ties=("cwd",),
+            coverage="A running opencode process is tied to a session by its working directory (the session row's directory); an opencode server serving several directories ties only its own.",
+        ),
     )
 
 

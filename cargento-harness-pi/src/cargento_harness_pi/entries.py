@@ -7,29 +7,17 @@ timestamp, ...}`` of a tree. :func:`entry_from_record` keeps only the small fact
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
 import attrs
-import orjson
+from cargento.models import SpacedockBoot
+from cargento.spacedock import is_boot_command, parse_boot
 from cargento.timestamps import parse_ts
 
 __all__ = ["Entry", "Header", "entry_from_record", "header_from_record"]
 
 _MAX_TEXT = 2000
-_BOOT_COMMAND = re.compile(r"(?:spacedock|SPACEDOCK_BIN)[^\n|;&]*\bstatus\b[^\n|;&]*--boot\b")
-_BOOT_KEYS = (
-    "workflow_dir",
-    "workflow_dirs",
-    "workflows",
-    "entity_dir",
-    "entity_dirs",
-    "state_backend",
-    "dispatchable",
-)
-_MAX_BOOT = 512 * 1024
-_ABSOLUTE = re.compile(r"^(?:/|\\\\|[A-Za-z]:[\\\\/])")
 
 
 @attrs.frozen(kw_only=True)
@@ -88,8 +76,8 @@ class Entry:
     is_error: bool = False
     #: Assistant tool calls that ran ``spacedock status --boot`` (their ids).
     boot_calls: tuple[str, ...] = ()
-    #: A tool result carrying one complete boot JSON object: the directories it names.
-    boot_dirs: tuple[str, ...] | None = None
+    #: A tool result carrying one complete boot JSON object: what it names.
+    boot: SpacedockBoot | None = None
 
 
 def _text(content: Any) -> str | None:
@@ -133,32 +121,6 @@ def _str(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def boot_dirs(text: str | None) -> tuple[str, ...] | None:
-    """The directories a ``spacedock status --boot`` JSON result names, or ``None`` when the
-    text is not exactly one complete boot object."""
-    if text is None or len(text) > _MAX_BOOT:
-        return None
-    stripped = text.strip()
-    if not stripped.startswith("{") or not stripped.endswith("}"):
-        return None
-    try:
-        value = orjson.loads(stripped)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(value, dict) or not any(key in value for key in _BOOT_KEYS):
-        return None
-    dirs: list[str] = []
-    for key in _BOOT_KEYS[:5]:
-        item = value.get(key)
-        items = item if isinstance(item, list) else [item]
-        for one in items:
-            if isinstance(one, dict):
-                one = one.get("dir") or one.get("path") or one.get("workflow_dir")
-            if isinstance(one, str) and _ABSOLUTE.match(one) and one not in dirs:
-                dirs.append(one)
-    return tuple(dirs)
-
-
 def _assistant(entry: dict[str, Any], message: dict[str, Any], base: dict[str, Any]) -> Entry:
     tools: list[str] = []
     boots: list[str] = []
@@ -173,7 +135,7 @@ def _assistant(entry: dict[str, Any], message: dict[str, Any], base: dict[str, A
             args = part.get("arguments")
             command = args.get("command") if isinstance(args, dict) else None
             call = _str(part.get("id"))
-            if call and isinstance(command, str) and _BOOT_COMMAND.search(command[:4096]):
+            if call and is_boot_command(command):
                 boots.append(call)
     stop = message.get("stopReason")
     return Entry(
@@ -222,7 +184,7 @@ def entry_from_record(record: dict[str, Any]) -> Entry | None:
                 tool_name=_str(message.get("toolName")),
                 is_error=error is True,
                 output_tokens=_output(message.get("usage")),
-                boot_dirs=None if error is True else boot_dirs(_full_text(message.get("content"))),
+                boot=None if error is True else parse_boot(_full_text(message.get("content")), base["at"]),
             )
         return Entry(**base, kind=role if isinstance(role, str) and role else "message")
     if kind == "model_change":

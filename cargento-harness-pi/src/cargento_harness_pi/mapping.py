@@ -6,8 +6,18 @@ import re
 from datetime import timedelta
 
 import attrs
+from cargento.evidence import shown_path
 from cargento.labels import clip
-from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, TurnEvidence, Usage
+from cargento.models import (
+    Evidence,
+    HarnessContext,
+    Instruction,
+    ModelInfo,
+    SessionReading,
+    SessionRef,
+    TurnEvidence,
+    Usage,
+)
 from cargento.rates import tokens_in_window
 from cargento.timestamps import newest_plausible
 from cargento.turns import TurnClock
@@ -95,6 +105,7 @@ def reading(ref: SessionRef, tree: SessionTree, ctx: HarnessContext) -> SessionR
         parts = ref.path.replace("\\", "/").split("/")
         project = parts[-2].strip("-") or None if len(parts) >= 2 else None
     tools = [e.tools[-1] for e in path if e.kind == "assistant" and e.tools]
+    evidence = _leaf_evidence(last_message, shown_path(ref.path, str(ctx.home)))
     return SessionReading(
         ref=ref,
         title=title,
@@ -108,8 +119,28 @@ def reading(ref: SessionRef, tree: SessionTree, ctx: HarnessContext) -> SessionR
         detail=detail,
         instruction=_instruction(prompts),
         role="spacedock:first-officer" if tree.boot is not None else None,
-        notes=tuple(f"spacedock workflow {d}" for d in (tree.boot or ())),
+        spacedock=tree.boot,
+        notes=tuple(f"spacedock workflow {d}" for d in (tree.boot.workflow_dirs if tree.boot else ())),
+        evidence=evidence,
+        unknown_records=tree.drift.snapshot(),
     )
+
+
+def _leaf_evidence(leaf: Entry | None, source: str) -> tuple[Evidence, ...]:
+    """What the active branch's leaf decided: Pi is the one store that records how a turn ended."""
+    if leaf is None:
+        return ()
+    if leaf.kind == "assistant" and leaf.stop_reason in _ENDED:
+        said = f"the active branch's leaf is an assistant message stamped stopReason {leaf.stop_reason}: the turn ended"
+    elif leaf.kind == "assistant" and leaf.stop_reason == "toolUse":
+        said = (
+            "the active branch's leaf is an assistant message stamped stopReason toolUse: a tool call has no result yet"
+        )
+    elif leaf.kind in ("user", "toolResult"):
+        said = f"the active branch's leaf is a {leaf.kind} message: the turn is handed back to the model"
+    else:
+        said = f"the active branch's leaf ({leaf.kind}, stopReason {leaf.stop_reason or 'none'}) claims nothing"
+    return (Evidence(reading="state", signal="store record", source=source, observed_at=leaf.at, said=said),)
 
 
 def _with_busy(turn: TurnEvidence, leaf: Entry) -> TurnEvidence:

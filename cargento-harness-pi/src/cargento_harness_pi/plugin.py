@@ -18,7 +18,7 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark
+from cargento.models import HarnessMark, ProcessTie
 
 from cargento_harness_pi import event_lane as event_lane_module
 from cargento_harness_pi import hook_targets as hook_targets_module
@@ -44,6 +44,12 @@ def harness_info() -> HarnessInfo:
         resumable=False,
         mark=HarnessMark(monogram="π", hue=280, shape="hex"),
         relocation_variables=(locations.CONFIG_VARIABLE, locations.SESSION_VARIABLE),
+        process=ProcessTie(
+            names=("pi",),
+            ties=("cwd",),
+            coverage="A running pi process is tied to a session by its working directory; a --session-dir launch and two sessions in one directory cannot be told apart.",
+        ),
+        absent_readings=("subagents", "tasks"),
     )
 
 

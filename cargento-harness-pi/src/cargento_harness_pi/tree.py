@@ -9,9 +9,13 @@ entry whose chain reaches the root is used instead.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 from cargento.cache import HarnessCache
+from cargento.drift import DriftCounter
 from cargento.errors import HarnessError
+from cargento.models import SpacedockBoot
 from cargento.readers import JsonlFollower, why
 
 from cargento_harness_pi.entries import Entry, Header, entry_from_record
@@ -33,10 +37,12 @@ class SessionTree:
     order: list[str] = attrs.Factory(list)
     #: The newest ``session_info`` entry anywhere in the file (the title is global).
     info: Entry | None = None
-    #: Directories named by a ``spacedock status --boot`` result, once one was seen.
-    boot: tuple[str, ...] | None = None
+    #: The newest ``spacedock status --boot`` command output, once one was seen.
+    boot: SpacedockBoot | None = None
     _boot_calls: set[str] = attrs.Factory(set)
     _roots: dict[str, bool] = attrs.Factory(dict)
+    #: Entry types and message roles this build does not know, counted (schema drift).
+    drift: DriftCounter = attrs.Factory(DriftCounter)
 
     @classmethod
     def open(cls, path: str, header: Header) -> SessionTree:
@@ -50,6 +56,7 @@ class SessionTree:
         if self.follower.reset:
             return False
         for record in records:
+            _count_unknown(record, self.drift)
             entry = entry_from_record(record)
             if entry is not None:
                 self.add(entry)
@@ -64,13 +71,8 @@ class SessionTree:
         if entry.kind == "session_info":
             self.info = entry
         self._boot_calls.update(entry.boot_calls)
-        if (
-            self.boot is None
-            and entry.kind == "toolResult"
-            and entry.boot_dirs is not None
-            and entry.tool_call_id in self._boot_calls
-        ):
-            self.boot = entry.boot_dirs
+        if entry.kind == "toolResult" and entry.boot is not None and entry.tool_call_id in self._boot_calls:
+            self.boot = entry.boot
 
     def _reaches_root(self, start: str) -> bool:
         """Whether *start*'s ancestry reaches a root; only successes are remembered, since a
@@ -114,6 +116,40 @@ class SessionTree:
             current = self.entries.get(current.parent) if current.parent else None
         out.reverse()
         return out
+
+
+#: Entry types of a v3 session file (pi's session manager writes these and no others).
+KNOWN_TYPES = frozenset(
+    {
+        "session",
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
+#: Message roles a ``message`` entry carries.
+KNOWN_ROLES = frozenset(
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+
+
+def _count_unknown(record: dict[str, Any], drift: DriftCounter) -> None:
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        drift.record_type("line without a type")
+    elif kind not in KNOWN_TYPES:
+        drift.record_type(kind)
+    elif kind == "message":
+        message = record.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(role, str) and role not in KNOWN_ROLES:
+            drift.record_type(f"message role {role}")
 
 
 def load(cache: HarnessCache, path: str, header: Header) -> SessionTree:

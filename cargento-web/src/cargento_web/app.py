@@ -164,7 +164,11 @@ def create_app(
     features.listen(live.invalidate)
     guard = Guard(settings)
     resets = _store_resets(hub) + [
-        {"store": s.name, "text": s.detail or "it could not be read, so it was set aside and started empty", "at": None}
+        {
+            "store": s.name,
+            "text": s.detail or "it could not be read, so it was set aside and started empty",
+            "at": iso(s.at),
+        }
         for s in features.own_stores()
         if s.status == "reset"
     ]

@@ -1,4 +1,5 @@
-"""What ``cargento`` hands to the web app: serving, ``--daemon``, ``--status``, ``--stop``."""
+"""What ``cargento`` hands to the web app: serving, ``--daemon``, ``--status``, ``--stop``,
+``--forget``."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ def run(options: Options) -> int:
             return lifecycle.status(options.port)
         if options.stop:
             return lifecycle.stop(options.port)
+        if options.forget:
+            from cargento_web.forget import forget
+
+            return forget(options.port)
         if options.daemon:
             return lifecycle.daemon(options)
         return serve_options(options)

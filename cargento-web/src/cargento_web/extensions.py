@@ -18,6 +18,8 @@ which it says through its routes and its :meth:`Extension.page_config`. An exten
 
 Each feature also offers ``own_stores(env) -> Iterable[OwnStore]`` at module level when it
 keeps a store, so ``cargento --diagnose`` (which runs no server) can name it.
+A feature whose store ``--forget`` covers offers ``forget(state_dir) -> list[str]`` too
+(:mod:`cargento_web.forget` calls it, once no dashboard answers).
 """
 
 from __future__ import annotations
@@ -53,8 +55,13 @@ FEATURES: tuple[str, ...] = (
     "cargento_web.reach",
     "cargento_web.focus",
     "cargento_web.ask",
+    "cargento_web.history",
+    "cargento_web.endings",
+    "cargento_web.dismissals",
     "cargento_web.annotations",
     "cargento_web.observer",
+    "cargento_web.capacity",
+    "cargento_web.cockpit",
 )
 
 

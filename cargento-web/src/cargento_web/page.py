@@ -66,6 +66,6 @@ def render_page(
         "default-src 'none'; "
         f"script-src 'self' 'sha256-{digest}'; "
         "style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; "
-        "manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "manifest-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
     return Page(text.encode("utf-8"), csp)

@@ -18,6 +18,7 @@ from cargento import __version__
 from cargento.board import BoardBuilder
 from cargento.cli import Options
 from cargento.plugins import load_registry
+from cargento.processes import LocalProcesses
 from cargento.statedir import remove_stale_temporaries, state_dir
 from cargento.timestamps import iso
 from starlette.applications import Starlette
@@ -100,7 +101,17 @@ def build_app(options: Options, served: Served, settings: Settings) -> tuple[Sta
     registry = load_registry(env=served.env)
     as_of = options.as_of
     clock = (lambda: as_of) if as_of is not None else None
-    builder = BoardBuilder(registry, env=served.env, home=served.home, window_hours=options.window_hours, clock=clock)
+    # Nothing running now says anything about the demo's simulated stores or a replay's
+    # moment: their process table answers pids but is not listed for liveness.
+    processes = LocalProcesses(listing=not options.demo and as_of is None)
+    builder = BoardBuilder(
+        registry,
+        env=served.env,
+        home=served.home,
+        window_hours=options.window_hours,
+        clock=clock,
+        processes=processes,
+    )
     hub = make_hub(options, builder, settings)
     connect_demo_events(served, hub)
     extensions = Extensions()

@@ -16,7 +16,7 @@ import orjson
 import pytest
 from cargento import hookimpl
 from cargento.cli import Options
-from cargento.models import HarnessContext, Instruction, SessionReading, SessionRef
+from cargento.models import HarnessContext, HarnessInfo, Instruction, SessionReading, SessionRef
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.annotations.store import ANNOTATIONS_FILE
 
@@ -255,11 +255,15 @@ def test_with_annotations_off_the_page_offers_no_field_and_says_why_once(
 
 
 class Prompted(FakeHarness):
-    """A Codex-keyed fake whose sessions carry a recorded latest prompt."""
+    """A fake whose sessions carry a recorded latest prompt, declared the operator's words."""
 
     def __init__(self, prompts: dict[str, str]) -> None:
         super().__init__("codex", [FakeSession(sid, title=f"prompted {sid[:4]}") for sid in prompts], label="Codex")
         self.prompts = prompts
+
+    @hookimpl
+    def harness_info(self) -> HarnessInfo:
+        return attrs.evolve(super().harness_info(), prompt_as_goal=True)
 
     @hookimpl
     def read_session(self, ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
@@ -327,3 +331,20 @@ def test_on_a_narrow_screen_the_intent_section_comes_first(server: Any, browser:
         assert len(set(lefts)) == 1, "one column"
     finally:
         ctx.close()
+
+
+def test_an_untrusted_store_is_said_in_place_of_nothing_typed_and_in_the_header(
+    server: Any, context: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ANNOTATIONS_FILE).write_bytes(b"{half a write")
+    srv = server()
+    page = _open(context, _session_url(srv))
+    page.locator(".intent-panel .intent-untrusted").wait_for()
+    assert page.locator(".intent-none").count() == 0, "never 'nothing typed' over a file it could not read"
+    assert "not valid JSON" in page.locator('header .store-reset[data-store="annotations"]').inner_text()
+    page.locator("#intent-goal").fill("anything")
+    page.locator(".save").click()
+    _until(page, "document.querySelector('.intent-message').textContent.startsWith('Not saved')")
+    assert "could not be read whole" in page.locator(".intent-message").inner_text()
+    assert (tmp_path / "home" / ANNOTATIONS_FILE).read_bytes() == b"{half a write"

@@ -20,6 +20,7 @@ from cargento_web.annotations.store import (
     AnnotationStore,
     Change,
     Draft,
+    on_any_discard,
     read_document,
 )
 from hypothesis import given, settings
@@ -90,6 +91,8 @@ def test_discard_keeps_no_text_and_a_new_save_continues_the_numbers(tmp_path: Pa
     store = AnnotationStore(path)
     discarded: list[tuple[str, str]] = []
     store.on_discard(lambda h, s: discarded.append((h, s)))
+    elsewhere: list[tuple[str, str]] = []
+    remove = on_any_discard(lambda h, s: elsewhere.append((h, s)))
     store.annotate("claude", "s", _goal("secret plan"), T0)
     store.add_reading("claude", "s", {"kind": "reading", "verdict": "consistent"}, T0)
     assert store.annotate("claude", "s", Change(clear=True), T0 + timedelta(seconds=1)).outcome == "stored"
@@ -97,6 +100,8 @@ def test_discard_keeps_no_text_and_a_new_save_continues_the_numbers(tmp_path: Pa
     assert isinstance(entry, Discard) and entry.checked and entry.last_revision == 1
     assert "secret plan" not in path.read_text() and "consistent" not in path.read_text()
     assert discarded == [("claude", "s")]
+    remove()
+    assert elsewhere == [("claude", "s")], "a listener on every instance hears the discard too"
     assert store.annotate("claude", "s", Change(clear=True), T0).outcome == "refused"
     assert store.add_reading("claude", "s", {"kind": "reading"}, T0).outcome == "refused"
     store.annotate("claude", "s", _goal("fresh"), T0 + timedelta(seconds=2))
@@ -300,3 +305,19 @@ def test_forget_removes_discard_records_and_keeps_typed_words(tmp_path: Path) ->
     store.annotate("claude", "gone", Change(clear=True), T0)
     assert store.forget_discards(T0).outcome == "stored"
     assert [e.sid for e in store.entries()] == ["kept"]
+
+
+def test_forget_removes_the_discard_records_and_keeps_the_words(tmp_path: Path) -> None:
+    from cargento_web.annotations import forget
+
+    store = AnnotationStore(tmp_path / "cargento-annotations.json")
+    assert store.annotate("claude", "kept", _goal("ship the parser"), T0).outcome == "stored"
+    assert store.annotate("claude", "gone", _goal("a wrong turn"), T0).outcome == "stored"
+    assert store.annotate("claude", "gone", Change(clear=True), T0 + timedelta(seconds=1)).outcome == "stored"
+    [said] = forget(tmp_path)
+    assert "removed the discard records" in said
+    fresh = AnnotationStore(tmp_path / "cargento-annotations.json")
+    assert fresh.get("claude", "gone") is None
+    kept = fresh.get("claude", "kept")
+    assert isinstance(kept, Words) and kept.current is not None and kept.current.goal == "ship the parser"
+    assert "no discard records" in forget(tmp_path)[0]

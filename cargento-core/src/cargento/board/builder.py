@@ -24,6 +24,7 @@ from cargento.board.discovery import DERIVED_REUSE_S, ReadPass, SessionReader
 from cargento.board.document import SCHEMA, Board, BoardHarness, BoardSession, count
 from cargento.board.folding import fold
 from cargento.board.identity import DisplayIds
+from cargento.board.liveness import Listing, apply_liveness
 from cargento.board.revision import ContentHash
 from cargento.board.session_row import SessionKey
 from cargento.board.state import Overlay, board_order
@@ -101,6 +102,8 @@ class BoardBuilder:
         #: Per harness, whether its last discovery was for all sessions or the window.
         self._last_all: dict[str, bool] = {}
         self._settled: dict[str, _Settled] = {}
+        #: The process table's listing, read at most every few seconds (see :mod:`.liveness`).
+        self._listing = Listing(self.processes)
 
     def harness_for_path(self, path: str) -> str | None:
         """The harness whose store (as last discovered) holds *path*, for a file watcher."""
@@ -215,10 +218,14 @@ class BoardBuilder:
             for gone in read.gone:
                 self._deriver.forget(gone)
             entry = discovered_entry(info, plugin, discovery)
-            entries.append(entry)
             # Children fold only onto a parent of their own harness, so each harness's rows
             # are derived on their own.
             derived = [self._deriver.derive(r, moment, overlays, home) for r in fold(read.rows, moment)]
+            tie = info.process
+            derived, starting = apply_liveness(derived, tie, self._listing.of(tie) if tie is not None else None, moment)
+            if starting:
+                entry = attrs.evolve(entry, starting=starting)
+            entries.append(entry)
             sessions.extend(derived)
             faulted = any(r.faults for r in read.rows) or bool(self.registry.faults.get(key))
             if faulted:

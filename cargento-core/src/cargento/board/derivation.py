@@ -15,6 +15,7 @@ import attrs
 
 from cargento.board.detail import ago, detail_line
 from cargento.board.document import BoardSession, BoardTask, BoardTurn, Waiting
+from cargento.board.evidence import row_evidence
 from cargento.board.folding import subagents_of
 from cargento.board.identity import identity, project_of, row_key
 from cargento.board.redaction import redact_session
@@ -22,7 +23,7 @@ from cargento.board.session_row import SessionKey, SessionRow
 from cargento.board.state import Overlay, age_subagent, live_overlay, resolve_state
 from cargento.models import Task
 from cargento.timestamps import newest_plausible
-from cargento.turns import estimate
+from cargento.turns import estimate, withheld_harnesses
 
 __all__ = ["RowDeriver", "board_task"]
 
@@ -94,7 +95,22 @@ class RowDeriver:
             subagents=subagents,
             idle_for=idle_for,
         )
+        evidence = row_evidence(
+            row=row,
+            now=now,
+            state=state,
+            state_source=state_source,
+            gate=gate,
+            overlay=overlay,
+            subagents=subagents,
+            tasks=tasks,
+            detail=detail,
+            home=home,
+        )
         figures = estimate(reading.turn, now) if state == "working" else None
+        if figures is not None and figures.eta_s is not None and info.key in withheld_harnesses():
+            # Measured no better than knowing nothing for this harness (docs/turn-eta.md).
+            figures = attrs.evolve(figures, eta_s=None)
         project = project_of(reading, home)
         made = redact_session(
             BoardSession(
@@ -129,6 +145,7 @@ class RowDeriver:
                 read_by_scanning=not info.turn_end_observable,
                 instruction=reading.instruction,
                 role=reading.role,
+                spacedock=reading.spacedock,
                 loop=reading.loop,
                 ended=reading.ended,
                 missing=reading.missing,
@@ -137,6 +154,9 @@ class RowDeriver:
                 rate_limits=row.usage.rate_limits if row.usage else (),
                 ai_units=row.usage.ai_units if row.usage else None,
                 state_source=state_source,
+                evidence=evidence,
+                harness_version=reading.harness_version,
+                unknown_records=reading.unknown_records,
             )
         )
         if inputs is not None:

@@ -12,7 +12,17 @@ from typing import Literal
 import attrs
 
 from cargento import serde
-from cargento.models import HarnessMark, Instruction, LoopReading, RateLimit, StoreLocation, Subagent
+from cargento.drift import UnknownRecord
+from cargento.models import (
+    Evidence,
+    HarnessMark,
+    Instruction,
+    LoopReading,
+    RateLimit,
+    SpacedockBoot,
+    StoreLocation,
+    Subagent,
+)
 
 __all__ = [
     "SCHEMA",
@@ -23,6 +33,7 @@ __all__ = [
     "BoardTask",
     "BoardTurn",
     "Counts",
+    "Starting",
     "State",
     "Waiting",
     "board_json",
@@ -44,6 +55,16 @@ class BoardPlugin:
 
 
 @attrs.frozen(kw_only=True)
+class Starting:
+    """A running harness process whose working directory no session of the harness has: it has
+    no store yet (or none inside the window)."""
+
+    pid: int
+    cwd: str
+    started_at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
 class BoardHarness:
     """One harness's strip entry: whether its store was found, its count, its fault."""
 
@@ -58,10 +79,17 @@ class BoardHarness:
     wait_coverage: str = ""
     #: The harness's CLI resumes a session by id (the page offers COPY RESUME).
     resumable: bool = False
+    #: Its recorded latest prompt may stand beside NOW where no goal is typed.
+    prompt_as_goal: bool = False
     #: How the page draws the harness; ``None``: the page derives a mark from the label.
     mark: HarnessMark | None = None
     locations: tuple[StoreLocation, ...] = ()
     problems: tuple[str, ...] = ()
+    #: Running CLI processes with no session in their directory ("starting"), where the
+    #: process table can be listed and the harness lets a process be tied to a directory.
+    starting: tuple[Starting, ...] = ()
+    #: What of its running CLI can be tied to a session, and by what (coverage details).
+    process_coverage: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -130,6 +158,8 @@ class BoardSession:
     read_by_scanning: bool
     instruction: Instruction | None
     role: str | None
+    #: A first officer's newest ``spacedock status --boot`` reading (the stage strips' source).
+    spacedock: SpacedockBoot | None = None
     loop: LoopReading | None
     ended: bool
     missing: tuple[str, ...]
@@ -139,6 +169,13 @@ class BoardSession:
     ai_units: float | None
     #: Where the state came from: ``store`` or the overlay's source (``event``...).
     state_source: str
+    #: What the state, wait, detail and model rest on, and what was overruled (see
+    #: :class:`cargento.models.Evidence` and :mod:`cargento.board.evidence`).
+    evidence: tuple[Evidence, ...] = ()
+    #: The harness version the session's store names, where it names one.
+    harness_version: str | None = None
+    #: Record types and fields in the store this build does not understand (schema drift).
+    unknown_records: tuple[UnknownRecord, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from cargento.board.document import Board, BoardHarness, BoardSession, BoardTask
-from cargento.models import Instruction, Subagent
+from cargento.models import Evidence, Instruction, Subagent
 from cargento.redact import redact
 
 __all__ = ["redact_board", "redact_harness", "redact_session"]
@@ -64,7 +64,21 @@ def redact_session(s: BoardSession) -> BoardSession:
     notes = tuple(_redact(n) for n in s.notes)
     if notes != s.notes:
         changes["notes"] = notes
+    evidence = tuple(_redact_evidence(e) for e in s.evidence)
+    if any(a is not b for a, b in zip(evidence, s.evidence, strict=True)):
+        changes["evidence"] = evidence
     return attrs.evolve(s, **changes) if changes else s
+
+
+def _redact_evidence(e: Evidence) -> Evidence:
+    """The item with what it said (and what it overruled said) redacted; itself when clean."""
+    said = _redact(e.said)
+    lost = e.overruled
+    if lost is not None and _redact(lost.said) != lost.said:
+        lost = attrs.evolve(lost, said=_redact(lost.said))
+    if said == e.said and lost is e.overruled:
+        return e
+    return attrs.evolve(e, said=said, overruled=lost)
 
 
 def redact_harness(h: BoardHarness) -> BoardHarness:

@@ -44,6 +44,7 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
         s.read_by_scanning,
         s.instruction,
         s.role,
+        s.spacedock,
         s.loop,
         s.ended,
         s.missing,
@@ -51,6 +52,11 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
         s.faults,
         s.rate_limits,
         s.ai_units,
+        # Every ``said`` is clock-free and every stamp absolute, so the evidence moves only
+        # when what a reading rests on does.
+        s.evidence,
+        s.harness_version,
+        s.unknown_records,
     )
 
 
@@ -82,7 +88,21 @@ class ContentHash:
             parts.append(hit.digest)
         self._rows = fresh
         harnesses = tuple(
-            (h.key, h.label, h.discovered, h.sessions, h.plugin, h.error, h.locations, h.problems, h.mark, h.resumable)
+            (
+                h.key,
+                h.label,
+                h.discovered,
+                h.sessions,
+                h.plugin,
+                h.error,
+                h.locations,
+                h.problems,
+                h.mark,
+                h.resumable,
+                h.prompt_as_goal,
+                h.starting,
+                h.process_coverage,
+            )
             for h in board.harnesses
         )
         return hash((board.window_hours, board.all, harnesses, tuple(parts)))

@@ -14,7 +14,7 @@ import attrs
 
 from cargento.board.document import BoardSession, State
 from cargento.board.session_row import SessionRow
-from cargento.models import Gate, Subagent
+from cargento.models import Evidence, Gate, Subagent
 
 __all__ = [
     "WORKING_WINDOW_S",
@@ -42,6 +42,9 @@ class Overlay:
     gate: Gate | None = None
     #: The overlay lapses at this moment and the store reading applies again.
     until: datetime | None = None
+    #: What the lane decided and on which event (the claim, and any gate it cleared and on
+    #: what): clock-independent, so an unchanged lane keeps equal evidence.
+    evidence: tuple[Evidence, ...] = ()
 
 
 def is_working(row: SessionRow, now: datetime, subagents: list[Subagent] | None) -> tuple[bool, str]:

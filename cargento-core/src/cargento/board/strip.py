@@ -31,7 +31,9 @@ def undiscovered_entry(info: HarnessInfo, plugin: BoardPlugin, error: str) -> Bo
         reports_waits=info.reports_waits,
         wait_coverage=info.wait_coverage,
         resumable=info.resumable,
+        prompt_as_goal=info.prompt_as_goal,
         mark=info.mark,
+        process_coverage=info.process.coverage if info.process else "",
     )
 
 
@@ -47,10 +49,12 @@ def discovered_entry(info: HarnessInfo, plugin: BoardPlugin, discovery: Discover
         turn_end_observable=info.turn_end_observable,
         reports_waits=info.reports_waits,
         resumable=info.resumable,
+        prompt_as_goal=info.prompt_as_goal,
         mark=info.mark,
         wait_coverage=info.wait_coverage,
         locations=discovery.locations,
         problems=discovery.problems,
+        process_coverage=info.process.coverage if info.process else "",
     )
 
 

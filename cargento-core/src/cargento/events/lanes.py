@@ -30,8 +30,9 @@ from datetime import datetime, timedelta
 import attrs
 
 from cargento.board import Overlay, State
+from cargento.board.evidence import STATE_WORDS, event_route
 from cargento.events.payloads import LifecycleEvent
-from cargento.models import Gate
+from cargento.models import Evidence, EvidenceSignal, Gate, Overruled
 
 __all__ = ["WORKING_TTL", "GateStanding", "Lane", "LaneEvent"]
 
@@ -94,6 +95,9 @@ class Lane:
     last_event_at: datetime | None = None
     last_stop_at: datetime | None = None
     log: deque[LaneEvent] = attrs.Factory(lambda: deque(maxlen=LOG_LIMIT))
+    #: The newest gate that something cleared, and what cleared it: published as an overrule
+    #: in the overlay's evidence while the lane goes on claiming anything.
+    cleared: Evidence | None = None
 
     # -- folding events -------------------------------------------------------------------
 
@@ -115,6 +119,38 @@ class Lane:
 
     def _source(self, event: LifecycleEvent) -> str:
         return f"event:{event.name}"
+
+    def clear_gate(self, *, signal: EvidenceSignal, source: str, at: datetime | None, said: str, why: str) -> None:
+        """Clear the standing gate, remembering what cleared it (the winning side) against the
+        gate it cleared (the losing side) for the overlay's evidence."""
+        gate = self.gate
+        if gate is None:
+            return
+        self.gate = None
+        asked = f"{gate.source} asked: {gate.text or gate.kind}"
+        self.cleared = Evidence(
+            reading="wait",
+            signal=signal,
+            source=source,
+            observed_at=at,
+            said=said,
+            overruled=Overruled(
+                signal="hook event",
+                source=f"{event_route(self.harness)} · {gate.source}",
+                observed_at=gate.since,
+                said=asked,
+                why=why,
+            ),
+        )
+
+    def _cleared_by_event(self, event: LifecycleEvent, why: str) -> None:
+        self.clear_gate(
+            signal="hook event",
+            source=f"{event_route(self.harness)} · {self._source(event)}",
+            at=event.received_at,
+            said=f"{self._source(event)} arrived",
+            why=why,
+        )
 
     def _stale(self, event: LifecycleEvent) -> bool:
         """An event of a prompt or turn whose stop already arrived (out-of-order delivery)."""
@@ -146,14 +182,14 @@ class Lane:
         if kind == "turn_started":
             if self._stale(event):
                 return "late prompt of a stopped turn: ignored"
-            self.gate = None
+            self._cleared_by_event(event, "a new prompt means the person answered")
             self.turn_key = event.turn_key
             self._claim("working", event, WORKING_TTL)
             return "working: turn started"
         if kind == "turn_stopped":
             if event.turn_key is not None:
                 self.stopped.append(event.turn_key)
-            self.gate = None
+            self._cleared_by_event(event, "the turn ended, so nothing is still being asked")
             self.last_stop_at = event.received_at
             self._claim("idle", event, None)
             return "idle: turn ended"
@@ -191,7 +227,7 @@ class Lane:
             if self.gate is not None and self.gate.origin == "plugin":
                 self.gate.requests.discard(event.request_id or "")
                 if not self.gate.requests:
-                    self.gate = None
+                    self._cleared_by_event(event, "the plugin reported the wait answered")
                     return "wait closed: gate cleared"
                 return "wait closed: others still open"
             return "wait closed: nothing standing"
@@ -205,7 +241,7 @@ class Lane:
             and event.agent_id is not None
             and self.gate.agent_id == event.agent_id
         ):
-            self.gate = None
+            self._cleared_by_event(event, "the subagent that was asking stopped")
             return "subagent stopped: its gate cleared"
         if kind in ("subagent_started", "subagent_stopped"):
             return f"{kind.replace('_', ' ')}: no claim"
@@ -240,7 +276,7 @@ class Lane:
                 return False
             if gate.tool_match is not None and event.tool_match is not None and gate.tool_match != event.tool_match:
                 return False
-        self.gate = None
+        self._cleared_by_event(event, "the tool that was asking finished, so it was answered")
         return True
 
     def _notification(self, event: LifecycleEvent) -> str:
@@ -251,7 +287,7 @@ class Lane:
             self._open_gate(event, "notification")
             return f"needs input: notification {event.reason or '(untyped)'}"
         if disposition.clears and self.gate is not None and self.gate.origin != "plugin":
-            self.gate = None
+            self._cleared_by_event(event, "the harness's own notification says the wait is over")
             return f"{disposition.action} notification: gate cleared"
         return f"{disposition.action} notification: no claim"
 
@@ -278,17 +314,58 @@ class Lane:
         self.claim_source = None
         self.until = None
         self.gate = None
+        self.cleared = None
 
     # -- publication ----------------------------------------------------------------------
+
+    def evidence(self) -> tuple[Evidence, ...]:
+        """What this lane's overlay rests on: the standing gate or the claim, and the newest
+        gate something cleared (an overrule naming both sides). Clock-independent."""
+        items: list[Evidence] = []
+        route = event_route(self.harness)
+        if self.gate is not None:
+            gate = self.gate
+            items.append(
+                Evidence(
+                    reading="wait",
+                    signal="hook event",
+                    source=f"{route} · {gate.source}",
+                    observed_at=gate.since,
+                    said=f"{gate.source} asked: {gate.text or gate.kind}; nothing has answered it since",
+                )
+            )
+        elif self.state is not None and self.claim_at is not None:
+            source = self.claim_source or "event"
+            said = f"{source} claims {STATE_WORDS[self.state]}"
+            if self.state == "working" and self.until is not None:
+                said += " until the claim lapses without another event"
+            items.append(
+                Evidence(
+                    reading="state",
+                    signal="hook event",
+                    source=f"{route} · {source}",
+                    observed_at=self.claim_at,
+                    said=said,
+                )
+            )
+        if self.cleared is not None:
+            items.append(self.cleared)
+        return tuple(items)
 
     def overlay(self, now: datetime) -> Overlay | None:
         """The overlay this lane asserts at *now*, or ``None`` when it claims nothing."""
         if self.gate is not None:
-            return Overlay(state="needs_input", at=now, source=self.gate.source, gate=self.gate.as_gate())
+            return Overlay(
+                state="needs_input", at=now, source=self.gate.source, gate=self.gate.as_gate(), evidence=self.evidence()
+            )
         if self.state == "working" and self.claim_at is not None:
             if self.until is not None and self.until <= now:
                 return None
-            return Overlay(state="working", at=now, source=self.claim_source or "event", until=self.until)
+            return Overlay(
+                state="working", at=now, source=self.claim_source or "event", until=self.until, evidence=self.evidence()
+            )
         if self.state == "idle" and self.claim_at is not None:
-            return Overlay(state="idle", at=self.claim_at + GRACE, source=self.claim_source or "event")
+            return Overlay(
+                state="idle", at=self.claim_at + GRACE, source=self.claim_source or "event", evidence=self.evidence()
+            )
         return None

@@ -28,6 +28,7 @@ __all__ = [
     "HOOK_AT_HEADER",
     "Target",
     "capability_for",
+    "compact_json",
     "loopback_target",
     "port_from",
     "post",
@@ -129,6 +130,12 @@ def proven(port: int, capability: str, env: Mapping[str, str], *, timeout_s: flo
     if not isinstance(proof, str) or answer.get("pid") != state.get("pid"):
         return False
     return hmac.compare_digest(proof.encode(), health_proof(capability, challenge).encode())
+
+
+def compact_json(value: Any, *, sort_keys: bool = False) -> bytes:
+    """*value* as compact UTF-8 JSON (the standard library's: a forwarder imports nothing
+    heavier than it needs)."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=sort_keys).encode("ascii")
 
 
 def read_payload(stream: IO[bytes]) -> Any:

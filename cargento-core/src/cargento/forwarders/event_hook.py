@@ -21,11 +21,10 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO
 
-import orjson
-
 from cargento.forwarders._post import (
     Target,
     capability_for,
+    compact_json,
     environ,
     port_from,
     post,
@@ -73,7 +72,7 @@ def main(
     terminal = terminal_identity(env)
     if terminal is not None:
         document[TERMINAL_FIELD] = terminal
-    body = orjson.dumps(document)
+    body = compact_json(document)
     if proven(port, capability, env):
         post(Target(port, f"/api/events/{harness}"), body, capability, hook_at=started)
     return 0

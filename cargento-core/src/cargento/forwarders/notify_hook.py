@@ -20,10 +20,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO
 
-import orjson
-
 from cargento.forwarders._post import (
     capability_for,
+    compact_json,
     environ,
     loopback_target,
     port_from,
@@ -59,7 +58,7 @@ def main(
     if terminal is not None:
         document[TERMINAL_FIELD] = terminal
     if proven(target.port, capability, env):
-        post(target, orjson.dumps(document), capability, hook_at=started)
+        post(target, compact_json(document), capability, hook_at=started)
     return 0
 
 

@@ -25,12 +25,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
 from cargento.atomicfile import write_atomic
 from cargento.forwarders._post import (
     Target,
     capability_for,
+    compact_json,
     environ,
     port_from,
     post,
@@ -64,7 +63,7 @@ def _read_memo(path: Path) -> dict[str, Any]:
 def _write_memo(path: Path, memo: Mapping[str, Any], now: float) -> None:
     fresh = not path.exists()
     try:
-        write_atomic(path, orjson.dumps(dict(memo)), durable=False)
+        write_atomic(path, compact_json(dict(memo)), durable=False)
     except OSError:
         return
     if fresh:
@@ -107,15 +106,13 @@ def main(
     document = slim_status_line(payload)
     conversation = document.get("conversation_id") or document.get("session_id")
     state = document.get("agent_state")
-    quota_hash = hashlib.blake2b(
-        orjson.dumps(document.get("quota"), option=orjson.OPT_SORT_KEYS), digest_size=8
-    ).hexdigest()
+    quota_hash = hashlib.blake2b(compact_json(document.get("quota"), sort_keys=True), digest_size=8).hexdigest()
     memo_path = _memo_path(state_dir(env), conversation if isinstance(conversation, str) else None)
     if not should_post(_read_memo(memo_path), state if isinstance(state, str) else None, quota_hash, started):
         return 0
     if not proven(port, capability, env):
         return 0
-    status = post(Target(port, "/api/events/antigravity"), orjson.dumps(document), capability, hook_at=started)
+    status = post(Target(port, "/api/events/antigravity"), compact_json(document), capability, hook_at=started)
     if status is not None and 200 <= status < 300:
         _write_memo(memo_path, {"state": state, "quota": quota_hash, "at": started}, started)
     return 0

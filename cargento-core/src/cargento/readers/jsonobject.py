@@ -4,15 +4,16 @@ roster, a state file.
 :func:`load_json_object` reads at most a bounded number of bytes and says why it has no object
 (the file is missing, unreadable, too large, not JSON or not an object);
 :func:`read_json_object` is the same when the reason does not matter. Neither ever raises for
-what is in the file, and neither writes anything.
+what is in the file, and neither writes anything. These documents are small, so the standard
+library parses them (the hook forwarders read the state file through here and import nothing
+heavier).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, NamedTuple
-
-import orjson
 
 from cargento.readers.regular import read_regular, why
 
@@ -41,12 +42,16 @@ def load_json_object(path: str | os.PathLike[str], *, max_bytes: int) -> JsonObj
     if len(data) > max_bytes:
         return JsonObjectRead(None, f"larger than {max_bytes} bytes")
     try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
+        value = json.loads(data, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError too
         return JsonObjectRead(None, "not valid JSON")
     if not isinstance(value, dict):
         return JsonObjectRead(None, "not a JSON object")
     return JsonObjectRead(value)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def read_json_object(path: str | os.PathLike[str], *, max_bytes: int) -> dict[str, Any] | None:

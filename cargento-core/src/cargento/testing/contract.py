@@ -14,13 +14,16 @@ The contract checks: the plugin's key and sessions carry its own id; readings su
 converter round trip; usage is never negative; a board builds with it; nothing under the home
 is created, written, renamed or deleted (a full listing with sizes, mtimes and hashes,
 ``-wal``/``-shm`` included); no network is opened; random, truncated or half-written bytes
-in any store file never raise anything but :class:`~cargento.HarnessError`; and, for each of
+in any store file never raise anything but :class:`~cargento.HarnessError`; a declared
+quota endpoint is https and names where the login is kept (or why it cannot be read), and
+``read_quota`` reads any document without raising; and, for each of
 :attr:`HarnessContract.relocation_variables` (built by ``make_relocated_store``), the
 relocated store is read and the default one is not.
 """
 
 from __future__ import annotations
 
+import math
 import shutil
 import socket
 import tempfile
@@ -40,7 +43,7 @@ from cargento.errors import HarnessError
 from cargento.events.payloads import EventKind, LifecycleEvent, parse_event
 from cargento.events.targets import HookTarget
 from cargento.events.vocabulary import EventLane, EventVocabulary
-from cargento.models import Discovery, HarnessContext, HarnessInfo, SessionReading, Usage
+from cargento.models import Discovery, HarnessContext, HarnessInfo, QuotaEndpoint, QuotaWindow, SessionReading, Usage
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.homes import make_context, snapshot_tree
@@ -219,6 +222,53 @@ class HarnessContract:
         assert endpoint in declared, "the setup exports to the endpoint it was given"
         for prompt_logging in ("'OTEL_LOG_USER_PROMPTS': '1'", "'logPrompts': True", "log_user_prompt = true"):
             assert prompt_logging not in declared, "prompt logging is never switched on"
+
+    def test_contract_quota_endpoint(self, tmp_path: Path) -> None:
+        """A declared quota endpoint is https, names where the login is kept on each platform
+        (below the home) or why it cannot be read there, and declaring it reads or writes nothing."""
+        endpoint_hook = getattr(self.plugin, "quota_endpoint", None)
+        if endpoint_hook is None:
+            return
+        home = tmp_path / "home"
+        home.mkdir()
+        before = snapshot_tree(tmp_path)
+        with no_network():
+            for platform in ("linux", "darwin", "win32"):
+                found = endpoint_hook(env={"HOME": str(home)}, home=home, platform=platform)
+                if found is None:
+                    continue
+                assert isinstance(found, QuotaEndpoint)
+                assert found.url.startswith("https://") and found.method in ("GET", "POST")
+                assert all(k.lower() != "authorization" for k, _ in found.headers), "the login is added by core"
+                if found.unavailable is None:
+                    assert found.keychain_service or found.credential_file is not None
+                if found.credential_file is not None:
+                    assert found.credential_file.is_relative_to(home), found.credential_file
+        assert snapshot_tree(tmp_path) == before
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(
+        document=st.recursive(
+            st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=40)),
+            lambda inner: st.one_of(
+                st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=16), inner, max_size=6)
+            ),
+            max_leaves=24,
+        ),
+        source=st.sampled_from(["reply", "pushed"]),
+    )
+    def test_contract_read_quota(self, document: Any, source: str) -> None:
+        """``read_quota`` reads any document, of either source, without raising; every window
+        it reads has a finite, non-negative share and a name of its own."""
+        read = getattr(self.plugin, "read_quota", None)
+        if read is None:
+            return
+        found = read(document=document, source=source, now=datetime(2026, 1, 1, tzinfo=UTC))
+        assert isinstance(found, tuple) and all(isinstance(w, QuotaWindow) for w in found)
+        assert len({w.name for w in found}) == len(found)
+        for w in found:
+            assert math.isfinite(w.used_percent) and w.used_percent >= 0
+            assert w.window_s is None or (math.isfinite(w.window_s) and w.window_s > 0)
 
     def test_contract_harness_info(self) -> None:
         info = self.plugin.harness_info()

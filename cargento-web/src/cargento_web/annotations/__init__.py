@@ -12,6 +12,8 @@ Other features reach the run's store with :func:`store_of`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
 
 from cargento.diagnose import OwnStore
 from cargento.statedir import state_dir
@@ -20,7 +22,7 @@ from cargento_web.annotations.extension import AnnotationsExtension
 from cargento_web.annotations.store import ANNOTATIONS_FILE, AnnotationStore
 from cargento_web.extensions import Extension, ExtensionContext, Extensions
 
-__all__ = ["AnnotationsExtension", "create", "own_stores", "store_of"]
+__all__ = ["AnnotationsExtension", "create", "forget", "own_stores", "store_of"]
 
 
 def create(context: ExtensionContext) -> Extension:
@@ -42,3 +44,14 @@ def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
     """For ``cargento --diagnose``: where the store is and whether it reads."""
     store = AnnotationStore(state_dir(env) / ANNOTATIONS_FILE)
     return [store.own_store()]
+
+
+def forget(folder: Path) -> list[str]:
+    """``--forget``'s share here: remove every discard record; the words you typed stay."""
+    path = folder / ANNOTATIONS_FILE
+    result = AnnotationStore(path).forget_discards(datetime.now(UTC))
+    if result.outcome == "unchanged":
+        return [f"{path}: no discard records"]
+    if result.persisted:
+        return [f"removed the discard records from {path} (your words are kept)"]
+    return [f"{path}: the discard records were not removed ({result.reason})"]

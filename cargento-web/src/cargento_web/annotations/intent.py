@@ -3,7 +3,7 @@
 A row names its session (title, project or the fact there is none, whether it is on the board)
 and lists each source of intent separately, never merged: the typed goal (or the goal adopted
 "from your prompt"), each expected outcome line with where it came from, and the latest prompt
-the harness recorded where its source permits (Claude Code and Codex). Every source line says
+the harness recorded where its source permits (a harness declaring ``prompt_as_goal``: Claude Code and Codex). Every source line says
 its currentness has not been checked and gives its observation time, or says that time is
 unknown. Harness evidence is bounded and scrubbed. A discard record is a row with no text.
 Building the log reads what is stored and on the board; it never derives a goal.
@@ -22,10 +22,8 @@ from cargento_web.annotations.records import Discard, Entry, Foreign, Words
 from cargento_web.annotations.store import AnnotationStore
 from cargento_web.annotations.summary import bindings
 
-__all__ = ["EVIDENCE_CHARS", "PROMPT_HARNESSES", "intent_log"]
+__all__ = ["EVIDENCE_CHARS", "intent_log", "prompt_harnesses"]
 
-#: Harnesses whose recorded latest prompt may stand beside NOW and in the log.
-PROMPT_HARNESSES = frozenset({"claude", "codex"})
 #: Harness evidence (a recorded prompt) is cut to this many characters.
 EVIDENCE_CHARS = 240
 NOT_CHECKED = "currentness not checked"
@@ -61,9 +59,14 @@ def _typed_sources(entry: Words) -> list[dict[str, Any]]:
     return out
 
 
-def _harness_sources(session: BoardSession) -> list[dict[str, Any]]:
+def prompt_harnesses(board: Board | None) -> frozenset[str]:
+    """The harnesses whose recorded latest prompt is your own words (``prompt_as_goal``)."""
+    return frozenset(h.key for h in board.harnesses if h.prompt_as_goal) if board is not None else frozenset()
+
+
+def _harness_sources(session: BoardSession, prompts: frozenset[str]) -> list[dict[str, Any]]:
     instruction = session.instruction
-    if session.harness not in PROMPT_HARNESSES or instruction is None or instruction.source == "agent":
+    if session.harness not in prompts or instruction is None or instruction.source == "agent":
         return []
     return [
         _source(
@@ -76,7 +79,11 @@ def _harness_sources(session: BoardSession) -> list[dict[str, Any]]:
 
 
 def _row(
-    entry: Entry | None, session: BoardSession | None, shared: dict[str, dict[str, Any]], held: bool
+    entry: Entry | None,
+    session: BoardSession | None,
+    shared: dict[str, dict[str, Any]],
+    held: bool,
+    prompts: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     harness = session.harness if session is not None else entry.harness if entry is not None else ""
     sid = session.session_id if session is not None else entry.sid if entry is not None else ""
@@ -108,7 +115,7 @@ def _row(
     else:
         row["annotation"] = "none"
     if session is not None:
-        row["sources"].extend(_harness_sources(session))
+        row["sources"].extend(_harness_sources(session, prompts))
     return row
 
 
@@ -121,6 +128,7 @@ def intent_log(store: AnnotationStore, board: Board | None, *, now: datetime) ->
     for s in sessions:
         sids.setdefault(s.harness, []).append(s.session_id)
     shared = {h: bindings(ids) for h, ids in sids.items()}
+    prompts = prompt_harnesses(board)
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     for s in sessions:
@@ -128,7 +136,7 @@ def intent_log(store: AnnotationStore, board: Board | None, *, now: datetime) ->
         if key in seen:
             continue
         seen.add(key)
-        rows.append(_row(entries.get(key), s, shared.get(s.harness, {}), key in held))
+        rows.append(_row(entries.get(key), s, shared.get(s.harness, {}), key in held, prompts))
     off_board = [e for k, e in entries.items() if k not in seen]
     off_board.sort(key=lambda e: iso(e.updated_at) or "" if not isinstance(e, Foreign) else "", reverse=True)
     for entry in off_board:

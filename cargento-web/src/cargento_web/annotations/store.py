@@ -40,8 +40,10 @@ Write (each returns a :class:`Result` with ``outcome``, ``persisted``, ``reason`
 * ``store.update(harness, sid, change_fn, now)``: the general read-modify-write:
   ``change_fn(entry | None) -> Entry | None`` (``None``: nothing to write, outcome ``refused``).
 * ``store.forget_discards(now)``: remove every discard record (for ``--forget``).
-* ``store.on_discard(callback)``: ``callback(harness, sid)`` after a discard is on disk, so a
-  store holding quotations of the words (departures) can withdraw them.
+* ``store.on_discard(callback)``: ``callback(harness, sid)`` after this instance put a discard
+  on disk; :func:`on_any_discard` registers one for every instance in the process (the
+  dashboard's own store included), so a store holding quotations of the words (departures) can
+  withdraw them whichever instance took the discard.
 
 Rules the store keeps: bounded (:data:`MAX_RECORDS` entries, :data:`MAX_REVISIONS` revisions
 each, :data:`MAX_BYTES` on disk; discard records are evicted before words, then oldest first);
@@ -55,6 +57,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -103,6 +106,7 @@ __all__ = [
     "Loaded",
     "Outcome",
     "Result",
+    "on_any_discard",
     "read_document",
 ]
 
@@ -119,6 +123,7 @@ Outcome = Literal["stored", "unchanged", "refused", "unwritable", "untrusted", "
 OUTCOMES: tuple[Outcome, ...] = ("stored", "unchanged", "refused", "unwritable", "untrusted", "unreadable")
 
 Key = tuple[str, str]
+log = logging.getLogger("cargento_web")
 #: The signature of a file that cannot even be stat'ed: never cached.
 _UNSTATABLE = (-1, -1, -1, -1)
 
@@ -225,6 +230,24 @@ def _eviction_order(entries: Mapping[Key, Entry], keep: Key) -> list[Key]:
         return (2, "")
 
     return sorted((k for k in entries if k != keep), key=rank)
+
+
+_ANY_DISCARD: list[Callable[[str, str], None]] = []
+_ANY_DISCARD_LOCK = threading.Lock()
+
+
+def on_any_discard(callback: Callable[[str, str], None]) -> Callable[[], None]:
+    """Call ``callback(harness, sid)`` after any store in this process puts a discard on disk;
+    returns the function that removes the callback again."""
+    with _ANY_DISCARD_LOCK:
+        _ANY_DISCARD.append(callback)
+
+    def remove() -> None:
+        with _ANY_DISCARD_LOCK:
+            if callback in _ANY_DISCARD:
+                _ANY_DISCARD.remove(callback)
+
+    return remove
 
 
 class _FileLock:
@@ -460,8 +483,13 @@ class AnnotationStore:
 
     def _notify(self, *, discarded: bool, key: Key) -> None:
         if discarded:
-            for listener in self._discard_listeners:
-                listener(*key)
+            with _ANY_DISCARD_LOCK:
+                everywhere = list(_ANY_DISCARD)
+            for listener in [*self._discard_listeners, *everywhere]:
+                try:
+                    listener(*key)
+                except Exception:
+                    log.exception("a discard listener failed")
         for callback in self._change_listeners:
             callback()
 

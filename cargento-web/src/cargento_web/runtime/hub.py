@@ -510,7 +510,16 @@ class EventHub:
         newest_sub = max((a.last_active_at for a in s.subagents if a.last_active_at is not None), default=None)
         if newest_sub is not None and newest_sub >= s.last_active_at:
             return False
-        lane.gate = None
+        lane.clear_gate(
+            signal="store record",
+            source=next(
+                (e.source for e in s.evidence if e.reading == "state" and e.signal == "store record"),
+                f"the session's own store ({s.harness_label})",
+            ),
+            at=s.last_active_at,
+            said="the session's own store write came after the wait opened",
+            why="a session writes again only once its wait was answered",
+        )
         self._seq += 1
         lane.log.append(
             LaneEvent(

@@ -44,7 +44,7 @@ import orjson
 from cargento.atomicfile import write_atomic
 from cargento.redact import redact_tree
 
-__all__ = ["MAX_BYTES", "SCHEMA", "Journal", "open_regular_nonblocking", "records_in"]
+__all__ = ["MAX_BYTES", "SCHEMA", "Journal", "open_regular_nonblocking", "read_capped", "records_in"]
 
 SCHEMA = 2
 #: Read cap for one store; a larger file is set aside unread.
@@ -66,6 +66,16 @@ def open_regular_nonblocking(path: Path, flags: int, mode: int = 0o600) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def read_capped(path: Path, cap: int) -> bytes | None:
+    """*path*'s bytes, or ``None`` when it holds more than *cap*: never blocks on a pipe, never
+    follows a link, and refuses anything but a regular file (``OSError``). For the stores a
+    feature keeps and ``--diagnose`` reads."""
+    fd = open_regular_nonblocking(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(cap + 1)
+    return None if len(data) > cap else data
 
 
 def records_in(path: Path) -> list[dict[str, Any]]:

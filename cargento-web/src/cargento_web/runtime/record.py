@@ -47,6 +47,7 @@ KIND_WORDS: dict[str, str] = {
     "idle": "idle nudge",
     "question": "question",
     "finished": "finished its turn",
+    "tripwire": "workflow stage condition tripped",
 }
 #: A reach nudge's outcomes (backend ``reach-ntfy`` / ``reach-webhook``): about the webhook,
 #: never about a phone or a person.

@@ -366,7 +366,8 @@ document.addEventListener("keydown", (ev) => {
 // -- the page -----------------------------------------------------------------------------------
 function Header() {
   const b = state.board;
-  const c = b ? b.counts : null;
+  // Sessions marked handled (POST /api/dismiss) leave the published counts until they write again.
+  const c = b ? { ...b.counts, ...((b.dismissals && b.dismissals.counts) || {}) } : null;
   const stalled = state.missed >= 2;
   const running = b ? b.sessions.filter((s) => s.state === "working" && s.state_source !== "store").length : 0;
   const fromStores = c ? c.working - running : 0;

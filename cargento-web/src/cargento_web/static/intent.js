@@ -9,6 +9,7 @@ import htm from "/static/vendor/htm.mjs";
 import { getJSON, postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
 import { ago, clock, plural, sessionHash } from "/static/format.js";
+import { harnessMeta } from "/static/marks.js";
 import { fill, view } from "/static/slots.js";
 import { ViewHeading, since } from "/static/views.js";
 
@@ -16,8 +17,6 @@ const html = htm.bind(h);
 const CONF = feature("annotations");
 const MAX_CHARS = (CONF && CONF.max_chars) || 240;
 const MAX_LINES = (CONF && CONF.max_lines) || 6;
-//: Harnesses whose latest prompt may stand beside NOW where no goal is typed.
-const PROMPT_HARNESSES = new Set(["claude", "codex"]);
 //: Harness evidence is cut to this many characters in the log and beside NOW.
 const EVIDENCE_CHARS = 240;
 
@@ -56,6 +55,13 @@ function on() {
 function announce(text) {
   const region = document.getElementById("announce");
   if (region) region.textContent = text;
+}
+
+// The session's recorded latest prompt where its harness declares it your own words
+// (prompt_as_goal), else null.
+function promptOf(s) {
+  if (!s || !harnessMeta(s.harness, s.harness_label).promptAsGoal) return null;
+  return s.instruction && s.instruction.source !== "agent" ? s.instruction : null;
 }
 
 function bounded(text) {
@@ -216,9 +222,7 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
     return reply;
   };
   // The session's latest prompt, where its harness's source permits offering it as an entry.
-  const prompt = session && PROMPT_HARNESSES.has(session.harness) && session.instruction && session.instruction.source !== "agent"
-    ? session.instruction.text.trim()
-    : null;
+  const prompt = promptOf(session) ? promptOf(session).text.trim() : null;
   const promptFits = prompt && prompt.length <= MAX_CHARS && !/[\r\n]/.test(prompt);
   const adoptGoal = () => edit({ goal: prompt, adopted: prompt });
   const adoptLine = () => {
@@ -367,7 +371,10 @@ function Revisions({ harness, sid, revision, ctx }) {
 
 function ShareKeeper({ board }) {
   share = board ? board.annotations || null : null;
-  return null;
+  if (!share || share.state !== "untrusted") return null;
+  // Not a reset: the file is left exactly where it is, and the header says so.
+  return html`<ul class="store-resets" aria-label="Own stores not trusted"><li class="store-reset" data-store="annotations">
+    <b>annotations</b> not trusted: ${share.detail || "the file could not be read whole"}; nothing is written over it until it is moved or repaired.</li></ul>`;
 }
 
 function RowGoal({ session }) {
@@ -381,7 +388,7 @@ function RowGoal({ session }) {
   if (typed) {
     return html`<a class="row-goal typed" href=${sessionHash(s)} title=${`Your goal (revision ${entry.revision})`}><span class="goal-label">goal</span> ${typed}</a>${shared}<span class="goal-sep" aria-hidden="true"> · </span>`;
   }
-  const prompt = PROMPT_HARNESSES.has(s.harness) && s.instruction && s.instruction.source !== "agent" ? s.instruction : null;
+  const prompt = promptOf(s);
   const open = () => {
     focusGoalOf = s.key;
   };
@@ -411,7 +418,7 @@ function ProjectGoals({ board, ctx, sessions }) {
   const rows = [];
   for (const s of sessions) {
     const entry = (doc.sessions || {})[s.key];
-    const published = PROMPT_HARNESSES.has(s.harness) && s.instruction && s.instruction.source !== "agent" ? s.instruction : null;
+    const published = promptOf(s);
     const typed = on() && doc.on !== false && entry && entry.kind === "words" ? entry : null;
     if (!published && !typed) continue;
     rows.push(html`<li class="stated" data-key=${s.key}>
@@ -471,7 +478,7 @@ function typedSources(a) {
 }
 
 function harnessSources(s) {
-  if (!PROMPT_HARNESSES.has(s.harness) || !s.instruction || s.instruction.source === "agent") return [];
+  if (!promptOf(s)) return [];
   return [{ kind: "prompt", label: `latest prompt, as ${s.harness_label} recorded it`, text: bounded(s.instruction.text), observed_at: s.instruction.at }];
 }
 

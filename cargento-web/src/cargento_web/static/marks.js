@@ -33,10 +33,11 @@ export function harnessMeta(key, label) {
   const name = (row && row.label) || label || key;
   const mark = row && row.mark;
   const resumable = Boolean(row && row.resumable);
+  const promptAsGoal = Boolean(row && row.prompt_as_goal);
   if (mark && mark.monogram) {
-    return { key, label: name, mono: mark.monogram, hue: Number(mark.hue) || 0, shape: SHAPES[mark.shape] ? mark.shape : "circle", resumable };
+    return { key, label: name, mono: mark.monogram, hue: Number(mark.hue) || 0, shape: SHAPES[mark.shape] ? mark.shape : "circle", resumable, promptAsGoal };
   }
-  return { key, label: name, mono: name.slice(0, 2).toUpperCase(), hue: hueOf(key), shape: "circle", resumable };
+  return { key, label: name, mono: name.slice(0, 2).toUpperCase(), hue: hueOf(key), shape: "circle", resumable, promptAsGoal };
 }
 
 // A small inline mark; the label is given to screen readers by the caller's text.

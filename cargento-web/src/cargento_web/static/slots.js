@@ -2,14 +2,16 @@
 //
 // A feature module (imported by app.js) calls fill(slot, Component) for a place on the page,
 // view(name, Component) for a view of its own (#n=<name>), and offCount(fn) for Attention's
-// "off the session count" items. The views render <Slot name=... /> at each place, handing
-// every component the same props ({board, ctx} and, per slot, {session} or {route}); row slots
-// get {session, ctx} only, and read the document as ctx.board.
+// "off the session count" items, and claim(fn) to place sessions in Attention's categories.
+// The views render <Slot name=... /> at each place, handing every component the same props
+// ({board, ctx} and, per slot, {session} or {route}); row slots get {session, ctx} only, and
+// read the document as ctx.board.
 import { h } from "preact";
 
 const filled = new Map();
 const views = new Map();
 const offCounters = [];
+const claimers = [];
 
 // The places on the page a feature can fill:
 //   header            the page header, after the live region
@@ -26,6 +28,7 @@ const offCounters = [];
 //   session.controls  the session page's controls          ({session})
 //   session.sections  the session page, after its columns   ({session} or {route})
 //   project.goals     a project's view, its stated goals       ({project, sessions})
+//   projects.project  Projects, under one project's rows      ({project})
 export const SLOTS = [
   "header",
   "sessions.above",
@@ -41,6 +44,7 @@ export const SLOTS = [
   "session.controls",
   "session.sections",
   "project.goals",
+  "projects.project",
 ];
 
 export function fill(slot, component) {
@@ -112,4 +116,33 @@ export function offCountFrom(board) {
     }
   }
   return items;
+}
+
+// fn(board) -> [{key, category, reason}]: sessions a feature places in one of Attention's
+// categories, so AT RISK lists them and the opening brief counts them once. category is
+// "handled" (marked handled: out of every category and count), "at_risk" or "close_the_loop".
+// Waiting on the reader takes precedence over all three; handled over the rest, then at risk.
+export function claim(fn) {
+  claimers.push(fn);
+}
+
+const CLAIM_RANK = { handled: 0, at_risk: 1, close_the_loop: 2 };
+
+// Every claim on this board, by session key: the strongest one per session.
+export function claimsFrom(board) {
+  const out = new Map();
+  for (const fn of claimers) {
+    let items = [];
+    try {
+      items = fn(board) || [];
+    } catch (_) {
+      items = []; /* one feature's failure leaves the others' claims standing */
+    }
+    for (const c of items) {
+      if (!(c.category in CLAIM_RANK)) continue;
+      const held = out.get(c.key);
+      if (!held || CLAIM_RANK[c.category] < CLAIM_RANK[held.category]) out.set(c.key, c);
+    }
+  }
+  return out;
 }

@@ -6,8 +6,9 @@ import {
   BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, NO_ESTIMATE_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, pillLabels, plural,
   projectHash, rate, sessionHash, shortAge,
 } from "/static/format.js";
+import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
-import { Slot, offCountFrom, raised } from "/static/slots.js";
+import { Slot, claimsFrom, offCountFrom, raised } from "/static/slots.js";
 
 const html = htm.bind(h);
 
@@ -17,8 +18,8 @@ export function since(ctx, stamp) {
   return (ctx.boardNow - Date.parse(stamp)) / 1000;
 }
 
-function StateBadge({ state }) {
-  return html`<span class=${"badge state-" + state} data-state=${state}>${STATE_TEXT[state] || state}</span>`;
+function StateBadge({ state, session }) {
+  return html`<span class=${"badge state-" + state} data-state=${state} title=${session ? evidenceTitle(session) : null}>${STATE_TEXT[state] || state}</span>`;
 }
 
 function HarnessBadge({ session }) {
@@ -51,10 +52,13 @@ export function Strip({ board }) {
           cls = "on";
           status = `local session data found · ${plural(x.sessions, "session")} shown`;
         }
+        const starting = (x.starting || []).length;
+        if (starting) status += ` · ${starting} starting (a running process with no session yet: ${x.starting.map((p) => p.cwd).join(", ")})`;
         return html`<li class=${"harness " + cls} data-harness=${x.key} title=${status}>
           <${Mark} harness=${x.key} label=${x.label} dim=${cls === "off"} size=${16} />
           <span class="hl">${x.label}</span>
           ${x.discovered && !x.error ? html`<span class="hcount" aria-hidden="true">${x.sessions}</span>` : null}
+          ${starting ? html`<span class="hstarting" aria-hidden="true">+${starting} starting</span>` : null}
           <span class="sr-only">: ${status}</span>
           ${x.error ? html`<span class="hfault">${x.error}</span>` : null}
         </li>`;
@@ -232,7 +236,7 @@ export function SessionRow({ session, ctx, onToggle }) {
       if (ev.target.closest("a, button")) return;
       if (more) toggle();
     }}>
-      <span class="c-state"><${StateBadge} state=${s.state} />${s.read_by_scanning
+      <span class="c-state"><${StateBadge} state=${s.state} session=${s} />${s.read_by_scanning
         ? html`<span class="scan-mark" title=${SCANNING_NOTE}><span aria-hidden="true">◌</span><span class="sr-only">read by scanning</span></span>`
         : null}</span>
       <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
@@ -376,6 +380,7 @@ export function ProjectsView({ board, ctx }) {
       <h3 class="group-h">${project ? html`<a href=${projectHash(project)}>${project}</a>` : html`<span class="muted">no project label</span>`}
         <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></h3>
       <${Rows} sessions=${list} ctx=${ctx} empty="" heads=${index === 0} />
+      <${Slot} name="projects.project" board=${board} ctx=${ctx} project=${project} />
     </div>`,
   )}</section>`;
 }
@@ -401,14 +406,8 @@ const QUOTA_PERCENT = 70;
 
 // Subjects at risk that are not sessions: never part of the session count.
 export function offCountItems(board) {
+  // Quota pressure comes from the capacity feature (static/capacity.js) through offCount.
   const items = [];
-  for (const s of board.sessions) {
-    for (const r of s.rate_limits || []) {
-      if (r.used_percent >= QUOTA_PERCENT) {
-        items.push({ kind: "quota", key: `quota:${s.key}:${r.name}`, text: `${s.harness_label} quota ${r.name}: ${Math.round(r.used_percent)}% used${r.resets_at ? `, resets ${new Date(r.resets_at).toLocaleString()}` : ""}` });
-      }
-    }
-  }
   const byLabel = new Map();
   for (const s of board.sessions) {
     if (!s.title) continue;
@@ -426,9 +425,6 @@ export function offCountItems(board) {
 
 //: What Attention's categories would hold, but no source on this board reads yet.
 export const NOT_YET = [
-  "Uncommitted work, and the git state at a stop or a session end (no source reads git).",
-  "Conflicting completion evidence.",
-  "CLOSE THE LOOP outcomes and COMING NEXT actions by project.",
   "Requests whose session ownership is not established.",
 ];
 
@@ -484,14 +480,24 @@ function ReportedCommands({ board, ctx }) {
 }
 
 export function AttentionView({ board, ctx }) {
-  const needs = board.sessions.filter((s) => s.state === "needs_input");
-  const looping = board.sessions.filter((s) => s.loop && s.state !== "needs_input");
-  const long = board.sessions.filter((s) => s.turn && s.turn.long && s.state !== "needs_input" && !s.loop);
-  const claimed = new Set([...needs, ...looping, ...long].map((s) => s.key));
-  const rest = board.sessions.filter((s) => !claimed.has(s.key));
+  // Features' claims (slots.js claim): marked-handled sessions leave every count; at-risk
+  // evidence joins AT RISK; CLOSE THE LOOP is counted here and listed by its feature.
+  const claims = claimsFrom(board);
+  const category = (s) => (claims.get(s.key) || {}).category;
+  const live = board.sessions.filter((s) => category(s) !== "handled");
+  const handled = board.sessions.length - live.length;
+  const needs = live.filter((s) => s.state === "needs_input");
+  const looping = live.filter((s) => s.loop && s.state !== "needs_input");
+  const long = live.filter((s) => s.turn && s.turn.long && s.state !== "needs_input" && !s.loop);
+  const risky = live.filter((s) => category(s) === "at_risk" && s.state !== "needs_input" && !s.loop && !(s.turn && s.turn.long));
+  const claimed = new Set([...needs, ...looping, ...long, ...risky].map((s) => s.key));
+  const closing = live.filter((s) => category(s) === "close_the_loop" && !claimed.has(s.key));
+  for (const s of closing) claimed.add(s.key);
+  const rest = live.filter((s) => !claimed.has(s.key));
   const moving = rest.filter((s) => s.state === "working").length;
   const ended = rest.filter((s) => s.state === "idle" && s.ended).length;
   const quiet = rest.filter((s) => s.state === "idle" && !s.ended).length;
+  const uncounted = rest.length - moving - ended - quiet;
   const hs = harnessRows(board);
   const waiters = hs.filter((x) => !x.absent && x.reports_waits);
   const blind = hs.filter((x) => x.absent || !x.reports_waits);
@@ -501,23 +507,23 @@ export function AttentionView({ board, ctx }) {
   return html`<section class="attention" aria-labelledby="view-h">
     <${ViewHeading}>Attention</${ViewHeading}>
     <p class="brief">
-      ${plural(needs.length, "session needs", "sessions need")} you now, ${plural(looping.length + long.length, "session is", "sessions are")} at risk;
-      of the other ${rest.length}: ${moving} moving, ${quiet} quiet, ${ended} ended.
+      ${plural(needs.length, "session needs", "sessions need")} you now, ${plural(looping.length + long.length + risky.length, "session is", "sessions are")} at risk${closing.length ? `, ${closing.length} to close the loop` : ""};
+      of the other ${rest.length}: ${moving} moving, ${quiet} quiet, ${ended} ended${uncounted ? `, ${uncounted} without a counted state` : ""}.${handled ? ` ${plural(handled, "session is", "sessions are")} marked handled and not counted.` : ""}
     </p>
     <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length}</span></h3>
     <${Slot} name="attention.needs" board=${board} ctx=${ctx} />
     ${needs.length
       ? html`<ul class="rows">${needs.map((s) => html`<${NeedsItem} key=${s.key} session=${s} board=${board} ctx=${ctx} />`)}</ul>`
       : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
-    <h3 class="group-h">AT RISK <span class="count">${looping.length + long.length}</span></h3>
-    ${looping.length || long.length
-      ? html`<${Rows} sessions=${[...looping, ...long]} ctx=${ctx} empty="" />`
+    <h3 class="group-h">AT RISK <span class="count">${looping.length + long.length + risky.length}</span></h3>
+    ${looping.length || long.length || risky.length
+      ? html`<${Rows} sessions=${[...looping, ...long, ...risky]} ctx=${ctx} empty="" />`
       : html`<p class="empty">No failed-tool loop and no turn at 15 minutes or more observed.</p>`}
     <${Slot} name="attention.groups" board=${board} ctx=${ctx} />
     <h3 class="group-h">ALSO AT RISK, OFF THE SESSION COUNT <span class="count">${off.length}</span></h3>
     ${off.length
       ? html`<ul class="off-count">${off.map((x) => html`<li data-kind=${x.kind} key=${x.key}>${x.text}</li>`)}</ul>`
-      : html`<p class="empty">No quota window at ${QUOTA_PERCENT}% or more and no display label shared by two sessions.</p>`}
+      : html`<p class="empty">No quota window at ${QUOTA_PERCENT}% or more or projected to run out before its reset, and no display label shared by two sessions.</p>`}
     <${ReportedCommands} board=${board} ctx=${ctx} />
     <h3 class="group-h">NOT ON THIS BOARD YET</h3>
     <ul class="not-yet">${NOT_YET.map((t) => html`<li>${t}</li>`)}</ul>
@@ -538,6 +544,10 @@ export function AttentionView({ board, ctx }) {
       <p>Without lifecycle events, a harness with no turn-end signal reads a quiet session as idle; it may still be waiting on you.</p>
       <p>Covered: ${waiters.length ? `${plural(waiters.length, "installed harness", "installed harnesses")} can report that a session waits on you, within these conditions:` : "no installed harness can report that a session waits on you."}</p>
       <ul>${waiters.map((x) => html`<li data-harness=${x.key}><${Mark} harness=${x.key} label=${x.label} /> <b>${x.label}</b>: ${x.wait_coverage}</li>`)}</ul>
+      <p>Process liveness: what of each harness's running CLI can be tied to a session.</p>
+      <ul class="liveness">${(board.harnesses || []).filter((x) => x.process_coverage).map((x) => html`<li data-harness=${x.key}><b>${x.label}</b>: ${x.process_coverage}${(x.starting || []).length
+        ? html` <span class="starting">Starting (a running process with no session yet): ${x.starting.map((p) => `pid ${p.pid} in ${p.cwd}`).join("; ")}.</span>`
+        : null}</li>`)}</ul>
       <p class=${"native-coverage native-" + ctx.native.state} data-native=${ctx.native.state}>${ctx.native.long}${" "}
         Browser notifications: ${BROWSER_NOTIFY_TEXT[ctx.browserNotify] || ctx.browserNotify}.</p>
       <${Slot} name="attention.coverage" board=${board} ctx=${ctx} />
@@ -551,7 +561,7 @@ function NeedsItem({ session, board, ctx }) {
   return html`<li class="row st-needs_input needs" data-key=${s.key} data-state=${s.state}>
     <div class="row-head">
       <${HarnessBadge} session=${s} />
-      <${StateBadge} state=${s.state} />
+      <${StateBadge} state=${s.state} session=${s} />
       <a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>
       <span class="proj">${s.project || "no project"}</span>
     </div>
@@ -618,7 +628,7 @@ export function SessionPage({ board, ctx, route }) {
     <header class="sp-head">
       <${HarnessBadge} session=${s} />
       <h2 class="view-h" id="view-h" tabindex="-1">${s.title || html`<span class="muted">untitled session</span>`}</h2>
-      <${StateBadge} state=${s.state} />
+      <${StateBadge} state=${s.state} session=${s} />
       ${s.role ? html`<span class="role">${s.role}</span>` : null}
     </header>
     ${s.state === "needs_input"

@@ -1,0 +1,165 @@
+"""Process liveness fused with the stores: the process table's word on a harness's rows.
+
+A harness that declares a :class:`~cargento.models.ProcessTie` with ``cwd`` lets core tie its
+running CLI to a session by working directory. When the process table can be listed (never in
+a replay, the demo or a test table: then nothing is claimed):
+
+* a row read as working or waiting on the store's word alone (not a live lifecycle event,
+  which only a running process sends) whose directory no running process of the harness has,
+  while every such process's directory could be read, is not shown working or waiting: it
+  reads idle, and its evidence names the overrule (the process table over the store);
+* a running process of the harness whose directory no row of the harness has is *starting*:
+  it has no store yet (or none inside the window), and appears on the harness's strip entry.
+
+The listing is read at most every :data:`LISTING_TTL_S` seconds, not on every build.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import PurePath
+
+import attrs
+
+from cargento.board.detail import ago
+from cargento.board.document import BoardSession, Starting
+from cargento.board.evidence import signal_of_source
+from cargento.models import Evidence, Overruled, ProcessTie
+from cargento.processes import ProcessInfo, ProcessTable
+
+__all__ = ["LISTING_TTL_S", "HarnessProcesses", "Listing", "apply_liveness", "match"]
+
+#: How long one listing of the process table serves successive builds.
+LISTING_TTL_S = 5.0
+#: Interpreters a CLI may run under: the script after them names the CLI.
+_INTERPRETERS = frozenset({"node", "node.exe", "bun", "bun.exe", "deno", "python", "python3", "python.exe"})
+
+
+def _base(arg: str) -> str:
+    name = PurePath(arg.replace("\\", "/")).name.lower()
+    for suffix in (".exe", ".cmd", ".js", ".mjs", ".cjs"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def match(info: ProcessInfo, tie: ProcessTie) -> bool:
+    """True when *info* is one of the harness's CLI processes: the basename of its executable,
+    or of the script an interpreter runs, is one of the tie's names."""
+    argv = info.argv
+    if not argv:
+        return False
+    names = {n.lower() for n in tie.names}
+    first = _base(argv[0])
+    if first in names:
+        return True
+    if PurePath(argv[0].replace("\\", "/")).name.lower() in _INTERPRETERS or first in {"node", "bun", "deno"}:
+        script = next((a for a in argv[1:] if not a.startswith("-")), None)
+        return script is not None and _base(script) in names
+    return False
+
+
+def _norm(path: str) -> str:
+    return os.path.normcase(os.path.normpath(path))
+
+
+@attrs.frozen(kw_only=True)
+class HarnessProcesses:
+    """One harness's running CLI processes, as the process table lists them."""
+
+    processes: tuple[ProcessInfo, ...]
+
+    @property
+    def cwds(self) -> frozenset[str]:
+        return frozenset(_norm(p.cwd) for p in self.processes if p.cwd)
+
+    @property
+    def every_cwd_read(self) -> bool:
+        return all(p.cwd for p in self.processes)
+
+
+class Listing:
+    """The process table's listing, cached for :data:`LISTING_TTL_S` (``None``: not listable)."""
+
+    def __init__(self, table: ProcessTable) -> None:
+        self.table = table
+        self._at: float | None = None
+        self._listed: tuple[ProcessInfo, ...] | None = None
+
+    def processes(self) -> tuple[ProcessInfo, ...] | None:
+        tick = time.monotonic()
+        if self._at is None or tick - self._at >= LISTING_TTL_S:
+            listing = getattr(self.table, "listing", None)
+            self._listed = listing() if callable(listing) else None
+            self._at = tick
+        return self._listed
+
+    def of(self, tie: ProcessTie) -> HarnessProcesses | None:
+        listed = self.processes()
+        if listed is None:
+            return None
+        return HarnessProcesses(processes=tuple(p for p in listed if match(p, tie)))
+
+
+def _exited(row: BoardSession, found: HarnessProcesses) -> Evidence:
+    names = "no running process of this harness"
+    return Evidence(
+        reading="wait" if row.state == "needs_input" else "state",
+        signal="process table",
+        source="process table · working directories",
+        said=f"{names} has the working directory {row.cwd}",
+        overruled=Overruled(
+            signal="store record",
+            source=next((e.source for e in row.evidence if e.signal == "store record"), row.harness),
+            observed_at=row.waiting.since if row.waiting else row.last_active_at,
+            said=f"the store reads {'needs input' if row.state == 'needs_input' else 'working'}",
+            why="a session whose process has exited is not working, and nobody is at its prompt",
+        ),
+    )
+
+
+def apply_liveness(
+    rows: Sequence[BoardSession], tie: ProcessTie | None, found: HarnessProcesses | None, now: datetime
+) -> tuple[list[BoardSession], tuple[Starting, ...]]:
+    """*rows* of one harness with the process table's word applied, and its starting processes."""
+    if tie is None or found is None or "cwd" not in tie.ties:
+        return list(rows), ()
+    live = found.cwds
+    out: list[BoardSession] = []
+    for row in rows:
+        from_store = signal_of_source(row.state_source) != "hook event"
+        if (
+            row.state in ("working", "needs_input")
+            and from_store
+            and row.cwd
+            and found.every_cwd_read
+            and _norm(row.cwd) not in live
+        ):
+            idle_for = (now - row.last_active_at).total_seconds() if row.last_active_at else None
+            row = attrs.evolve(
+                row,
+                state="idle",
+                waiting=None,
+                detail=f"process exited · last active {ago(idle_for)}",
+                turn=None,
+                state_source="process table",
+                evidence=(_exited(row, found), *row.evidence),
+            )
+        out.append(row)
+    return out, _starting(found.processes, rows)
+
+
+def _starting(processes: Iterable[ProcessInfo], rows: Sequence[BoardSession]) -> tuple[Starting, ...]:
+    known = {_norm(r.cwd) for r in rows if r.cwd}
+    found = [
+        Starting(
+            pid=p.pid,
+            cwd=p.cwd,
+            started_at=datetime.fromtimestamp(p.started_at, UTC) if p.started_at is not None else None,
+        )
+        for p in processes
+        if p.cwd and _norm(p.cwd) not in known
+    ]
+    return tuple(sorted(found, key=lambda s: s.pid))

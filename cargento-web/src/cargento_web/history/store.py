@@ -1,0 +1,479 @@
+"""The local history store, ``cargento-history.json``: what this server observed.
+
+Reading it (the API other features use)
+---------------------------------------
+
+The running history feature holds one :class:`HistoryStore`; another feature reaches it with
+:func:`cargento_web.history.running_store` (``None`` under ``--no-history`` or before the
+feature started), or opens one itself over a state directory::
+
+    store = HistoryStore(state_dir, days=14, max_bytes=1_048_576)
+    store.load()
+    store.session("claude", "abc123")   # that session's observations, oldest first
+    store.project("/home/me/app")       # every observation of sessions in that project
+    store.window()                      # Window: the span actually observed, and why it starts there
+
+Every :class:`Observation` carries the session (``harness``, ``session_id``), its ``project``
+(the board's project key when the row had one), ``kind`` (one of :data:`KINDS`), ``at`` (the
+server's clock), ``source`` (who published it: ``store`` for a harness store read, or the
+event overlay's source such as ``event:Stop``), and for a state change the ``state`` it moved
+to and the ``previous`` one; ``detail`` is a short redacted text (a task's subject, a wait's
+kind, a session end's reason).
+
+The rules it keeps
+------------------
+
+* Age first, then size: an observation older than *days* is dropped, and while the serialised
+  store would exceed *max_bytes* the oldest observations go. Narrowing *days* drops what falls
+  outside; widening it again brings nothing back.
+* *max_bytes* is the read cap too: a file larger than it is set aside unread.
+* A file that cannot be read whole (not JSON, not this schema, a malformed observation, not a
+  regular file) is set aside as ``cargento-history.json.unreadable-<stamp>`` and never written
+  over or repaired; :attr:`HistoryStore.reset` says so, for the header.
+* Written whole and atomically (:func:`cargento.atomicfile.write_atomic`: temp, fsync, rename),
+  so a kill at any moment leaves the previous or the next version; at most one write every
+  *min_interval_s* on a thread of its own, never one per refresh, and none when nothing changed.
+* Re-read before every write: when the file on disk is not the one this store last wrote, it is
+  read again and its observations merged in (or, unreadable, set aside) before the write.
+* Redacted on the way to disk (:func:`cargento.redact.redact_tree`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import attrs
+import orjson
+from cargento.atomicfile import write_atomic
+from cargento.redact import redact_tree
+from cargento.timestamps import iso, parse_ts
+
+from cargento_web.runtime.journal import open_regular_nonblocking
+
+__all__ = [
+    "DEFAULT_DAYS",
+    "DEFAULT_MAX_BYTES",
+    "HISTORY_FILE",
+    "KINDS",
+    "SCHEMA",
+    "HistoryStore",
+    "Observation",
+    "Window",
+    "parse_history",
+]
+
+HISTORY_FILE = "cargento-history.json"
+SCHEMA = 1
+DEFAULT_DAYS = 14.0
+DEFAULT_MAX_BYTES = 1_048_576
+#: What an observation can say happened.
+KINDS = (
+    "state",  # the session's state changed (state, previous)
+    "turn_started",
+    "turn_ended",
+    "wait_started",  # it began waiting on the reader (detail: the wait's kind)
+    "wait_ended",
+    "session_ended",  # detail: the end's reason when one was published
+    "task_completed",  # detail: the task's subject
+    "subagent_started",  # a subagent of this session was seen running (detail: its name)
+    "subagent_ended",  # it stopped running (detail: its name)
+)
+_DETAIL_LIMIT = 200
+_HEAD = b'{"schema":1,"store":"history","observations":['
+
+
+@attrs.frozen(kw_only=True)
+class Observation:
+    """One thing the server observed about one session."""
+
+    harness: str
+    session_id: str
+    kind: str
+    at: datetime
+    source: str
+    project: str | None = None
+    state: str | None = None
+    previous: str | None = None
+    detail: str | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The observation as it is stored (and served)."""
+        out: dict[str, Any] = {
+            "harness": self.harness,
+            "sid": self.session_id,
+            "kind": self.kind,
+            "at": iso(self.at),
+            "source": self.source,
+        }
+        for name in ("project", "state", "previous", "detail"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+
+@attrs.frozen(kw_only=True)
+class Window:
+    """The span the history actually holds, for a caption."""
+
+    #: The oldest observation kept (``None``: nothing observed yet).
+    first: datetime | None
+    #: The newest.
+    last: datetime | None
+    #: How far back the store may reach (``--history-days``).
+    days: float
+    #: When this run began observing (earlier spans come from the file it read).
+    run_started_at: datetime
+    #: True when observations were dropped for age or size, so the window starts later than
+    #: the first observation ever made.
+    evicted: bool
+
+
+def _observation(raw: object) -> Observation | None:
+    if not isinstance(raw, dict):
+        return None
+    harness, sid, kind, source = raw.get("harness"), raw.get("sid"), raw.get("kind"), raw.get("source")
+    if not (isinstance(harness, str) and isinstance(sid, str) and isinstance(kind, str) and isinstance(source, str)):
+        return None
+    if kind not in KINDS:
+        return None
+    at = parse_ts(raw.get("at")) if isinstance(raw.get("at"), str) else None
+    if at is None:
+        return None
+    optional: dict[str, str | None] = {}
+    for name in ("project", "state", "previous", "detail"):
+        value = raw.get(name)
+        if value is not None and not isinstance(value, str):
+            return None
+        optional[name] = value
+    return Observation(harness=harness, session_id=sid, kind=kind, at=at, source=source, **optional)
+
+
+def parse_history(data: bytes) -> list[Observation] | None:
+    """The observations of a history file's bytes, oldest first, or ``None`` when the bytes are
+    not a history store this build can read whole (one malformed observation is enough)."""
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("store") != "history":
+        return None
+    raw = doc.get("observations")
+    if not isinstance(raw, list):
+        return None
+    out: list[Observation] = []
+    for item in raw:
+        found = _observation(item)
+        if found is None:
+            return None
+        out.append(found)
+    out.sort(key=lambda o: o.at)
+    return out
+
+
+def _encoded(o: Observation) -> bytes:
+    return orjson.dumps(redact_tree(o.record()))
+
+
+class HistoryStore:
+    """The history this server observed, held in memory and persisted in ``cargento-history.json``.
+
+    Thread-safe: the board's worker records, routes read, the writer thread writes.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        days: float = DEFAULT_DAYS,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        min_interval_s: float = 5.0,
+    ) -> None:
+        if days <= 0 or max_bytes <= 0:
+            raise ValueError("the history's days and byte cap must be more than zero")
+        self.path = directory / HISTORY_FILE
+        self.days = days
+        self.max_bytes = max_bytes
+        self.clock = clock
+        self.min_interval_s = min_interval_s
+        self.run_started_at = clock()
+        #: What the last load found wrong and did about it (for the header), or ``None``.
+        self.reset: str | None = None
+        self.reset_at: datetime | None = None
+        #: The last write failure (the observations are still held in memory), or ``None``.
+        self.write_error: str | None = None
+        #: Whole-store writes made by this run (the write rate is bounded; tests read it).
+        self.writes = 0
+        self._lock = threading.RLock()
+        self._items: list[tuple[Observation, bytes]] = []
+        self._bytes = len(_HEAD) + 2  # "]}" closes the document
+        self._evicted = False
+        self._known: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) as we left it
+        self._refused = False
+        self._dirty = False
+        self._timer: threading.Timer | None = None
+        self._last_write = 0.0
+        self._closed = False
+        self._written = threading.Condition(self._lock)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Read the file back (once, at start). An unreadable or oversized file is set aside."""
+        with self._lock:
+            self.reset = None
+            self.reset_at = None
+            found = self._read_disk()
+            self._items, self._bytes = [], len(_HEAD) + 2
+            if found:
+                self._add(found)
+            if self._trim():
+                self._dirty = True
+                self._schedule()
+
+    def _read_disk(self) -> list[Observation]:
+        try:
+            fd = open_regular_nonblocking(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            self._known = None
+            return []
+        except OSError as exc:
+            cause = exc.strerror or str(exc)
+            self._refused = True
+            self._say_reset(
+                f"{self.path.name} could not be read ({cause}); it was left alone and this run keeps its history in memory"
+            )
+            self.write_error = f"{self.path}: {cause}; nothing is written there this run"
+            return []
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(self.max_bytes + 1)
+            info = os.fstat(fh.fileno())
+        if len(data) > self.max_bytes:
+            self._set_aside(
+                f"is larger than its {self.max_bytes}-byte cap (--history-max-bytes) and was discarded unread"
+            )
+            return []
+        parsed = parse_history(data)
+        if parsed is None:
+            self._set_aside("could not be read whole")
+            return []
+        self._known = (info.st_ino, info.st_size, info.st_mtime_ns)
+        return parsed
+
+    def _say_reset(self, text: str) -> None:
+        self.reset_at = datetime.now(UTC)
+        self.reset = text
+
+    def _set_aside(self, why: str) -> None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        aside = self.path.with_name(f"{self.path.name}.unreadable-{stamp}")
+        try:
+            os.rename(self.path, aside)
+        except OSError as exc:
+            self._refused = True
+            self._say_reset(
+                f"{self.path.name} {why}; it could not be set aside ({exc.strerror or exc}), so this run keeps its history in memory"
+            )
+            return
+        self._known = None
+        self._say_reset(f"{self.path.name} {why}; kept as {aside.name}, and the history started empty")
+
+    def session(self, harness: str, session_id: str) -> tuple[Observation, ...]:
+        """One session's observations, oldest first."""
+        with self._lock:
+            return tuple(o for o, _ in self._items if o.harness == harness and o.session_id == session_id)
+
+    def project(self, project: str) -> tuple[Observation, ...]:
+        """Every observation of the sessions seen in *project*, oldest first (a session's
+        observations made before its project was known are included once any names it)."""
+        with self._lock:
+            keys = {(o.harness, o.session_id) for o, _ in self._items if o.project == project}
+            return tuple(o for o, _ in self._items if (o.harness, o.session_id) in keys)
+
+    def all(self) -> tuple[Observation, ...]:
+        with self._lock:
+            return tuple(o for o, _ in self._items)
+
+    def last(self, harness: str, session_id: str, kind: str | None = None) -> Observation | None:
+        """The session's newest observation (of *kind*, when given)."""
+        with self._lock:
+            for o, _ in reversed(self._items):
+                if o.harness == harness and o.session_id == session_id and (kind is None or o.kind == kind):
+                    return o
+        return None
+
+    def window(self, harness: str | None = None, session_id: str | None = None) -> Window:
+        """The span held: the whole store's, or one session's when named."""
+        with self._lock:
+            items = [
+                o for o, _ in self._items if harness is None or (o.harness == harness and o.session_id == session_id)
+            ]
+            return Window(
+                first=items[0].at if items else None,
+                last=items[-1].at if items else None,
+                days=self.days,
+                run_started_at=self.run_started_at,
+                evicted=self._evicted,
+            )
+
+    @property
+    def size(self) -> int:
+        """The serialised size of what is held, in bytes (never above *max_bytes* after a trim)."""
+        with self._lock:
+            return self._bytes - 1 if self._items else self._bytes
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    # -- recording ----------------------------------------------------------------------------
+
+    def record(self, observations: Iterable[Observation]) -> int:
+        """Keep *observations* and schedule a write; returns how many were kept."""
+        batch = list(observations)
+        if not batch:
+            return 0
+        with self._lock:
+            self._add(batch)
+            self._trim()
+            self._dirty = True
+            self._schedule()
+            return len(batch)
+
+    def _add(self, batch: list[Observation]) -> None:
+        entries = [(o, _encoded(o)) for o in batch]
+        in_order = not self._items or all(o.at >= self._items[-1][0].at for o, _ in entries)
+        self._items.extend(entries)
+        if not in_order:
+            self._items.sort(key=lambda e: e[0].at)
+        self._bytes += sum(len(b) + 1 for _, b in entries)
+
+    def _trim(self) -> bool:
+        """Age first, then size; True when anything went."""
+        cutoff = self.clock() - timedelta(days=self.days)
+        drop = 0
+        while drop < len(self._items) and self._items[drop][0].at < cutoff:
+            drop += 1
+        size = self._bytes - sum(len(b) + 1 for _, b in self._items[:drop])
+        # size counts a comma after every observation; the document has one fewer.
+        while drop < len(self._items) and size - 1 > self.max_bytes:
+            size -= len(self._items[drop][1]) + 1
+            drop += 1
+        if drop:
+            del self._items[:drop]
+            self._bytes = size
+            self._evicted = True
+        return drop > 0
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        if self._refused or self._closed or self._timer is not None:
+            return
+        delay = max(0.0, self._last_write + self.min_interval_s - _monotonic())
+        timer = threading.Timer(delay, lambda: self._on_timer(timer))
+        timer.daemon = True
+        timer.name = "cargento-history-writer"
+        self._timer = timer
+        timer.start()
+
+    def _on_timer(self, timer: threading.Timer) -> None:
+        with self._lock:
+            if self._timer is not timer:  # cancelled by a flush that wrote already
+                return
+            self._write_now()
+
+    def _write_now(self) -> None:
+        with self._lock:
+            self._timer = None
+            if not self._dirty or self._refused:
+                self._written.notify_all()
+                return
+            try:
+                self._reread_if_changed()
+                if self._refused:
+                    return
+                data = self._serialise()
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    if not stat.S_ISREG(os.stat(self.path, follow_symlinks=False).st_mode):
+                        raise OSError(errno.EINVAL, "not a regular file; left alone", str(self.path))
+                write_atomic(self.path, data)
+                info = os.stat(self.path)
+                self._known = (info.st_ino, info.st_size, info.st_mtime_ns)
+                self._dirty = False
+                self.writes += 1
+                self.write_error = None
+            except OSError as exc:
+                self.write_error = (
+                    f"{self.path}: could not be written ({exc.strerror or exc}); the history is held in memory"
+                )
+            finally:
+                self._last_write = _monotonic()
+                self._written.notify_all()
+                if self._dirty and not self._refused and not self._closed and self.write_error is None:
+                    self._schedule()
+
+    def _reread_if_changed(self) -> None:
+        """Re-read before write: another writer's file is merged in, an unreadable one set aside."""
+        try:
+            info = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        if self._known == (info.st_ino, info.st_size, info.st_mtime_ns):
+            return
+        found = self._read_disk()
+        if not found:
+            return
+        mine = {_encoded(o) for o, _ in self._items}
+        fresh = [o for o in found if _encoded(o) not in mine]
+        if fresh:
+            self._add(fresh)
+            self._trim()
+
+    def _serialise(self) -> bytes:
+        return _HEAD + b",".join(b for _, b in self._items) + b"]}"
+
+    def flush(self, timeout_s: float = 5.0) -> bool:
+        """Write what is pending now (skipping the rate bound); False when it could not."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._dirty and not self._refused:
+                self._last_write = 0.0
+                self._write_now()
+            return not self._dirty or self._refused
+
+    def close(self) -> None:
+        self.flush()
+        with self._lock:
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+    def status(self) -> Mapping[str, Any]:
+        with self._lock:
+            return {
+                "path": str(self.path),
+                "observations": len(self._items),
+                "bytes": self.size,
+                "writes": self.writes,
+                "reset": self.reset,
+                "write_error": self.write_error,
+            }
+
+
+def _monotonic() -> float:
+    return time.monotonic()

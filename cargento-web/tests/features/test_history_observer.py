@@ -1,0 +1,69 @@
+"""What consecutive boards say happened: the observations the history keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from cargento.board import Board, BoardSession, BoardTask, Waiting
+from cargento_web.history.observer import BoardObserver
+
+T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+Row = Callable[..., BoardSession]
+Boards = Callable[..., Board]
+Task = Callable[..., BoardTask]
+
+
+def kinds(observations: list[Any]) -> list[str]:
+    return [o.kind for o in observations]
+
+
+def test_a_turn_a_wait_a_task_and_an_end_are_observed_with_their_source(
+    row: Row, board_of: Boards, task_of: Task
+) -> None:
+    seen = BoardObserver(known=lambda h, s: False, days=14, end_reason=lambda h, s: "logout")
+    first = seen.observe(board_of(T0, row("s", state="idle", last_active_at=T0)))
+    assert kinds(first) == ["state"] and first[0].detail == "first seen by this server"
+    t1 = T0 + timedelta(seconds=10)
+    working = row(
+        "s", state="working", state_source="event:UserPromptSubmit", tasks=(task_of("build", "pending", "1"),)
+    )
+    made = seen.observe(board_of(t1, working))
+    assert kinds(made) == ["state", "turn_started"]
+    assert made[0].source == "event:UserPromptSubmit" and made[0].previous == "idle" and made[0].at == t1
+    gate = Waiting(kind="permission", text="run ls?", since=t1, source="event")
+    waiting = row("s", state="needs_input", waiting=gate, state_source="event:PermissionRequest", tasks=working.tasks)
+    assert kinds(seen.observe(board_of(t1, waiting))) == ["state", "wait_started"]
+    done = row("s", state="working", tasks=(task_of("build", "completed", "1"),))
+    made = seen.observe(board_of(t1, done))
+    assert kinds(made) == ["state", "wait_ended", "task_completed"] and made[2].detail == "build"
+    ended = row("s", state="idle", ended=True, tasks=done.tasks, state_source="event:SessionEnd")
+    made = seen.observe(board_of(t1, ended))
+    assert kinds(made) == ["state", "turn_ended", "session_ended"]
+    assert made[2].detail == "logout", "the reason the session-end store holds"
+    assert seen.observe(board_of(t1, ended)) == [], "nothing moved, nothing observed"
+
+
+def test_first_sight_is_a_baseline(row: Row, board_of: Boards, task_of: Task) -> None:
+    seen = BoardObserver(known=lambda h, s: s == "known", days=1)
+    old = row("old", last_active_at=T0 - timedelta(days=3))
+    known = row("known", state="working")
+    finished = row("fresh", tasks=(task_of("done before we looked", "completed"),))
+    made = seen.observe(board_of(T0, old, known, finished))
+    assert [(o.session_id, o.kind) for o in made] == [("fresh", "state")], (
+        "a session outside the window, one the history knows, and completions before first sight are not observations"
+    )
+
+
+def test_subagents_starting_and_stopping_are_the_delegation_record(row: Row, board_of: Boards) -> None:
+    from cargento.models import Subagent
+
+    seen = BoardObserver(known=lambda h, s: True, days=14)
+    seen.observe(board_of(T0, row("p", state="working")))
+    helper = Subagent(name="explorer", session_id="c1", running=True)
+    made = seen.observe(board_of(T0, row("p", state="working", subagents=(helper,))))
+    assert [(o.kind, o.detail) for o in made] == [("subagent_started", "explorer")]
+    done = Subagent(name="explorer", session_id="c1", running=False)
+    made = seen.observe(board_of(T0, row("p", state="working", subagents=(done,))))
+    assert [(o.kind, o.detail) for o in made] == [("subagent_ended", "explorer")]

@@ -1,0 +1,239 @@
+"""The local history store: bounds, age-first eviction, the read cap, set-aside, write rate."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+import pytest
+from cargento_web.history.store import HISTORY_FILE, HistoryStore, Observation, parse_history
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, now: datetime = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def obs(minutes_ago: float, sid: str = "s1", *, now: datetime = T0, detail: str | None = None) -> Observation:
+    return Observation(
+        harness="claude",
+        session_id=sid,
+        kind="state",
+        at=now - timedelta(minutes=minutes_ago),
+        source="store",
+        project="w/proj",
+        state="working",
+        previous="idle",
+        detail=detail,
+    )
+
+
+def test_observations_survive_a_restart_and_read_per_session_and_project(tmp_path: Path) -> None:
+    clock = Clock()
+    store = HistoryStore(tmp_path, clock=clock)
+    store.load()
+    store.record([obs(5, "a"), obs(3, "b"), obs(1, "a")])
+    assert store.flush()
+    again = HistoryStore(tmp_path, clock=clock)
+    again.load()
+    assert [o.at for o in again.session("claude", "a")] == [T0 - timedelta(minutes=5), T0 - timedelta(minutes=1)]
+    assert len(again.project("w/proj")) == 3
+    window = again.window("claude", "a")
+    assert window.first == T0 - timedelta(minutes=5) and window.last == T0 - timedelta(minutes=1)
+    assert again.reset is None
+
+
+def test_eviction_is_age_first_and_widening_brings_nothing_back(tmp_path: Path) -> None:
+    clock = Clock()
+    store = HistoryStore(tmp_path, days=1, clock=clock)
+    store.load()
+    store.record([obs(60 * 30), obs(60 * 2)])  # 30 hours ago is outside one day
+    assert len(store) == 1 and store.window().evicted
+    store.flush()
+    wide = HistoryStore(tmp_path, days=14, clock=clock)
+    wide.load()
+    assert len(wide) == 1, "narrowing dropped it; widening again brings nothing back"
+
+
+def test_a_file_larger_than_the_cap_is_set_aside_unread(tmp_path: Path) -> None:
+    clock = Clock()
+    big = HistoryStore(tmp_path, max_bytes=1_000_000, clock=clock)
+    big.load()
+    big.record([obs(i / 10, detail="x" * 150) for i in range(100)])
+    big.flush()
+    size = (tmp_path / HISTORY_FILE).stat().st_size
+    small = HistoryStore(tmp_path, max_bytes=size - 1, clock=clock)
+    small.load()
+    assert len(small) == 0
+    assert small.reset is not None and "discarded unread" in small.reset
+    assert not (tmp_path / HISTORY_FILE).exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(HISTORY_FILE + ".unreadable-")]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{broken", b"[]", b'{"schema":1,"store":"history","observations":[{"kind":"state"}]}', b'{"schema":9}'],
+)
+def test_a_store_that_cannot_be_read_whole_is_set_aside_never_written_over(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / HISTORY_FILE).write_bytes(content)
+    store = HistoryStore(tmp_path, clock=Clock())
+    store.load()
+    assert store.reset is not None and "kept as" in store.reset and store.reset_at is not None
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith(HISTORY_FILE + ".unreadable-")]
+    assert len(aside) == 1 and aside[0].read_bytes() == content
+    store.record([obs(1)])
+    store.flush()
+    assert parse_history((tmp_path / HISTORY_FILE).read_bytes()) is not None
+
+
+def test_a_fifo_in_the_store_place_is_left_alone(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / HISTORY_FILE)
+    store = HistoryStore(tmp_path, clock=Clock())
+    store.load()
+    store.record([obs(1)])
+    store.flush()
+    assert store.reset is not None and "left alone" in store.reset
+    assert (tmp_path / HISTORY_FILE).is_fifo()
+
+
+def test_writes_are_rate_bounded(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path, clock=Clock(), min_interval_s=60)
+    store.load()
+    store.record([obs(3)])
+    store.flush()
+    for i in range(50):
+        store.record([obs(2 - i / 100)])
+    assert store.writes == 1, "fifty records inside the interval wait for one write"
+    store.flush()
+    assert store.writes == 2
+    assert store.flush() and store.writes == 2, "nothing changed: no write"
+    store.close()
+
+
+def test_reread_before_write_merges_another_writers_observations(tmp_path: Path) -> None:
+    clock = Clock()
+    mine = HistoryStore(tmp_path, clock=clock)
+    mine.load()
+    mine.record([obs(5, "mine")])
+    mine.flush()
+    other = HistoryStore(tmp_path, clock=clock)
+    other.load()
+    other.record([obs(4, "other")])
+    other.flush()
+    mine.record([obs(1, "mine")])
+    mine.flush()
+    on_disk = parse_history((tmp_path / HISTORY_FILE).read_bytes())
+    assert on_disk is not None and {o.session_id for o in on_disk} == {"mine", "other"}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ages=st.lists(st.floats(min_value=0, max_value=60 * 24 * 30), min_size=0, max_size=60),
+    detail=st.text(max_size=80),
+    days=st.floats(min_value=0.01, max_value=30),
+    cap=st.integers(min_value=60, max_value=6000),
+)
+def test_bounds_hold_for_any_history(tmp_path: Path, ages: list[float], detail: str, days: float, cap: int) -> None:
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # a fresh folder per example
+    clock = Clock()
+    store = HistoryStore(folder, days=days, max_bytes=cap, clock=clock)
+    store.load()
+    for age in ages:
+        store.record([obs(age, detail=detail)])
+    kept = store.all()
+    assert all(T0 - o.at <= timedelta(days=days) for o in kept), "nothing older than the window"
+    assert store.size <= cap
+    store.flush()
+    if (folder / HISTORY_FILE).exists():
+        data = (folder / HISTORY_FILE).read_bytes()
+        assert len(data) == store.size, "the size the store counts is the size it writes"
+        assert len(data) <= cap, "the file is never larger than its own read cap"
+        parsed = parse_history(data)
+        assert parsed is not None and len(parsed) == len(kept)
+    in_window = sorted((a for a in ages if timedelta(minutes=a) <= timedelta(days=days)), reverse=True)
+    # Age first, then the oldest: what is kept is always the newest observations in the window.
+    assert [o.at for o in kept] == [T0 - timedelta(minutes=a) for a in in_window[len(in_window) - len(kept) :]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.binary(max_size=400)
+    | st.from_regex(rb'\{"schema":1,"store":"history","observations":\[.*\]\}', fullmatch=True)
+)
+def test_the_reader_never_raises(data: bytes) -> None:
+    parsed = parse_history(data)
+    assert parsed is None or all(isinstance(o, Observation) for o in parsed)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    records=st.lists(
+        st.dictionaries(
+            st.sampled_from(["harness", "sid", "kind", "at", "source", "project", "state", "detail"]),
+            st.none()
+            | st.text(max_size=10)
+            | st.integers(-(2**40), 2**40)
+            | st.sampled_from(["state", "2026-11-30T12:00:00Z"]),
+        ),
+        max_size=5,
+    )
+)
+def test_a_malformed_observation_rejects_the_whole_store(records: list[dict[str, object]]) -> None:
+    data = orjson.dumps({"schema": 1, "store": "history", "observations": records})
+    parsed = parse_history(data)
+    if any(not isinstance(r.get("harness"), str) or not isinstance(r.get("sid"), str) for r in records):
+        assert parsed is None, "one malformed observation and the store is not read whole"
+    if parsed is not None:
+        assert len(parsed) == len(records)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(count=10, slack=0).via("a cap of exactly the file's size reads it whole")
+@example(count=10, slack=-1).via("one byte less sets it aside")
+@given(count=st.integers(min_value=0, max_value=40), slack=st.integers(min_value=-300, max_value=300))
+def test_the_size_cap_is_the_read_cap(tmp_path: Path, count: int, slack: int) -> None:
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # a fresh folder per example
+    writer = HistoryStore(folder, max_bytes=10_000_000, clock=Clock())
+    writer.load()
+    writer.record([obs(i / 10, detail="d" * 20) for i in range(count)])
+    writer.flush()
+    size = (folder / HISTORY_FILE).stat().st_size if count else 0
+    cap = max(1, size + slack)  # around the file's size, and exactly it
+    reader = HistoryStore(folder, max_bytes=cap, clock=Clock())
+    reader.load()
+    if size > cap:
+        assert len(reader) == 0 and reader.reset is not None and "discarded unread" in reader.reset
+        assert not (folder / HISTORY_FILE).exists(), "set aside, never parsed"
+    else:
+        assert len(reader) == count and reader.reset is None
+
+
+def test_diagnose_names_the_history_store(tmp_path: Path) -> None:
+    from cargento_web.history import own_stores
+
+    env = {"CARGENTO_HOME": str(tmp_path)}
+    assert [s.status for s in own_stores(env)] == ["absent"]
+    store = HistoryStore(tmp_path, clock=Clock())
+    store.load()
+    store.record([obs(1), obs(2)])
+    store.flush()
+    [found] = own_stores(env)
+    assert (found.status, found.detail) == ("read", "2 observations")
+    (tmp_path / HISTORY_FILE).write_bytes(b"{torn")
+    [found] = own_stores(env)
+    assert found.status == "unreadable"
+    assert (tmp_path / HISTORY_FILE).read_bytes() == b"{torn", "--diagnose reads, never sets aside"
+    (tmp_path / HISTORY_FILE).unlink()
+    os.mkfifo(tmp_path / HISTORY_FILE)
+    [found] = own_stores(env)
+    assert found.status == "unreadable", "a pipe in the store's place is refused without blocking"

@@ -1,0 +1,164 @@
+"""The cockpit's semantic work history: what a project's sessions were observed doing, kept in
+its own bounded store across restarts; an unreadable store is set aside, never written over."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import attrs
+from cargento.board import Board, BoardSession, Counts
+from cargento_web.cockpit import own_stores
+from cargento_web.cockpit.semantic import MAX_PROJECTS, SEMANTIC_FILE, WINDOW, SemanticHistory
+from cargento_web.cockpit.tripwires import TRIPWIRES_FILE
+
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+def row(sid: str, project: str | None, state: str = "working", detail: str = "running Bash") -> BoardSession:
+    given: dict[str, Any] = {
+        "harness": "claude",
+        "harness_label": "Claude Code",
+        "session_id": sid,
+        "key": f"claude:{sid}",
+        "display_id": sid[:8],
+        "identity": ("claude", project or "", sid),
+        "project": project,
+        "cwd": None,
+        "title": f"title {sid}",
+        "state": state,
+        "detail": detail,
+        "waiting": None,
+        "subagents": (),
+        "tasks": (),
+        "tasks_done": 0,
+        "read_by_scanning": False,
+        "ended": False,
+        "missing": (),
+        "notes": (),
+        "faults": (),
+        "rate_limits": (),
+        "state_source": "store",
+    }
+    values: dict[str, Any] = {
+        f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given
+    }
+    return BoardSession(**values)
+
+
+def board(at: datetime, *rows: BoardSession) -> Board:
+    given: dict[str, Any] = {
+        "schema": 1,
+        "revision": 1,
+        "generated_at": at,
+        "window_hours": 24.0,
+        "all": False,
+        "harnesses": (),
+        "counts": Counts(sessions=len(rows), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
+        "sessions": rows,
+    }
+    values: dict[str, Any] = {
+        f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given
+    }
+    return Board(**values)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_a_change_is_one_entry_a_repeat_is_none_and_a_restart_reads_it_back(tmp_path: Path) -> None:
+    clock = Clock()
+    history = SemanticHistory(tmp_path, clock=clock)
+    assert history.observe(board(T0, row("a", "w/app"), row("b", None)))
+    assert not history.observe(board(T0 + timedelta(seconds=5), row("a", "w/app"))), "nothing new was observed"
+    clock.t += 60
+    assert history.observe(board(T0 + timedelta(seconds=9), row("a", "w/app", "idle", "finished")))
+    doc = history.document()
+    assert list(doc["projects"]) == ["w/app"], "a session without a project is not a project's history"
+    assert [(e["state"], e["doing"]) for e in doc["projects"]["w/app"]] == [
+        ("idle", "finished"),
+        ("working", "running Bash"),
+    ]
+    on_disk = json.loads((tmp_path / SEMANTIC_FILE).read_text())
+    assert on_disk["version"] == 1 and len(on_disk["projects"]["w/app"]) == 2
+    again = SemanticHistory(tmp_path)
+    assert again.document()["projects"] == doc["projects"], "survives a restart"
+    assert not again.observe(board(T0 + timedelta(seconds=20), row("a", "w/app", "idle", "finished")))
+
+
+def test_bounded_to_the_window_and_twenty_projects(tmp_path: Path) -> None:
+    history = SemanticHistory(tmp_path, clock=Clock())
+    for n in range(MAX_PROJECTS + 3):
+        history.observe(board(T0 + timedelta(minutes=n), row(f"s{n}", f"w/p{n}")))
+    assert len(history.document()["projects"]) == MAX_PROJECTS
+    assert "w/p0" not in history.document()["projects"], "the project observed longest ago goes first"
+    history.observe(board(T0 + WINDOW + timedelta(minutes=30), row("late", "w/late")))
+    assert list(history.document()["projects"]) == ["w/late"], "nothing older than the 24-hour window is kept"
+
+
+def test_an_unreadable_store_is_set_aside_reported_and_not_written_over(tmp_path: Path) -> None:
+    (tmp_path / SEMANTIC_FILE).write_text("{half a write")
+    history = SemanticHistory(tmp_path, clock=Clock())
+    assert history.reset is not None and history.reset.status == "reset"
+    assert "not valid JSON" in (history.reset.detail or "")
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith(SEMANTIC_FILE + ".unreadable-")]
+    assert len(aside) == 1 and aside[0].read_text() == "{half a write"
+    history.observe(board(T0, row("a", "w/app")))
+    history.flush()
+    assert json.loads((tmp_path / SEMANTIC_FILE).read_text())["projects"]["w/app"], (
+        "a fresh store beside the one set aside"
+    )
+
+
+def test_diagnose_names_the_tripwire_store_path_and_its_read_failure(tmp_path: Path) -> None:
+    env = {"CARGENTO_HOME": str(tmp_path)}
+    stores = {s.name: s for s in own_stores(env)}
+    assert stores["tripwires"].status == "absent" and stores["tripwires"].path == str(tmp_path / TRIPWIRES_FILE)
+    (tmp_path / TRIPWIRES_FILE).write_text('{"version": 1, "revision": 2, "rules": [{"id": 1}]}')
+    stores = {s.name: s for s in own_stores(env)}
+    assert stores["tripwires"].status == "unreadable"
+    assert stores["tripwires"].detail == "a rule's id is not a short string"
+    (tmp_path / TRIPWIRES_FILE).write_text('{"version": 1, "revision": 2, "rules": []}')
+    assert {s.name: s for s in own_stores(env)}["tripwires"].detail == "0 rules, revision 2"
+    assert {s.name: s for s in own_stores(env)}["semantic history"].status == "absent"
+
+
+def test_the_diagnose_command_names_the_tripwire_store_and_why_it_cannot_be_read(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / TRIPWIRES_FILE).write_text("{bad")
+    env = {**os.environ, "CARGENTO_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", "from cargento.cli import main; main()", "--diagnose"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    line = next(x for x in out.splitlines() if TRIPWIRES_FILE in x)
+    assert str(tmp_path / TRIPWIRES_FILE) in line and "unreadable (not valid JSON)" in line
+
+
+def test_a_stale_first_officer_contributes_no_strip(tmp_path: Path) -> None:
+    from cargento.models import SpacedockBoot
+    from cargento_web.cockpit.spacedock import FRESH_S, WorkflowReader
+
+    wf = tmp_path / "wf"
+    wf.mkdir()
+    (wf / "README.md").write_text("---\nstages: [a, b]\n---\n")
+    (wf / "one.md").write_text("---\nstatus: a\n---\n")
+    boot = SpacedockBoot(workflow_dirs=(str(wf),))
+    fresh = attrs.evolve(row("fo", "w/app"), spacedock=boot, last_active_at=T0 - timedelta(seconds=FRESH_S - 60))
+    stale = attrs.evolve(fresh, last_active_at=T0 - timedelta(seconds=FRESH_S + 60))
+    [read] = WorkflowReader().read(board(T0, fresh))
+    assert read.stages == ("a", "b") and read.current() == {"one": "a"}
+    assert WorkflowReader().read(board(T0, stale)) == [], "absent rather than guessed from an old boot"
