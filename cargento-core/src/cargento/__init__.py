@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         Overruled,
         ProcessTie,
         RateLimit,
+        ReadingProvider,
         SessionReading,
         SessionRef,
         Simulation,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         Task,
         TurnEvidence,
         Usage,
+        WorkRecord,
     )
 
     #: The marker harness plugins decorate their hook implementations with.
@@ -62,6 +64,7 @@ __all__ = [
     "Overruled",
     "ProcessTie",
     "RateLimit",
+    "ReadingProvider",
     "SessionReading",
     "SessionRef",
     "Simulation",
@@ -71,6 +74,7 @@ __all__ = [
     "Task",
     "TurnEvidence",
     "Usage",
+    "WorkRecord",
     "__version__",
     "hookimpl",
 ]

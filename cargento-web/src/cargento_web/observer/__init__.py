@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board, BoardSession
@@ -28,15 +27,15 @@ from starlette.routing import BaseRoute
 
 from cargento_web.extensions import Extension, ExtensionContext
 
-from .account import WORK_HARNESSES
 from .annotated import AnnotatedIntents
 from .budget import BUDGET_FILE, BudgetStore
 from .consent import CONSENT_FILE, ConsentStore, forget
 from .departures import DEPARTURES_FILE, DeparturesStore
+from .harnesses import Declared
 from .intents import Intent, IntentSource
 from .jsonstore import StoreUnavailable, inspect
 from .prompt import PROMPT_LIMIT
-from .providers import PROVIDERS, Route, route_for
+from .providers import Route, route_for
 from .routes import reading_routes
 from .runner import TIMEOUT_S
 from .service import Readings, later_directions
@@ -49,9 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["Observer", "create", "forget", "own_stores"]
 
 _ROUTE_TTL_S = 15.0
-#: The harnesses whose published latest prompt a goal-less session may adopt as its goal
-#: (under ``--observer-model``): the two whose prompt carries its source time.
-ADOPT_HARNESSES = ("claude", "codex")
 
 log = logging.getLogger("cargento_web")
 
@@ -72,14 +68,15 @@ class Observer(Extension):
         self.annotated = intents or AnnotatedIntents(folder, off=self.off)
         self._routes: dict[str, tuple[float, Route]] = {}
         self._lock = threading.Lock()
-        self.home = Path(context.builder.home) if getattr(context.builder, "home", None) else Path.home()
+        #: What the harness plugins declare: reading providers, work records, adoptable prompts.
+        self.declared = Declared(context.builder)
         self.readings = Readings(
             intents=self.annotated,
             consent=self.consent,
             budget=self.budget,
             sidecars=self.sidecars,
             env=context.env,
-            home=self.home,
+            work=self.declared,
             changed=context.changed,
         )
         self.sidecars.load()
@@ -94,7 +91,7 @@ class Observer(Extension):
                 consent=self.consent,
                 route=self.route,
                 env=context.env,
-                home=self.home,
+                work=self.declared,
                 changed=context.changed,
                 alert=self._alert_lane(),
                 quiet=self._quiet_hours(),
@@ -161,7 +158,7 @@ class Observer(Extension):
             cached = self._routes.get(harness)
             if cached is not None and now - cached[0] < _ROUTE_TTL_S:
                 return cached[1]
-        found = route_for(harness, self.context.env)
+        found = route_for(harness, self.context.env, self.declared.preference(harness))
         with self._lock:
             self._routes[harness] = (now, found)
         return found
@@ -176,9 +173,10 @@ class Observer(Extension):
         return self.annotated.intent(harness, sid)
 
     def adoptable(self, harness: str, sid: str) -> str | None:
-        """Under ``--observer-model``, the published latest prompt a goal-less Claude Code or
-        Codex session would adopt as its goal (only when its source time is available)."""
-        if self.context.options.observer_model is not True or harness not in ADOPT_HARNESSES:
+        """Under ``--observer-model``, the published latest prompt a goal-less session would adopt
+        as its goal, where its harness records your prompts (``prompt_as_goal``) and the prompt's
+        source time is available."""
+        if self.context.options.observer_model is not True or not self.declared.adopts(harness):
             return None
         session = self.session(harness, sid)
         if session is None or session.instruction is None or session.instruction.at is None:
@@ -194,21 +192,17 @@ class Observer(Extension):
         return found
 
     def disclosure(self, harness: str, provider: str) -> dict[str, Any]:
-        found = PROVIDERS[provider]
-        if harness in WORK_HARNESSES:
-            what = (
-                "the checks the session ran with the last 180 characters each printed, and the paths of the files it wrote"
-                if harness == "claude"
-                else "the demonstrated work results, with the last 180 characters of each"
-            )
+        found = self.declared.provider(provider)
+        what = self.declared.describes(harness)
+        if what is not None:
             reads = f"Your goal and outcome lines, the session's instructions, tasks, dispatches and gate decisions; {what} only once you allow tool output for this destination."
         else:
             reads = "Your goal and outcome lines, and the session's instructions, dispatches and gate decisions. Cargento can't read work from this harness."
         return {
             "provider": provider,
-            "label": found.label,
-            "destination": found.destination,
-            "command": found.command_line(),
+            "label": found.label if found else None,
+            "destination": found.destination if found else None,
+            "command": found.command_line() if found else None,
             "reads": reads,
             "limit_bytes": PROMPT_LIMIT,
             "timeout_s": int(TIMEOUT_S),
@@ -324,7 +318,7 @@ class Observer(Extension):
         except StoreUnavailable:
             budget = None
         try:
-            consent: dict[str, Any] | None = self.consent.as_dict()
+            consent: dict[str, Any] | None = self.consent.as_dict(self.declared.summary_provider())
         except StoreUnavailable:
             consent = None
         why = self.refusal()
@@ -359,9 +353,9 @@ class Observer(Extension):
             "cap": self.budget.cap,
             "limit_bytes": PROMPT_LIMIT,
             "timeout_s": int(TIMEOUT_S),
-            "work_harnesses": list(WORK_HARNESSES),
+            "work_harnesses": self.declared.work_harnesses(),
             "adopts": self.context.options.observer_model is True,
-            "adopt_harnesses": list(ADOPT_HARNESSES),
+            "adopt_harnesses": self.declared.adopt_harnesses(),
         }
 
     def own_stores(self) -> Iterable[OwnStore]:

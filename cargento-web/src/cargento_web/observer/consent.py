@@ -5,7 +5,8 @@ its route named and no other. Tool output (a Claude Code session's check output 
 paths, a Pi session's work results) is a second, separate permission per provider, given beside
 the button that names its destination. Turn off readings revokes both; ``--forget`` clears the
 file (:func:`forget`) and leaves the spend record of :mod:`.budget` alone. Goal summaries keep
-a permission of their own here too (``summaries``), which readings never use.
+a permission of their own here too (``summaries``, per provider: the one whose plugin declares
+it offers summaries, :attr:`cargento.models.ReadingProvider.summaries`), which readings never use.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ class ConsentStore:
     def tool_output_allowed(self, provider: str) -> bool:
         return provider in self._section("tool_output")
 
-    def summaries_allowed(self) -> bool:
-        return "codex" in self._section("summaries")
+    def summaries_allowed(self, provider: str | None) -> bool:
+        """Whether goal summaries by *provider* are allowed (``None``: no provider offers them)."""
+        return provider is not None and provider in self._section("summaries")
 
     def allow(self, provider: str, *, tool_output: bool | None = None) -> None:
         now = datetime.now(UTC).isoformat()
@@ -56,13 +58,13 @@ class ConsentStore:
 
         self.store.update(change)
 
-    def allow_summaries(self, on: bool) -> None:
+    def allow_summaries(self, provider: str, on: bool) -> None:
         def change(data: dict[str, Any]) -> None:
             summaries = data.setdefault("summaries", {})
             if on:
-                summaries["codex"] = {"at": datetime.now(UTC).isoformat()}
+                summaries[provider] = {"at": datetime.now(UTC).isoformat()}
             else:
-                summaries.pop("codex", None)
+                summaries.pop(provider, None)
 
         self.store.update(change)
 
@@ -75,11 +77,11 @@ class ConsentStore:
 
         self.store.update(change)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, summary_provider: str | None = None) -> dict[str, Any]:
         return {
             "providers": sorted(self._section("providers")),
             "tool_output": sorted(self._section("tool_output")),
-            "summaries": self.summaries_allowed(),
+            "summaries": self.summaries_allowed(summary_provider),
         }
 
 

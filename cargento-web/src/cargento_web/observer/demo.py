@@ -23,18 +23,13 @@ if TYPE_CHECKING:
 
 __all__ = ["seed"]
 
-#: Evidence the demo readings cite, in the shape the account of each harness has: work
-#: (checks, files, results) only where Cargento reads it.
-_EVIDENCE = {
-    "claude": (
-        "check ran: pytest -q — output ends: 48 passed in 3.2s",
-        "file written (Edit): pyproject.toml — the account shows a new dependency added",
-    ),
-    "pi": (
-        "work result: bash npm test — output ends: Tests: 31 passed, 31 total",
-        "work result: bash git push origin main — output ends: main -> main",
-    ),
-}
+#: Evidence the demo readings cite, in the shape the account has: work results only where the
+#: harness's plugin keeps a work record (the ``work_record`` hook), instructions and dispatches
+#: elsewhere.
+_WORK = (
+    "work result: bash npm test — output ends: Tests: 31 passed, 31 total",
+    "work result: bash git push origin main — output ends: main -> main",
+)
 _OTHER = (
     "dispatch: tests (no longer running) — the session's dispatches cover this line",
     "instruction (latest): the session was told to push the branch, which this line rules out",
@@ -42,7 +37,10 @@ _OTHER = (
 
 
 def _reading(observer: Observer, session: BoardSession, intent: Intent, at: datetime, *, departs: bool) -> None:
-    consistent, departing = _EVIDENCE.get(session.harness, _OTHER)
+    reads_work = observer.declared.reads_work(session.harness)
+    consistent, departing = _WORK if reads_work else _OTHER
+    preference = observer.declared.preference(session.harness)
+    provider = preference[0].key if preference else None
     rows = [
         {
             "n": n,
@@ -56,12 +54,12 @@ def _reading(observer: Observer, session: BoardSession, intent: Intent, at: date
         "kind": "reading",
         "at": at.isoformat(),
         "revision": intent.revision,
-        "provider": "codex",
+        "provider": provider,
         "goal_source": intent.goal_source,
         "rows": rows,
         "departed": departs,
         "withheld": False,
-        "tool_output": session.harness in _EVIDENCE,
+        "tool_output": reads_work,
         "bytes": 2048,
         "left_out": 0,
         "demo": True,
@@ -69,7 +67,7 @@ def _reading(observer: Observer, session: BoardSession, intent: Intent, at: date
     reading["recorded"] = observer.annotated.record(session.harness, session.session_id, reading)
     attempt = {
         "attempt": 1,
-        "provider": "codex",
+        "provider": provider,
         "revision": intent.revision,
         "started_at": (at - timedelta(seconds=20)).isoformat(),
         "ended_at": at.isoformat(),
@@ -95,8 +93,8 @@ def seed(observer: Observer, board: Board) -> bool:
     if len(annotated) < 2:
         return False
     calm = [pair for pair in annotated if not later_directions(pair[0], pair[1])]
-    claude = [pair for pair in annotated if pair[0].harness == "claude"]
-    departed = (calm or claude or annotated)[0]
+    working = [pair for pair in annotated if observer.declared.reads_work(pair[0].harness)]
+    departed = (calm or working or annotated)[0]
     consistent = next(pair for pair in annotated if pair[0].key != departed[0].key)
     now = datetime.now(UTC)
     _reading(observer, departed[0], departed[1], now - timedelta(minutes=12), departs=True)

@@ -72,8 +72,7 @@ def build_prompt(goal: str | None, items: Sequence[str], harness: str, account: 
     return Prompt(
         text=text,
         left_out=left_out,
-        tool_output=account.tool_output
-        and any(e.startswith(("check ran:", "file written", "work result:")) for e in kept),
+        tool_output=account.tool_output and len(kept) > len(account.entries) - account.work_count,
     )
 
 

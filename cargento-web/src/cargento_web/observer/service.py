@@ -20,19 +20,18 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import attrs
 from cargento.board import BoardSession
 
-from .account import build_account
+from .account import WorkSource, build_account
 from .budget import BudgetStore
 from .consent import ConsentStore
 from .intents import Intent, IntentSource
 from .jsonstore import StoreUnavailable
 from .prompt import build_prompt, parse_reply
-from .providers import PROVIDERS, Route
+from .providers import Route
 from .runner import TIMEOUT_S, Call, run_call
 from .sidecars import Sidecars, attempts_made
 
@@ -95,7 +94,7 @@ class Readings:
         budget: BudgetStore,
         sidecars: Sidecars,
         env: Mapping[str, str],
-        home: Path,
+        work: WorkSource,
         changed: Callable[[], None],
         timeout_s: float = TIMEOUT_S,
     ) -> None:
@@ -104,7 +103,7 @@ class Readings:
         self.budget = budget
         self.sidecars = sidecars
         self.env = env
-        self.home = home
+        self.work = work
         self.changed = changed
         self.timeout_s = timeout_s
         self._flights: dict[tuple[str, str], Flight] = {}
@@ -128,7 +127,7 @@ class Readings:
             harness=harness,
             sid=sid,
             provider=route.provider,
-            label=PROVIDERS[route.provider].label,
+            label=route.reader.label if route.reader else route.provider,
             attempt=attempt,
             revision=intent.revision,
             started_at=_now(),
@@ -178,7 +177,7 @@ class Readings:
         reading: dict[str, Any] | None = None
         try:
             tool_output = self.consent.tool_output_allowed(flight.provider)
-            account = build_account(session, env=self.env, home=self.home, tool_output=tool_output)
+            account = build_account(session, self.work, tool_output=tool_output)
             prompt = build_prompt(intent.goal, intent.items, session.harness, account)
             if flight.cancel.is_set():
                 outcome = (
@@ -193,9 +192,9 @@ class Readings:
                     flight.sent = True
                     self.changed()
 
-                assert route.path is not None
+                assert route.path is not None and route.reader is not None
                 call: Call = run_call(
-                    PROVIDERS[flight.provider].command(route.path),
+                    route.reader.command(route.path),
                     prompt.text,
                     env=self.env,
                     cancelled=flight.cancel,

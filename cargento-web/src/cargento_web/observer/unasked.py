@@ -16,17 +16,16 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from cargento.board import Board, BoardSession
 
-from .account import build_account
+from .account import WorkSource, build_account
 from .consent import ConsentStore
 from .departures import DeparturesStore
 from .intents import Intent, IntentSource
 from .prompt import build_prompt, parse_reply
-from .providers import PROVIDERS, Route
+from .providers import Route
 from .runner import TIMEOUT_S, run_call
 
 __all__ = ["PER_DAY", "PER_SESSION", "UnaskedChecks"]
@@ -47,7 +46,7 @@ class UnaskedChecks:
         consent: ConsentStore,
         route: Callable[[str], Route],
         env: Mapping[str, str],
-        home: Path,
+        work: WorkSource,
         changed: Callable[[], None],
         quiet: Callable[[], bool] = lambda: False,
         alert: Callable[[str, str, str, str, datetime], str] | None = None,
@@ -58,7 +57,7 @@ class UnaskedChecks:
         self.consent = consent
         self.route = route
         self.env = env
-        self.home = home
+        self.work = work
         self.changed = changed
         self.quiet = quiet
         self.alert = alert
@@ -122,15 +121,13 @@ class UnaskedChecks:
         if limits["day_spent"] or limits["sessions"].get(key, 0) >= PER_SESSION:
             return
         route = self.route(session.harness)
-        if route.provider is None or route.path is None or not intent.goal:
+        if route.provider is None or route.reader is None or route.path is None or not intent.goal:
             return
-        account = build_account(
-            session, env=self.env, home=self.home, tool_output=self.consent.tool_output_allowed(route.provider)
-        )
+        account = build_account(session, self.work, tool_output=self.consent.tool_output_allowed(route.provider))
         prompt = build_prompt(intent.goal, (intent.goal,), session.harness, account)
         at = datetime.now(UTC).isoformat()
         call = run_call(
-            PROVIDERS[route.provider].command(route.path),
+            route.reader.command(route.path),
             prompt.text,
             env=self.env,
             cancelled=self._stop,
