@@ -68,11 +68,13 @@ def _serve(
     state: Path | None = None,
 ) -> Any:
     from cargento_harness_claude import plugin as claude
+    from cargento_harness_codex import plugin as codex
 
     home = claude_home(tmp_path, output=output, sessions=(SID, OTHER))
     env = {"PATH": str(bin_dir if bin_dir is not None else fake_bin(tmp_path / "bin"))}
     server = serve(
-        builder_for([("claude", claude)], home, env=env),
+        # the Codex plugin is loaded for its reading provider (the Codex CLI), as cargento[all] does
+        builder_for([("claude", claude), ("codex", codex)], home, env=env),
         features=FEATURE,
         options=options,
         state_dir=state or tmp_path / "state",
@@ -389,6 +391,7 @@ def test_a_departure_is_published_with_its_time_and_a_later_direction_withholds_
 def test_a_pi_reading_sends_the_work_results_of_the_active_branch_only(
     serve: Any, builder_for: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from cargento_harness_codex import plugin as codex
     from cargento_harness_pi import plugin as pi
     from cargento_harness_pi.fixtures import PiStore
 
@@ -406,7 +409,7 @@ def test_a_pi_reading_sends_the_work_results_of_the_active_branch_only(
     session.tool_result(call, "bash", "Tests: 31 passed, 31 total", now - 89)
     session.reply("Done.", now - 80)
     server = serve(
-        builder_for([("pi", pi)], store.home, env={"PATH": str(fake_bin(tmp_path / "bin"))}),
+        builder_for([("pi", pi), ("codex", codex)], store.home, env={"PATH": str(fake_bin(tmp_path / "bin"))}),
         features=FEATURE,
         state_dir=tmp_path / "state",
     )

@@ -1,7 +1,7 @@
 """The observer's own stores and readers under hostile input: every store reader is fuzzed (an
 unreadable file is set aside and reported, never written over or fatal), the reply parser and
-the transcript readers take any input without raising, and the route names a provider per
-harness or the reason none can read it."""
+the route names a provider per harness, from what the harness plugins declare, or the reason
+none can read it. (The work-record readers are fuzzed in the Claude and Pi plugins' suites.)"""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cargento.board import BoardBuilder
+from cargento.plugins import load_registry
 from cargento_web import observer
-from cargento_web.observer.account import claude_work, pi_work
 from cargento_web.observer.budget import BUDGET_FILE, BudgetStore
 from cargento_web.observer.consent import CONSENT_FILE, ConsentStore
 from cargento_web.observer.departures import DEPARTURES_FILE, DeparturesStore
+from cargento_web.observer.harnesses import Declared
 from cargento_web.observer.jsonstore import StoreUnavailable
 from cargento_web.observer.prompt import parse_reply
 from cargento_web.observer.providers import route_for
@@ -71,14 +73,6 @@ def test_the_reply_parser_takes_anything(reply: str) -> None:
     assert found is None or [v.n for v in found] == [1, 2]
 
 
-@FUZZ
-@given(records=st.lists(JSONISH, max_size=8))
-def test_the_transcript_readers_take_any_records(records: list[Any]) -> None:
-    dicts = [r for r in records if isinstance(r, dict)]
-    list(claude_work(dicts))
-    list(pi_work(dicts))
-
-
 def test_a_reply_must_name_every_line_once_with_a_known_verdict() -> None:
     good = '{"lines": [{"n": 1, "verdict": "departs", "evidence": "x"}, {"n": 2, "verdict": "unknown"}]}'
     assert [v.verdict for v in parse_reply("noise " + good + " noise", ("a", "b")) or []] == ["departs", "unknown"]
@@ -89,21 +83,50 @@ def test_a_reply_must_name_every_line_once_with_a_known_verdict() -> None:
     )
 
 
+def _installed(tmp_path: Path) -> BoardBuilder:
+    """A builder over every installed harness plugin (the entry points), with a fake home."""
+    return BoardBuilder(load_registry(), env={"HOME": str(tmp_path)}, home=tmp_path)
+
+
 def test_the_route_prefers_the_harness_vendor_and_names_why_none_reads(tmp_path: Path) -> None:
     both = tmp_path / "both"
     both.mkdir()
     for name in ("codex", "claude"):
         (both / name).write_text("#!/bin/sh\n")
         (both / name).chmod(0o755)
-    assert route_for("claude", {"PATH": str(both)}).provider == "claude"
-    assert route_for("codex", {"PATH": str(both)}).provider == "codex"
-    assert route_for("gemini", {"PATH": str(both)}).provider == "codex"
+    declared = Declared(_installed(tmp_path))
+
+    def route(harness: str, path: Path) -> str | None:
+        return route_for(harness, {"PATH": str(path)}, declared.preference(harness)).provider
+
+    assert route("claude", both) == "claude"
+    assert route("codex", both) == "codex"
+    assert route("gemini", both) == "codex", "a harness with no provider of its own takes the default order"
     (both / "claude").unlink()
-    assert route_for("claude", {"PATH": str(both)}).provider == "codex", "a missing provider changes the route"
-    none = route_for("pi", {"PATH": str(tmp_path / "nothing")})
+    assert route("claude", both) == "codex", "a missing provider changes the route"
+    none = route_for("pi", {"PATH": str(tmp_path / "nothing")}, declared.preference("pi"))
     assert none.provider is None and "neither the Codex CLI (codex) nor the Claude Code CLI (claude)" in (
         none.reason or ""
     )
+
+
+def test_only_the_plugins_that_keep_a_work_record_read_work(tmp_path: Path) -> None:
+    declared = Declared(_installed(tmp_path))
+    assert declared.work_harnesses() == ["claude", "pi"]
+    assert declared.describes("gemini") is None
+    assert "checks the session ran" in (declared.describes("claude") or "")
+    assert declared.adopt_harnesses() == ["claude", "codex"]
+    assert declared.summary_provider() == "codex"
+
+
+def test_summary_permission_is_the_offering_providers_alone(tmp_path: Path) -> None:
+    consent = ConsentStore(tmp_path)
+    assert consent.as_dict("codex")["summaries"] is False
+    consent.allow_summaries("codex", True)
+    assert consent.as_dict("codex")["summaries"] is True
+    assert consent.summaries_allowed("claude") is False and consent.summaries_allowed(None) is False
+    consent.allow_summaries("codex", False)
+    assert consent.as_dict("codex")["summaries"] is False
 
 
 def test_a_store_that_cannot_be_written_says_so(tmp_path: Path) -> None:

@@ -23,7 +23,6 @@ from starlette.routing import BaseRoute, Route
 from cargento_web.outbound import OutboundJSON
 
 from .jsonstore import StoreUnavailable
-from .providers import PROVIDERS
 
 if TYPE_CHECKING:
     from cargento_web.app import Guard
@@ -104,7 +103,7 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
                 reason="consent",
                 route=route.as_dict(),
                 disclosure=observer.disclosure(harness, route.provider),
-                error=f"readings by the {PROVIDERS[route.provider].label} are not allowed yet: "
+                error=f"readings by the {route.reader.label if route.reader else route.provider} are not allowed yet: "
                 'read the disclosure and press Allow and analyze ("allow": true)',
             )
         intent = observer.intent(harness, sid)
