@@ -91,5 +91,7 @@ def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> Work
     try:
         records = tail_records(found, READ_LIMIT)
     except OSError as exc:
-        return WorkRecord(describes=DESCRIBES, notes=(f"the session's transcript could not be read ({exc.strerror or exc})",))
+        return WorkRecord(
+            describes=DESCRIBES, notes=(f"the session's transcript could not be read ({exc.strerror or exc})",)
+        )
     return WorkRecord(describes=DESCRIBES, lines=tuple(claude_work(records)))

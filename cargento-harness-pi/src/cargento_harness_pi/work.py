@@ -109,7 +109,9 @@ def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> Work
         return WorkRecord(describes=DESCRIBES)
     found = session_file(ref, ctx)
     if found is None:
-        return WorkRecord(describes=DESCRIBES, notes=("the session's file was not found, so no work results were read",))
+        return WorkRecord(
+            describes=DESCRIBES, notes=("the session's file was not found, so no work results were read",)
+        )
     try:
         records = tail_records(found, READ_LIMIT)
     except OSError as exc:
