@@ -281,4 +281,6 @@ def test_hook_reading_provider_is_called_on_its_plugin_and_a_wrong_type_is_a_con
     assert found.command("/usr/bin/reader") == ["/usr/bin/reader", "--print", "", "read only"]
     assert found.command_line() == "reader --print '' 'read only'", "what the disclosure prints, quoted as typed"
     bad = registry.call("wrong", "reading_provider")
-    assert getattr(bad, "kind", None) == "contract" and "expected ReadingProvider or None" in getattr(bad, "message", "")
+    assert getattr(bad, "kind", None) == "contract" and "expected ReadingProvider or None" in getattr(
+        bad, "message", ""
+    )

@@ -25,6 +25,7 @@ from cargento.redact import redact
 
 __all__ = ["Account", "WorkSource", "build_account"]
 
+
 @attrs.frozen(kw_only=True)
 class Account:
     #: One line per entry, oldest first, already redacted.
@@ -55,7 +56,6 @@ class Account:
 def _clip(text: str, limit: int = 400) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
-
 
 
 def _board_entries(session: BoardSession) -> list[str]:
