@@ -27,6 +27,7 @@ class Declared:
         self._lock = threading.Lock()
         self._providers: tuple[ReadingProvider, ...] | None = None
         self._own: dict[str, str] = {}
+        self._describes: dict[str, str | None] = {}
 
     # -- reading providers ------------------------------------------------------------------
 
@@ -68,9 +69,16 @@ class Declared:
         return [h for h in self.registry.loaded() if self.reads_work(h)]
 
     def describes(self, harness: str) -> str | None:
-        """What *harness*'s work record holds, in its plugin's words (nothing is read)."""
+        """What *harness*'s work record holds, in its plugin's words (nothing is read; asked once
+        per harness per run)."""
+        with self._lock:
+            if harness in self._describes:
+                return self._describes[harness]
         found = self._call(harness, SessionRef(harness=harness, session_id="", path=""), tool_output=False)
-        return found.describes if found is not None else None
+        told = found.describes if found is not None else None
+        with self._lock:
+            self._describes[harness] = told
+        return told
 
     def work(self, session: BoardSession, tool_output: bool) -> WorkRecord | None:
         """The session's work record from its plugin; ``None`` when the plugin has none (or it
