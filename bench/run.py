@@ -46,6 +46,13 @@ TARGETS: dict[str, tuple[float, str]] = {
     "store_write_to_sse_p50_ms": (100.0, "ms"),
     "store_write_to_sse_p99_ms": (300.0, "ms"),
     "server_rss_640_mb": (150.0, "MB"),
+    "first_board_json_160_s": (0.30, "s"),
+    "first_board_json_640_s": (0.50, "s"),
+    "first_board_server_160_s": (0.30, "s"),
+    "first_board_server_640_s": (0.50, "s"),
+    "forwarder_ms": (20.0, "ms"),
+    "forwarder_no_dashboard_ms": (20.0, "ms"),
+    "idle_cpu_percent": (0.3, "%"),
 }
 
 
@@ -415,6 +422,14 @@ def main(argv: list[str] | None = None) -> int:
             ),
             "codex_300mb": run_text([str(REPO / "cargento-harness-codex/bench/large_rollout.py")]),
         }
+    import startup
+
+    print("whole processes: first board, the forwarder, idle cost…", flush=True)
+    results["startup"] = {
+        str(per * 10): startup.figures(per, runs=runs, idle_s=(20.0 if args.quick else 60.0) if per == 16 else 0.0)
+        for per in ((16,) if args.quick else (16, 64))
+    }
+    results["forwarder"] = startup.forwarder(10 if args.quick else 30)
     if not args.skip_eta:
         import eta
 
@@ -454,6 +469,14 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
         figures["eta_median_abs_error_s"] = overall["median_abs_error_s"]
         figures["eta_baseline_mean_abs_error_s"] = overall["baseline_mean_abs_error_s"]
         figures["eta_estimated_share"] = overall["estimated_share"]
+    for scale in results.get("startup", {}).values():
+        for key, value in scale.items():
+            if key.startswith("first_board_"):
+                figures[key] = value["median"]
+        if "idle" in scale:
+            figures["idle_cpu_percent"] = scale["idle"]["idle_cpu_percent"]
+    for key, value in results.get("forwarder", {}).items():
+        figures[key] = value["median"]
     warm_s = large.get("codex_300mb", {}).get("warm_s")
     if isinstance(warm_s, (int, float)):
         figures["warm_one_append_300mb_ms"] = warm_s * 1000.0

@@ -37,7 +37,7 @@ FEATURE, TOKEN = _SERVED.FEATURE, _SERVED.TOKEN
 
 def _axe(axe_page: Callable[..., Any], url: str, source: str) -> list[dict[str, Any]]:
     checked = axe_page(url + "/")
-    checked.locator("section.capacity").wait_for(timeout=10_000)
+    checked.locator("section.capacity").wait_for(timeout=30_000)
     found: list[dict[str, Any]] = _CALM.axe_violations(checked, source)
     return found
 
@@ -59,7 +59,7 @@ def test_the_consent_disclosure_then_the_switch(
     server = serve(builder, features=[FEATURE], state_dir=tmp_path / "state")
     page = page_for(server.url + "/")
     strip = page.locator("section.capacity")
-    strip.wait_for(timeout=10_000)
+    strip.wait_for(timeout=30_000)
     assert "Until you answer, nothing is read and nothing is asked" in strip.inner_text()
     assert strip.inner_text().count("Claude Code publish their allowance") == 1, "the disclosure names the vendors"
     assert standin.READS == [] and standin.REQUESTS == []
@@ -67,7 +67,7 @@ def test_the_consent_disclosure_then_the_switch(
 
     page.get_by_role("button", name="Allow vendor quota").click()
     row = page.locator('.cap-row[data-key="claude:5h"]')
-    row.wait_for(timeout=10_000)
+    row.wait_for(timeout=30_000)
     assert "80% spent" in row.inner_text() and row.get_attribute("data-tone") in {"accent", "amber", "clay"}
     assert "runs out in" in row.inner_text() and "resets in" in row.inner_text()
     assert len(standin.REQUESTS) == 1
@@ -77,19 +77,19 @@ def test_the_consent_disclosure_then_the_switch(
     assert not _axe(axe_page, server.url, axe_source), "the strip and its switch pass axe-core"
 
     page.goto(server.url + "/#n=attention")
-    page.locator('.off-count li[data-kind="quota"]').first.wait_for(timeout=10_000)
+    page.locator('.off-count li[data-kind="quota"]').first.wait_for(timeout=30_000)
     assert "Claude Code quota 5h: 80% spent" in page.locator(".off-count").inner_text()
     brief = page.locator(".attention .brief").inner_text()
     assert "of the other 1:" in brief, "quota pressure never joins the session count"
     page.goto(server.url + "/")
-    page.locator("section.capacity").wait_for(timeout=10_000)
+    page.locator("section.capacity").wait_for(timeout=30_000)
 
     page.get_by_role("switch").click()
-    page.locator('.cap-row[data-key="claude:5h"]').wait_for(state="detached", timeout=10_000)
+    page.locator('.cap-row[data-key="claude:5h"]').wait_for(state="detached", timeout=30_000)
     assert json.loads((tmp_path / "state" / "capacity.json").read_text())["vendor_quota"] == "off"
     assert not page.get_by_role("switch").is_checked()
     page.reload()
-    page.locator("section.capacity").wait_for(timeout=10_000)
+    page.locator("section.capacity").wait_for(timeout=30_000)
     assert not page.get_by_role("switch").is_checked(), "the answer is remembered"
     assert "Allow vendor quota" not in page.locator("section.capacity").inner_text()
     assert page.errors == []

@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
+import httpx
 import pytest
 from cargento.cli import Options
 from cargento.forwarders.slim import TERMINAL_FIELD, terminal_identity
@@ -91,6 +93,33 @@ def test_raise_terminal_in_needs_you_now_selects_the_sessions_pane(
     assert page.errors == []
 
 
+def test_the_cockpit_command_line_raises_a_waiting_sessions_terminal(
+    serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
+) -> None:
+    """The cockpit keeps a project session that waits on you above its tabs, with the same
+    raise control as Attention."""
+    server, hub, _ = _server(
+        serve, builder_for, tmp_path, [FakeSession("s1", title="Orders API", gate=GATE)], notifier=MemoryNotifier()
+    )
+    env = tmux.pane_env("work:1", tmp_path / "env1")
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "s1",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            TERMINAL_FIELD: terminal_identity(env),
+        },
+    )
+    tmux.attach()
+    project = httpx.get(server.url + "/api/data", timeout=5).json()["sessions"][0]["project"]
+    page = page_for(server.url + "/#n=project:" + quote(project, safe=""))
+    button = page.wait_for_selector('[data-part="command"] [data-focus="claude:s1"]', timeout=15_000)
+    button.click()
+    page.locator('[data-part="command"] .focus-raise [role=status]', has_text="Raised").wait_for(timeout=10_000)
+    assert tmux.shown() == (env["TMUX_PANE"], "1")
+
+
 def test_a_session_with_two_terminals_attached_shows_no_control(
     serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
 ) -> None:
@@ -105,7 +134,8 @@ def test_a_session_with_two_terminals_attached_shows_no_control(
     tmux.attach()
     page = page_for(server.url + "/#n=attention")
     page.wait_for_selector(".needs", timeout=10_000)
-    assert "1 have more than one terminal attached" in page.inner_text(".coverage")
+    # The coverage line follows the board that counted both clients: wait for it, not race it.
+    page.locator(".coverage", has_text="1 have more than one terminal attached").wait_for(timeout=20_000)
     assert page.query_selector("[data-focus]") is None
 
 

@@ -186,7 +186,12 @@ def test_a_second_attached_client_means_no_control(
     assert refused.status_code == 409 and refused.json() == {"raised": False, "reason": "clients"}
     assert tmux.shown() == before, "nothing changed on either terminal"
     assert ext.reason_for("claude", "s1", fresh=True) == "clients"
+    # The published reading follows the next board: wait for it rather than race it.
+    deadline = time.monotonic() + 10
     doc = httpx.get(server.url + "/api/data").json()
+    while doc["focus"]["raisable"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+        doc = httpx.get(server.url + "/api/data").json()
     assert doc["focus"]["raisable"] == []
     assert "1 have more than one terminal attached" in doc["focus"]["coverage"]
 

@@ -27,6 +27,7 @@ from cargento.events.hooks_cmd import declared_targets
 from cargento.events.vocabulary import EventVocabulary
 from cargento.forwarders.slim import slim_hook_payload
 from cargento.plugins import load_registry
+from cargento.processes import LocalProcesses
 from cargento.testing.testdata import require_captures_root
 from cargento_web.runtime.alerts import CONFIRM, Pending
 from cargento_web.runtime.hub import EventHub
@@ -57,7 +58,14 @@ def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait
     demo = Demo(load_registry(env=base), base_env=base, clock=clock, interval_s=3600, root=tmp_path)
     demo.start()
     try:
-        builder = BoardBuilder(load_registry(env=demo.env), env=demo.env, home=demo.home, clock=clock)
+        # As `--demo` serves it: nothing running on this machine speaks for the simulated stores.
+        builder = BoardBuilder(
+            load_registry(env=demo.env),
+            env=demo.env,
+            home=demo.home,
+            clock=clock,
+            processes=LocalProcesses(listing=False),
+        )
         notifier = MemoryNotifier()
         hub = EventHub(
             clock=clock,
@@ -377,4 +385,23 @@ def test_the_presence_route_takes_a_tabs_report_and_refuses_a_bad_one(
     hidden = {**body, "visible": False}
     assert httpx.post(server.url + "/api/presence", json=hidden, headers=own).status_code == 200
     assert not hub.presence.showing("claude", "s1", hub.clock())
+    hub.close()
+
+
+def test_quiet_hours_hold_a_tripwire_and_a_departure_too(tmp_path: Path) -> None:
+    """The non-urgent raises the cockpit and the observer send (a tripped stage condition, an
+    unasked departure) are held in quiet hours like a wait; outside them they raise."""
+
+    from cargento.quiethours import parse_window
+
+    zone = UTC
+    clock = Clock(datetime(2026, 12, 1, 23, 40, tzinfo=UTC))
+    hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
+    for kind in ("tripwire", "departure"):
+        assert hub.alerts.gate("claude", f"q-{kind}", "title", "body", clock.now, kind=kind) == "quiet"
+    for minute, kind in ((0, "tripwire"), (1, "departure")):  # a minute apart: past any floor
+        clock.now = datetime(2026, 12, 2, 7, minute, tzinfo=UTC)
+        assert hub.alerts.gate("claude", f"d-{kind}", "title", "body", clock.now, kind=kind) == "raised"
+    assert hub.alerts.drain()
+    assert sorted(d.kind for d in hub.deliveries.all()) == ["departure", "tripwire"]
     hub.close()

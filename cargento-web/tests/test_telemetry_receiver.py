@@ -541,13 +541,17 @@ def test_the_demo_feeds_telemetry_in_each_vocabularys_own_shape(tmp_path: Path) 
 
     from cargento.board import BoardBuilder
     from cargento.demo import Demo
+    from cargento.processes import LocalProcesses
     from cargento_web.telemetry.demo import DemoTelemetry
 
     demo = Demo(load_registry(env=dict(os.environ)), base_env=dict(os.environ))
     demo.start()
     try:
         registry = load_registry(env=demo.env)
-        board = BoardBuilder(registry, env=demo.env, home=demo.home).build(all_sessions=True)
+        # As `--demo` serves it: nothing running on this machine speaks for the simulated stores.
+        board = BoardBuilder(registry, env=demo.env, home=demo.home, processes=LocalProcesses(listing=False)).build(
+            all_sessions=True
+        )
         found = vocabularies(registry, demo.env, "http://127.0.0.1:4318")
         ledger = Ledger(found)
         feeder = DemoTelemetry(ledger, lambda: board)
@@ -565,3 +569,44 @@ def test_the_demo_feeds_telemetry_in_each_vocabularys_own_shape(tmp_path: Path) 
     assert kinds == {"metric", "event"}, "both shapes are exercised"
     for f in figures.values():
         assert f["output_tokens"] > 0 and f["tokens_from"] == found[f["harness"]].output_tokens[0].name
+
+
+def test_gemini_outfile_objects_are_read_as_they_complete(tmp_path: Path) -> None:
+    """Gemini CLI with ``telemetry.outfile``: the plugin finds the file in its settings, and
+    the SDK's printed log records (pretty-printed over several lines) feed the session; a
+    record still being written waits; a span printed beside them is not a record."""
+    home = tmp_path / "home"
+    settings = home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"telemetry": {"enabled": True, "outfile": "~/.gemini/telemetry.log"}}))
+    found = vocabularies(load_registry(), {"HOME": str(home)}, "http://127.0.0.1:4318")["gemini"]
+    [file] = found.files
+    assert file.path == home / ".gemini" / "telemetry.log" and file.format == "sdk-json"
+
+    def record(tokens: int) -> str:
+        return json.dumps(
+            {
+                "hrTime": [int(NOW.timestamp()), 0],
+                "body": "API response from gemini-2.5-pro.",
+                "attributes": {
+                    "session.id": "g-out",
+                    "event.name": "gemini_cli.api_response",
+                    "output_token_count": tokens,
+                },
+                "resource": {"attributes": {"service.name": "gemini-cli"}},
+            },
+            indent=2,
+        )
+
+    span = json.dumps({"traceId": "ab", "name": "llm_call", "attributes": {"x": 1}}, indent=2)
+    whole, partial = record(120), record(30)
+    file.path.write_text(whole + "\n" + span + "\n" + partial[:25])
+    ledger = Ledger({"gemini": found})
+    files = TelemetryFiles(ledger, found.files)
+    assert files.poll(NOW) == 1
+    assert ledger.snapshot(NOW)["gemini:g-out"]["output_tokens"] == 120
+    with file.path.open("a") as fh:
+        fh.write(partial[25:] + "\n")
+    assert files.poll(NOW) == 1 and ledger.snapshot(NOW)["gemini:g-out"]["output_tokens"] == 150
+    assert files.unreadable_lines == 1, "the span is counted as not a record, once"
+    assert files.poll(NOW) == 0, "nothing is read twice"

@@ -11,9 +11,12 @@ for none of them.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+# ``typing`` only for the type checker: the hook forwarders import this package on every hook.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pluggy
 
     from cargento.errors import HarnessDataMissing, HarnessError, HarnessFormatUnsupported, StoreLocked

@@ -6,12 +6,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
 
-__all__ = ["Platform", "current_platform", "home_from"]
+# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
-#: The platform names a :class:`~cargento.models.HarnessContext` carries.
-Platform = Literal["linux", "darwin", "win32"]
+    #: The platform names a :class:`~cargento.models.HarnessContext` carries.
+    Platform = Literal["linux", "darwin", "win32"]
+
+__all__ = ["current_platform", "home_from"]
 
 
 def current_platform(name: str | None = None) -> Platform:

@@ -14,12 +14,16 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from cargento.atomicfile import temporary_prefix
 from cargento.liveness import pid_alive
 from cargento.platforms import home_from
 from cargento.readers.jsonobject import read_json_object
+
+# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CAPABILITY_HEADER",

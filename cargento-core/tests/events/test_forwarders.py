@@ -368,3 +368,22 @@ def test_a_wrong_proof_is_refused(dashboard: tuple[Recorder, dict[str, str]]) ->
     server.capability = "another-run"  # a dashboard of another run on the same port
     assert event_hook.main(["claude"], stdin=stdin(PAYLOAD), env=env) == 0
     assert server.requests == [] and len(server.gets) == 1
+
+
+@pytest.mark.parametrize("module", ["event_hook", "notify_hook"])
+def test_a_forwarder_imports_nothing_it_does_not_need(module: str) -> None:
+    """A forwarder runs on every tool call (Codex waits on its PermissionRequest hook before
+    drawing the prompt): it loads the standard library's few modules and its own, never the
+    plugin framework, the models, a plugin, or a heavy library."""
+    import subprocess
+
+    code = f"import sys; import cargento.forwarders.{module}; print('\\n'.join(sorted(sys.modules)))"
+    loaded = set(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    )
+    heavy = {"typing", "attr", "attrs", "cattrs", "pluggy", "orjson", "http.client", "email", "tempfile", "psutil"}
+    assert not heavy & loaded, sorted(heavy & loaded)
+    ours = {m for m in loaded if m.startswith("cargento")}
+    assert not any(
+        m.startswith(("cargento_harness", "cargento_web", "cargento.models", "cargento.board")) for m in ours
+    ), sorted(ours)

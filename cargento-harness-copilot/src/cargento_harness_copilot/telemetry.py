@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from cargento.telemetry import FigureSource, TelemetrySetup, TelemetryVocabulary
+from cargento.telemetry import FigureSource, TelemetryFile, TelemetrySetup, TelemetryVocabulary
 
 __all__ = ["FILE_VARIABLE", "vocabulary"]
 
@@ -25,7 +25,7 @@ def vocabulary(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVo
         output_tokens=(
             FigureSource(kind="metric", name="gen_ai.client.token.usage", where={"gen_ai.token.type": "output"}),
         ),
-        files=(Path(file).expanduser(),) if file else (),
+        files=(TelemetryFile(path=Path(file).expanduser(), format="otlp-json"),) if file else (),
         setup=TelemetrySetup(
             environment={"COPILOT_OTEL_ENABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint},
             note="Copilot CLI takes these from its environment only: export them in the shell that starts it.",

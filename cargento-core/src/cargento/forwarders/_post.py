@@ -17,11 +17,15 @@ import secrets
 import sys
 import time
 from collections.abc import Mapping
-from typing import IO, Any
 
 from cargento.forwarders.loopback_http import exchange
 from cargento.liveness import pid_alive
 from cargento.statedir import CAPABILITY_HEADER, HEALTH_CHALLENGE, health_proof, read_state
+
+# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = [
     "DEFAULT_PORT",

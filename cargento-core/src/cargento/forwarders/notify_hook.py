@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import IO
 
 from cargento.forwarders._post import (
     capability_for,
@@ -32,6 +31,11 @@ from cargento.forwarders._post import (
     stdin_bytes,
 )
 from cargento.forwarders.slim import TERMINAL_FIELD, slim_hook_payload, terminal_identity
+
+# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
 
 __all__ = ["main"]
 

@@ -10,7 +10,11 @@ irreversible-shape matcher (bounded).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["TERMINAL_FIELD", "slim_hook_payload", "slim_status_line", "terminal_identity"]
 

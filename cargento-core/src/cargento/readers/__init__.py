@@ -11,9 +11,12 @@ import every other.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+# ``typing`` only for the type checker: the hook forwarders import this package on every hook.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from cargento.readers.backward import walk_back, walk_back_records
     from cargento.readers.follow import FileIdentity, FollowedSummary, JsonlFollower, cached_summary, follow_summary
     from cargento.readers.jsonl import cached_head, head_bytes, loads_record, read_head_records

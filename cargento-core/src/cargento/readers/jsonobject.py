@@ -13,21 +13,39 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, NamedTuple
 
 from cargento.readers.regular import read_regular, why
+
+# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["JsonObjectRead", "load_json_object", "read_json_object"]
 
 
-class JsonObjectRead(NamedTuple):
-    """What :func:`load_json_object` found: the object, or why there is none."""
+class JsonObjectRead:
+    """What :func:`load_json_object` found: the object, or why there is none. (A plain class,
+    not an attrs or typing one: the hook forwarders read the state file through here.)"""
 
-    #: The parsed object; ``None`` when there is none.
-    value: dict[str, Any] | None
-    #: Why there is no object: ``"missing"``, ``"unreadable (…)"``, ``"larger than N bytes"``,
-    #: ``"not valid JSON"`` or ``"not a JSON object"``; ``None`` with a value.
-    problem: str | None = None
+    __slots__ = ("problem", "value")
+
+    def __init__(self, value: dict[str, Any] | None, problem: str | None = None) -> None:
+        #: The parsed object; ``None`` when there is none.
+        self.value = value
+        #: Why there is no object: ``"missing"``, ``"unreadable (…)"``, ``"larger than N
+        #: bytes"``, ``"not valid JSON"`` or ``"not a JSON object"``; ``None`` with a value.
+        self.problem = problem
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JsonObjectRead):
+            return NotImplemented
+        return (self.value, self.problem) == (other.value, other.problem)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"JsonObjectRead(value={self.value!r}, problem={self.problem!r})"
 
 
 def load_json_object(path: str | os.PathLike[str], *, max_bytes: int) -> JsonObjectRead:

@@ -16,7 +16,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import BinaryIO
+
+# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 __all__ = [
     "UNREADABLE_CAUSES",

@@ -9,8 +9,9 @@ the setup the vocabulary describes (:mod:`cargento.telemetry.setup_cmd`).
 from cargento.telemetry.vocabulary import (
     DecisionSource,
     FigureSource,
+    TelemetryFile,
     TelemetrySetup,
     TelemetryVocabulary,
 )
 
-__all__ = ["DecisionSource", "FigureSource", "TelemetrySetup", "TelemetryVocabulary"]
+__all__ = ["DecisionSource", "FigureSource", "TelemetryFile", "TelemetrySetup", "TelemetryVocabulary"]

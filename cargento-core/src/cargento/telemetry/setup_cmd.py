@@ -21,29 +21,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cargento.events.settings import Refused, load_settings, save_file
-from cargento.platforms import home_from
 from cargento.plugins import Registry
+from cargento.telemetry.declared import declared_vocabularies
 from cargento.telemetry.vocabulary import TelemetrySetup, TelemetryVocabulary
 
-__all__ = ["BEGIN", "END", "declared", "install", "main", "remove", "show"]
+__all__ = ["BEGIN", "END", "install", "main", "remove", "show"]
 
 DEFAULT_OTLP_PORT = 4318
 BEGIN = "# >>> cargento telemetry (cargento telemetry remove takes this out)"
 END = "# <<< cargento telemetry"
 _OTEL_TABLE = re.compile(r"^\s*\[\s*otel(\s*\]|\.)", re.MULTILINE)
-
-
-def declared(registry: Registry, env: Mapping[str, str], endpoint: str) -> dict[str, TelemetryVocabulary]:
-    """Every loaded harness's telemetry vocabulary, by harness key."""
-    home = home_from(env)
-    found: dict[str, TelemetryVocabulary] = {}
-    for key in registry.loaded():
-        if not registry.implements(key, "telemetry"):
-            continue
-        value = getattr(registry.call(key, "telemetry", env=env, home=home, endpoint=endpoint), "value", None)
-        if isinstance(value, TelemetryVocabulary):
-            found[key] = value
-    return found
 
 
 def _merge(base: dict[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:
@@ -182,7 +169,7 @@ def main(
         print("cargento telemetry: --otlp-port must be from 1 to 65535", file=sys.stderr)
         return 2
     registry = registry if registry is not None else _registry(dict(env))
-    vocabularies = declared(registry, env, f"http://127.0.0.1:{args.otlp_port}")
+    vocabularies = declared_vocabularies(registry, env, f"http://127.0.0.1:{args.otlp_port}")
     names = sorted(vocabularies)
     chosen = args.harnesses or (names if args.action == "show" else [])
     if not chosen:

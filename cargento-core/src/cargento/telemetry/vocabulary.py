@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-__all__ = ["DecisionSource", "FigureSource", "TelemetrySetup", "TelemetryVocabulary"]
+__all__ = ["DecisionSource", "FigureSource", "TelemetryFile", "TelemetrySetup", "TelemetryVocabulary"]
 
 
 @attrs.frozen(kw_only=True)
@@ -37,6 +37,21 @@ class DecisionSource:
 
     name: str
     field: str
+
+
+@attrs.frozen(kw_only=True)
+class TelemetryFile:
+    """A file a harness writes its telemetry to instead of exporting it.
+
+    ``format="otlp-json"``: one OTLP/JSON export request per line (Copilot CLI's file exporter).
+    ``format="sdk-json"``: a stream of JSON objects, one per log record, as the OpenTelemetry
+    JavaScript SDK prints them (``attributes`` holding ``event.name`` and the record's fields,
+    possibly spread over several lines; Gemini CLI's ``outfile``). Only log records are read from
+    the second form.
+    """
+
+    path: Path
+    format: Literal["otlp-json", "sdk-json"] = "otlp-json"
 
 
 @attrs.frozen(kw_only=True)
@@ -79,5 +94,5 @@ class TelemetryVocabulary:
     cost_usd: tuple[FigureSource, ...] = ()
     api_errors: tuple[str, ...] = ()
     tool_decisions: tuple[DecisionSource, ...] = ()
-    files: tuple[Path, ...] = ()
+    files: tuple[TelemetryFile, ...] = ()
     setup: TelemetrySetup = attrs.field(factory=TelemetrySetup)

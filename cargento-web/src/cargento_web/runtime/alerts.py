@@ -48,8 +48,9 @@ CONFIRM = timedelta(seconds=5)
 #: Kinds that wait for confirmation; the others raise on arrival.
 CONFIRMED_KINDS = frozenset({"gate", "finished"})
 #: Kinds the desktop lane raises (``finished`` goes to listeners only; ``departure`` is a
-#: departure an unasked drift check raised while you were away).
-DESKTOP_KINDS = frozenset({"gate", "idle", "question", "departure"})
+#: departure an unasked drift check raised while you were away; ``tripwire`` a workflow stage
+#: condition that tripped).
+DESKTOP_KINDS = frozenset({"gate", "idle", "question", "departure", "tripwire"})
 
 
 @attrs.frozen(kw_only=True)

@@ -486,7 +486,7 @@ class EventHub:
             if item.kind == "finished":
                 return lane is not None and lane.state == "idle"
             if item.kind != "gate":
-                return item.kind in ("idle", "question", "departure")
+                return item.kind in ("idle", "question", "departure", "tripwire")
             if lane is not None and lane.gate is not None:
                 return True
             if (

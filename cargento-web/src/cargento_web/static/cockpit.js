@@ -514,6 +514,7 @@ function Cockpit({ board, ctx }) {
         <${Execution} scope=${scope} selected=${selected} board=${board} project=${project} ctx=${ctx} />
         <${Command} scope=${list} board=${board} ctx=${ctx} />
       </section>
+      <${Slot} name="project.goals" board=${board} ctx=${ctx} project=${project} sessions=${scope} />
       <div class="ck-tabs" role="tablist" aria-label="Cockpit" onKeyDown=${onTabKey}>
         ${TABS.map(([k, label]) => html`<a role="tab" id=${"tab-" + k} data-tab=${k} href=${cockpitHash(project, selected ? { harness: selected.harness, sid: selected.session_id } : null, k)}
           aria-selected=${tab === k ? "true" : "false"} aria-controls="ck-panel" tabindex=${tab === k ? "0" : "-1"} class=${tab === k ? "on" : ""} onClick=${pickTab(k)}>${label}${k === "course"

@@ -20,10 +20,10 @@ from typing import Any
 
 from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
-from cargento.platforms import home_from
 from cargento.readers.regular import read_regular
 from cargento.statedir import state_dir
 from cargento.telemetry import TelemetryVocabulary
+from cargento.telemetry.declared import declared_vocabularies
 
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.telemetry.ledger import STALE_AFTER, Ledger
@@ -48,15 +48,7 @@ def endpoint_for(port: int) -> str:
 
 def vocabularies(registry: Any, env: Mapping[str, str], endpoint: str) -> dict[str, TelemetryVocabulary]:
     """Every loaded harness's telemetry vocabulary (a failing plugin's is left out)."""
-    home = home_from(env)
-    found: dict[str, TelemetryVocabulary] = {}
-    for key in registry.loaded():
-        if not registry.implements(key, "telemetry"):
-            continue
-        value = getattr(registry.call(key, "telemetry", env=env, home=home, endpoint=endpoint), "value", None)
-        if isinstance(value, TelemetryVocabulary):
-            found[key] = value
-    return found
+    return declared_vocabularies(registry, env, endpoint)
 
 
 class Telemetry(Extension):
@@ -70,7 +62,7 @@ class Telemetry(Extension):
         endpoint = endpoint_for(context.options.otlp_port or 4318)
         self.vocabularies = vocabularies(context.builder.registry, context.env, endpoint)
         self.ledger = Ledger(self.vocabularies)
-        self.files = TelemetryFiles(self.ledger, [p for v in self.vocabularies.values() for p in v.files])
+        self.files = TelemetryFiles(self.ledger, [f for v in self.vocabularies.values() for f in v.files])
         self.reason = reason
         self.receiver: Receiver | None = None
         self._stop = threading.Event()
