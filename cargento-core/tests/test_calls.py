@@ -214,3 +214,73 @@ def test_hook_telemetry_is_called_on_its_plugin_and_a_wrong_type_is_a_contract_f
     assert getattr(bad, "kind", None) == "contract" and "expected TelemetryVocabulary or None" in getattr(
         bad, "message", ""
     )
+
+
+def test_hook_work_record_is_called_on_its_plugin_bounded_and_a_wrong_type_is_a_contract_fault() -> None:
+    from pathlib import Path
+
+    from cargento import hookimpl
+    from cargento.models import WORK_LINE_CHARS, WORK_LINES, HarnessContext, SessionRef, WorkRecord
+    from cargento.plugins import load_registry
+    from cargento.testing.fakes import FakeHarness
+    from cargento.testing.homes import make_context
+
+    class Working(FakeHarness):
+        @hookimpl
+        def work_record(self, ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord:
+            lines = tuple(f"check ran: step {i} " + "x" * 2000 for i in range(WORK_LINES + 5)) if tool_output else ()
+            return WorkRecord(describes="the checks it ran", lines=lines)
+
+    class Wrong(FakeHarness):
+        @hookimpl
+        def work_record(self, ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> object:
+            return ["check ran: pytest"]
+
+    registry = load_registry(entry_points=False, extra=[("working", Working("working")), ("wrong", Wrong("wrong"))])
+    ctx = make_context(Path("/h"))
+    ref = SessionRef(harness="working", session_id="s1", path="")
+    told = getattr(registry.call("working", "work_record", ref=ref, ctx=ctx, tool_output=False), "value", None)
+    assert told == WorkRecord(describes="the checks it ran"), "without tool output nothing is read"
+    read = getattr(registry.call("working", "work_record", ref=ref, ctx=ctx, tool_output=True), "value", None)
+    assert isinstance(read, WorkRecord)
+    assert len(read.lines) == WORK_LINES and read.lines[-1].startswith(f"check ran: step {WORK_LINES + 4} ")
+    assert all(len(line) == WORK_LINE_CHARS and line.endswith("…") for line in read.lines), "each line is bounded"
+    assert registry.implements("working", "work_record") and not registry.implements("wrong", "reading_provider")
+    bad = registry.call("wrong", "work_record", ref=ref, ctx=ctx, tool_output=True)
+    assert getattr(bad, "kind", None) == "contract" and "expected WorkRecord or None" in getattr(bad, "message", "")
+
+
+def test_hook_reading_provider_is_called_on_its_plugin_and_a_wrong_type_is_a_contract_fault() -> None:
+    from cargento import hookimpl
+    from cargento.models import ReadingProvider
+    from cargento.plugins import load_registry
+    from cargento.testing.fakes import FakeHarness
+
+    reader = ReadingProvider(
+        key="reader",
+        label="Reader CLI",
+        executable="reader",
+        arguments=("--print", "", "read only"),
+        destination="a vendor, through the Reader CLI",
+        default_rank=3,
+    )
+
+    class Reading(FakeHarness):
+        @hookimpl
+        def reading_provider(self) -> ReadingProvider:
+            return reader
+
+    class Wrong(FakeHarness):
+        @hookimpl
+        def reading_provider(self) -> object:
+            return ("reader", "--print")
+
+    registry = load_registry(entry_points=False, extra=[("reading", Reading("reading")), ("wrong", Wrong("wrong"))])
+    found = getattr(registry.call("reading", "reading_provider"), "value", None)
+    assert found == reader and found.summaries is False
+    assert found.command("/usr/bin/reader") == ["/usr/bin/reader", "--print", "", "read only"]
+    assert found.command_line() == "reader --print '' 'read only'", "what the disclosure prints, quoted as typed"
+    bad = registry.call("wrong", "reading_provider")
+    assert getattr(bad, "kind", None) == "contract" and "expected ReadingProvider or None" in getattr(
+        bad, "message", ""
+    )

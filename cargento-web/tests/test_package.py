@@ -35,6 +35,7 @@ SHIPPED = [
     "cargento_web/static/history.js",
     "cargento_web/static/dismissals.js",
     "cargento_web/static/intent.js",
+    "cargento_web/static/drift.js",
     "cargento_web/static/capacity.js",
     "cargento_web/static/cockpit.js",
     "cargento_web/static/spacedock.js",

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         Overruled,
         ProcessTie,
         RateLimit,
+        ReadingProvider,
         SessionReading,
         SessionRef,
         Simulation,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         Task,
         TurnEvidence,
         Usage,
+        WorkRecord,
     )
 
     #: The marker harness plugins decorate their hook implementations with.
@@ -65,6 +67,7 @@ __all__ = [
     "Overruled",
     "ProcessTie",
     "RateLimit",
+    "ReadingProvider",
     "SessionReading",
     "SessionRef",
     "Simulation",
@@ -74,6 +77,7 @@ __all__ = [
     "Task",
     "TurnEvidence",
     "Usage",
+    "WorkRecord",
     "__version__",
     "hookimpl",
 ]

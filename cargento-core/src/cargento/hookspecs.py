@@ -12,7 +12,9 @@ say what its live events mean (:func:`event_lane`, :func:`refine_event`) and whe
 ``cargento hooks`` installs the forwarders that send them (:func:`hook_targets`).
 :func:`telemetry` names what the harness's own OpenTelemetry export carries. The quota
 hooks say where a harness's vendor publishes its allowance (:func:`quota_endpoint`) and how to
-read what the vendor or the harness's status line publishes (:func:`read_quota`).
+read what the vendor or the harness's status line publishes (:func:`read_quota`). The reading
+hooks say what work of a session a drift reading may quote (:func:`work_record`) and which
+installed command-line program can read one (:func:`reading_provider`).
 
 Rules for every hook:
 
@@ -47,10 +49,12 @@ from cargento.models import (
     ModelInfo,
     QuotaEndpoint,
     QuotaWindow,
+    ReadingProvider,
     SessionReading,
     SessionRef,
     Simulation,
     Usage,
+    WorkRecord,
 )
 from cargento.telemetry.vocabulary import TelemetryVocabulary
 
@@ -74,6 +78,8 @@ HOOK_NAMES = (
     "telemetry",
     "quota_endpoint",
     "read_quota",
+    "work_record",
+    "reading_provider",
 )
 #: Hooks a plugin must implement to be loaded.
 REQUIRED_HOOKS = ("harness_info", "discover", "read_session")
@@ -355,4 +361,52 @@ def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, 
         no readable window (the dashboard then withholds the reading and says so, never a zero).
 
     .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord | None:
+    """Say what a session demonstrably did, for a drift reading to set against your words.
+
+    Called by the dashboard's observer when a reading of this harness's session is prepared
+    (never on the board's refresh path), and with ``tool_output=False`` to word its disclosure.
+    Only harnesses whose store records the session's work implement it (each command run with
+    what it printed, each file written, each tool result); a harness that does not is shown as
+    "Cargento can't read work from this harness", and only its instructions, tasks,
+    dispatches and gate are sent.
+
+    With ``tool_output=False`` read nothing: return the record's ``describes`` wording and no
+    lines. With ``tool_output=True`` read the session's own files (read-only, through the
+    bounded readers in :mod:`cargento.readers`) and return one line per piece of work, oldest
+    first, with at most the last 180 characters of each output. When the session's file is not
+    found, return a record with no lines and a note saying so, never an empty "all clear".
+    Lines are redacted by the dashboard before anything is counted or sent.
+
+    :param ref: the session, as ``discover`` last found it (``path`` may be empty when the
+        session is no longer in the discovery; locate it by ``session_id`` then).
+    :param ctx: the usual context (environment, home, clock, cache).
+    :param tool_output: whether the reader allowed tool output for the reading's destination.
+    :returns: a :class:`~cargento.models.WorkRecord`, or ``None`` when this session has no work
+        record.
+
+    .. versionadded:: 0.3
+    """
+
+
+@hookspec
+def reading_provider() -> ReadingProvider | None:
+    """Declare the command-line program this harness ships that can read a session for a drift
+    reading: non-interactively, with no tools, in a read-only mode, the prompt on standard input.
+
+    Called once per dashboard run (and on each route check, which looks the executable up on
+    ``PATH``; nothing is run until the reader presses the button and allows the provider). A
+    session of this harness is read by its own provider first when it is installed, then by the
+    others in :attr:`~cargento.models.ReadingProvider.default_rank` order; a harness with no
+    provider of its own uses that order directly. The argv is printed, exactly, in the
+    disclosure beside the button and in ``docs/readings.md``: keep both true.
+
+    :returns: a :class:`~cargento.models.ReadingProvider`, or ``None`` when this harness ships
+        no such program.
+
+    .. versionadded:: 0.3
     """

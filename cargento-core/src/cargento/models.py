@@ -36,6 +36,7 @@ __all__ = [
     "QuotaEndpoint",
     "QuotaWindow",
     "RateLimit",
+    "ReadingProvider",
     "SessionReading",
     "SessionRef",
     "Simulation",
@@ -47,6 +48,7 @@ __all__ = [
     "TurnEvidence",
     "TurnState",
     "Usage",
+    "WorkRecord",
 ]
 
 TaskStatus = Literal["pending", "in_progress", "completed"]
@@ -451,6 +453,64 @@ class QuotaEndpoint:
     expires_field: tuple[str, ...] | None = None
     #: Why the login cannot be read on this platform (nothing is then read or asked).
     unavailable: str | None = None
+
+
+#: The most work lines a :class:`WorkRecord` carries, and the most characters of each.
+WORK_LINES = 400
+WORK_LINE_CHARS = 800
+
+
+def _bounded_lines(lines: tuple[str, ...]) -> tuple[str, ...]:
+    kept = lines[-WORK_LINES:]
+    return tuple(line if len(line) <= WORK_LINE_CHARS else line[: WORK_LINE_CHARS - 1] + "…" for line in kept)
+
+
+@attrs.frozen(kw_only=True)
+class WorkRecord:
+    """What a session demonstrably did, as a drift reading may quote it (see the
+    ``work_record`` hookspec): the checks it ran with the end of what they printed, the files it
+    wrote, the results its tools returned. Facts as the store recorded them, never verdicts."""
+
+    #: What this harness's work record holds, in words for a disclosure ("the checks the
+    #: session ran ..."); said before anything is read.
+    describes: str
+    #: One line per piece of work, oldest first; at most :data:`WORK_LINES` (the newest are
+    #: kept), each at most :data:`WORK_LINE_CHARS` characters. Not yet redacted.
+    lines: tuple[str, ...] = attrs.field(default=(), converter=_bounded_lines)
+    #: Why some or all of the work could not be read ("the session's transcript was not found").
+    notes: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ReadingProvider:
+    """A command-line program installed beside a harness that can read a session's account
+    for a drift reading, non-interactively and without tools (see the ``reading_provider``
+    hookspec). The dashboard prints :meth:`command_line` in its disclosure and docs."""
+
+    #: The provider's id (consent is kept per provider): ``claude``, ``codex``.
+    key: str
+    #: Its display name ("Codex CLI").
+    label: str
+    #: The program's name, looked up on ``PATH``.
+    executable: str
+    #: The arguments after the executable; the prompt arrives on standard input.
+    arguments: tuple[str, ...]
+    #: Where the text it reads goes, in the disclosure's words.
+    destination: str
+    #: Its place among the providers for a harness that declares none of its own (lowest
+    #: first; ties in key order).
+    default_rank: int = 100
+    #: Whether it also offers goal summaries (``--observer-model``), which keep a consent of
+    #: their own.
+    summaries: bool = False
+
+    def command(self, path: str) -> list[str]:
+        """The argv to run, with the executable found at *path*."""
+        return [path, *self.arguments]
+
+    def command_line(self) -> str:
+        """The command as a user would type it (for the disclosure and the docs)."""
+        return " ".join([self.executable, *(f"'{a}'" if a == "" or " " in a else a for a in self.arguments)])
 
 
 @attrs.frozen(kw_only=True)

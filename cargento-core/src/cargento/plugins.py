@@ -29,9 +29,11 @@ from cargento.models import (
     HarnessInfo,
     ModelInfo,
     QuotaEndpoint,
+    ReadingProvider,
     SessionReading,
     Simulation,
     Usage,
+    WorkRecord,
 )
 from cargento.telemetry.vocabulary import TelemetryVocabulary
 
@@ -67,6 +69,8 @@ _RETURNS: dict[str, tuple[type, ...]] = {
     "telemetry": (TelemetryVocabulary, type(None)),
     "quota_endpoint": (QuotaEndpoint, type(None)),
     "read_quota": (tuple,),
+    "work_record": (WorkRecord, type(None)),
+    "reading_provider": (ReadingProvider, type(None)),
 }
 
 

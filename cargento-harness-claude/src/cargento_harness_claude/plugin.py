@@ -31,10 +31,18 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark, McpSession, ProcessTie, QuotaEndpoint, QuotaWindow
+from cargento.models import (
+    HarnessMark,
+    McpSession,
+    ProcessTie,
+    QuotaEndpoint,
+    QuotaWindow,
+    ReadingProvider,
+    WorkRecord,
+)
 from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_claude import demo, discovery, gates, locations, mapping, quota
+from cargento_harness_claude import demo, discovery, gates, locations, mapping, quota, reading, work
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude import telemetry as telemetry_module
@@ -129,3 +137,13 @@ def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEn
 @hookimpl
 def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
     return quota.read_reply(document) if source == "reply" else ()
+
+
+@hookimpl
+def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord:
+    return work.work_record(ref, ctx, tool_output)
+
+
+@hookimpl
+def reading_provider() -> ReadingProvider:
+    return reading.PROVIDER

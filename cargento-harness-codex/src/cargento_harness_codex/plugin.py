@@ -19,12 +19,12 @@ from cargento import (
 )
 from cargento.errors import HarnessError
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark, ProcessTie
+from cargento.models import HarnessMark, ProcessTie, ReadingProvider
 from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_codex import event_lane as event_lane_module
 from cargento_harness_codex import hook_targets as hook_targets_module
-from cargento_harness_codex import locations, mapping
+from cargento_harness_codex import locations, mapping, reading
 from cargento_harness_codex import telemetry as telemetry_module
 from cargento_harness_codex.demo import CodexDemo
 from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
@@ -124,3 +124,8 @@ def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tu
 @hookimpl
 def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
     return telemetry_module.vocabulary(env, home, endpoint)
+
+
+@hookimpl
+def reading_provider() -> ReadingProvider:
+    return reading.PROVIDER

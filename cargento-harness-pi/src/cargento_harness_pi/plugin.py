@@ -18,11 +18,11 @@ from cargento import (
     hookimpl,
 )
 from cargento.events import EventLane, HookTarget, LifecycleEvent
-from cargento.models import HarnessMark, ProcessTie
+from cargento.models import HarnessMark, ProcessTie, WorkRecord
 
 from cargento_harness_pi import event_lane as event_lane_module
 from cargento_harness_pi import hook_targets as hook_targets_module
-from cargento_harness_pi import locations, mapping
+from cargento_harness_pi import locations, mapping, work
 from cargento_harness_pi.demo import PiDemo
 from cargento_harness_pi.discovery import KEY, cached_header, discover_sessions
 from cargento_harness_pi.tree import SessionTree, load
@@ -105,3 +105,8 @@ def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEve
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
     return hook_targets_module.targets(env, home)
+
+
+@hookimpl
+def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord:
+    return work.work_record(ref, ctx, tool_output)

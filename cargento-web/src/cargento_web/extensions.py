@@ -59,6 +59,7 @@ FEATURES: tuple[str, ...] = (
     "cargento_web.endings",
     "cargento_web.dismissals",
     "cargento_web.annotations",
+    "cargento_web.observer",
     "cargento_web.capacity",
     "cargento_web.cockpit",
 )

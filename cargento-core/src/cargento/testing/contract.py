@@ -16,7 +16,9 @@ is created, written, renamed or deleted (a full listing with sizes, mtimes and h
 ``-wal``/``-shm`` included); no network is opened; random, truncated or half-written bytes
 in any store file never raise anything but :class:`~cargento.HarnessError`; a declared
 quota endpoint is https and names where the login is kept (or why it cannot be read), and
-``read_quota`` reads any document without raising; and, for each of
+``read_quota`` reads any document without raising; a ``work_record`` describes itself without
+reading, reads every session bounded and read-only, and says so when a session's file is gone; a
+declared ``reading_provider`` names a bare executable, its arguments and destination; and, for each of
 :attr:`HarnessContract.relocation_variables` (built by ``make_relocated_store``), the
 relocated store is read and the default one is not.
 """
@@ -43,7 +45,20 @@ from cargento.errors import HarnessError
 from cargento.events.payloads import EventKind, LifecycleEvent, parse_event
 from cargento.events.targets import HookTarget
 from cargento.events.vocabulary import EventLane, EventVocabulary
-from cargento.models import Discovery, HarnessContext, HarnessInfo, QuotaEndpoint, QuotaWindow, SessionReading, Usage
+from cargento.models import (
+    WORK_LINE_CHARS,
+    WORK_LINES,
+    Discovery,
+    HarnessContext,
+    HarnessInfo,
+    QuotaEndpoint,
+    QuotaWindow,
+    ReadingProvider,
+    SessionReading,
+    SessionRef,
+    Usage,
+    WorkRecord,
+)
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.homes import make_context, snapshot_tree
@@ -245,6 +260,50 @@ class HarnessContract:
                 if found.credential_file is not None:
                     assert found.credential_file.is_relative_to(home), found.credential_file
         assert snapshot_tree(tmp_path) == before
+
+    def test_contract_work_record(self, tmp_path: Path) -> None:
+        """A work record: with ``tool_output=False`` it reads nothing and says what it would
+        read; with it, every discovered session's record is bounded, and a session that is not
+        in the store is a record with a note, never a fault; nothing under the home changes."""
+        work_hook = getattr(self.plugin, "work_record", None)
+        if work_hook is None:
+            return
+        home, env = self._home(tmp_path)
+        ctx = self._ctx(home, env)
+        refs = list(self.plugin.discover(ctx=ctx).sessions)
+        before = snapshot_tree(tmp_path)
+        with no_network():
+            gone = SessionRef(harness=self.key, session_id="not-a-session-0000", path="")
+            told = work_hook(ref=gone, ctx=ctx, tool_output=False)
+            assert isinstance(told, WorkRecord) and told.describes and told.lines == ()
+            missing = work_hook(ref=gone, ctx=ctx, tool_output=True)
+            assert isinstance(missing, WorkRecord) and missing.lines == () and missing.notes, (
+                "a session whose file is not found says so"
+            )
+            for ref in refs:
+                found = work_hook(ref=ref, ctx=ctx, tool_output=True)
+                if found is None:
+                    continue
+                assert isinstance(found, WorkRecord)
+                assert len(found.lines) <= WORK_LINES
+                assert all(isinstance(line, str) and len(line) <= WORK_LINE_CHARS for line in found.lines)
+        assert snapshot_tree(tmp_path) == before
+
+    def test_contract_reading_provider(self) -> None:
+        """A declared reading provider names a bare executable (looked up on ``PATH``), its
+        arguments, a label and the destination its text goes to; declaring runs nothing."""
+        provider_hook = getattr(self.plugin, "reading_provider", None)
+        if provider_hook is None:
+            return
+        found = provider_hook()
+        if found is None:
+            return
+        assert isinstance(found, ReadingProvider)
+        assert found.key and found.label and found.destination
+        assert found.executable and "/" not in found.executable and "\\" not in found.executable
+        assert all(isinstance(a, str) for a in found.arguments)
+        assert found.command("/bin/x")[1:] == list(found.arguments)
+        assert found.command_line().startswith(found.executable)
 
     @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(

@@ -8,6 +8,7 @@ import "/static/endings.js";
 import "/static/history.js";
 import "/static/dismissals.js";
 import "/static/intent.js";
+import "/static/drift.js";
 import "/static/capacity.js";
 import "/static/spacedock.js";
 import "/static/cockpit.js";

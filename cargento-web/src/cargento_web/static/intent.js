@@ -29,6 +29,13 @@ let share = null;
 let focusGoalOf = null;
 // Components other features render inside the Intent and drift panel, after the Intent section.
 const panelParts = [];
+// Components other features render in an Intent log row, after its sources ({row, ctx}).
+const logParts = [];
+
+// Render Component({row, ctx}) in each Intent log row (the drift feature's raises, a line each).
+export function fillLogRow(Component) {
+  logParts.push(Component);
+}
 
 // Render Component({board, ctx, route, session, annotation}) in the Intent and drift panel,
 // below the two fields (the drift feature's Drift section).
@@ -526,6 +533,7 @@ function LogRow({ row, ctx, typedOn }) {
     </div>
     ${typedNote}
     ${sources.length ? html`<ul class="sources">${sources.map((src) => html`<${SourceLine} src=${src} ctx=${ctx} />`)}</ul>` : s && !typedNote ? html`<p class="muted small">No goal published or typed.</p>` : null}
+    ${logParts.map((C, i) => h(C, { key: i, row, ctx }))}
   </li>`;
 }
 

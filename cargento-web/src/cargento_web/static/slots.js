@@ -82,6 +82,25 @@ export function hasView(name) {
   return views.has(name);
 }
 
+// fn(session, board) -> true for a session a feature raises in Sessions: after the blocked
+// sessions and before the working ones, even when it is idle (a departure on record). A raise
+// never changes the Active figure.
+const raisers = [];
+
+export function raise(fn) {
+  raisers.push(fn);
+}
+
+export function raised(session, board) {
+  return raisers.some((fn) => {
+    try {
+      return Boolean(fn(session, board));
+    } catch (_) {
+      return false;
+    }
+  });
+}
+
 // fn(board) -> [{kind, key, text}]: subjects at risk that are never part of the session count.
 export function offCount(fn) {
   offCounters.push(fn);

@@ -8,7 +8,7 @@ import {
 } from "/static/format.js";
 import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
-import { Slot, claimsFrom, offCountFrom } from "/static/slots.js";
+import { Slot, claimsFrom, offCountFrom, raised } from "/static/slots.js";
 
 const html = htm.bind(h);
 
@@ -320,8 +320,16 @@ function EmptyBoard({ board }) {
 // -- Sessions -------------------------------------------------------------------------------
 
 export function SessionsView({ board, ctx }) {
-  const active = board.sessions.filter((s) => s.state !== "idle");
-  const recent = board.sessions.filter((s) => s.state === "idle");
+  // A raised session (a departure on record) sits after the blocked ones and before the
+  // working ones, even when idle; the Active figure still counts only what is not idle.
+  const up = (s) => s.state !== "needs_input" && raised(s, board);
+  const active = [
+    ...board.sessions.filter((s) => s.state === "needs_input"),
+    ...board.sessions.filter(up),
+    ...board.sessions.filter((s) => s.state !== "idle" && s.state !== "needs_input" && !up(s)),
+  ];
+  const recent = board.sessions.filter((s) => s.state === "idle" && !up(s));
+  const activeCount = active.filter((s) => s.state !== "idle").length;
   const windowNote = board.all ? "every session ever" : `idle within the last ${board.window_hours} h`;
   if (!board.sessions.length) {
     return html`<${ViewHeading}>Sessions</${ViewHeading}><${EmptyBoard} board=${board} />`;
@@ -330,7 +338,7 @@ export function SessionsView({ board, ctx }) {
     <${Slot} name="sessions.above" board=${board} ctx=${ctx} />
     <${Legend} sessions=${board.sessions} />
     <section aria-labelledby="h-active">
-      <h3 id="h-active" class="group-h">Active <span class="count">${active.length}</span></h3>
+      <h3 id="h-active" class="group-h">Active <span class="count">${activeCount}</span></h3>
       <${Rows} sessions=${active} ctx=${ctx} empty="Nothing is working or waiting on you right now." />
     </section>
     <section aria-labelledby="h-recent">

@@ -1,0 +1,160 @@
+"""``POST /api/reading`` (ask for one reading, allow a provider, turn readings off) and
+``POST /api/reading/cancel``.
+
+Every refusal is decided before anything is saved or spent, in this order: the guard (loopback,
+same origin, no document navigation; 405 for another method), the 12,288-byte body cap (413),
+a body that is not the documented shape (400), the run's switches and the reading gate (503),
+the route (503 with the reason when no provider can read that harness; 409 ``provider-changed``
+with the current route when the body names another provider), permission (403), the session's
+words (200 ``produced: false``), one call per session (409), the rolling cap (429 with its retry
+time). Only then is an attempt reserved and started (202).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from cargento_web.outbound import OutboundJSON
+
+from .jsonstore import StoreUnavailable
+
+if TYPE_CHECKING:
+    from cargento_web.app import Guard
+
+    from . import Observer
+
+__all__ = ["BODY_LIMIT", "reading_routes"]
+
+BODY_LIMIT = 12_288
+EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def _answer(status: int, **body: Any) -> Response:
+    return OutboundJSON(body, status_code=status)
+
+
+async def _body(guard: Guard, request: Request) -> dict[str, Any] | Response:
+    refusal = guard.check_state_change(request)
+    if refusal is not None:
+        return refusal
+    raw = await guard.read_body(request, BODY_LIMIT)
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _answer(400, error="the body is not JSON")
+    if not isinstance(body, dict):
+        return _answer(400, error="the body is not a JSON object")
+    return body
+
+
+def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
+    async def reading(request: Request) -> Response:
+        body = await _body(guard, request)
+        if isinstance(body, Response):
+            return body
+        if body.get("press") is not True or body.get("observer_model") != 1:
+            return _answer(400, error='a reading is asked with "press": true and "observer_model": 1')
+        why = observer.refusal()
+        if why is not None:
+            return _answer(503, reason=why[0], error=why[1])
+        try:
+            observer.consent.store.read()
+        except StoreUnavailable as exc:
+            return _answer(503, reason="permission-storage", error=f"reading permission cannot be kept: {exc}")
+        if body.get("consent") == "off":
+            try:
+                observer.consent.revoke()
+            except StoreUnavailable as exc:
+                return _answer(503, reason="permission-storage", error=str(exc))
+            observer.context.changed()
+            return _answer(200, consent="off", produced=False)
+        harness, sid, provider = body.get("harness"), body.get("sid"), body.get("provider")
+        if not isinstance(harness, str) or not harness or not isinstance(sid, str) or not sid:
+            return _answer(400, error="a reading names a harness and a session id (sid)")
+        route = observer.route(harness)
+        if route.provider is None:
+            return _answer(503, reason="no-provider", route=route.as_dict(), error=route.reason)
+        if provider != route.provider:
+            return _answer(
+                409,
+                reason="provider-changed",
+                route=route.as_dict(),
+                error="the provider that would run is not the one this press named: nothing was saved or spent; "
+                "read the route's disclosure and press again",
+            )
+        if body.get("allow") is True:
+            tool_output = body.get("tool_output")
+            try:
+                observer.consent.allow(
+                    route.provider, tool_output=tool_output if isinstance(tool_output, bool) else None
+                )
+            except StoreUnavailable as exc:
+                return _answer(503, reason="permission-storage", error=str(exc))
+            observer.context.changed()
+        elif not observer.consent.allowed(route.provider):
+            return _answer(
+                403,
+                reason="consent",
+                route=route.as_dict(),
+                disclosure=observer.disclosure(harness, route.provider),
+                error=f"readings by the {route.reader.label if route.reader else route.provider} are not allowed yet: "
+                'read the disclosure and press Allow and analyze ("allow": true)',
+            )
+        intent = observer.intent(harness, sid)
+        if intent is None and observer.readings.flight(harness, sid) is None:
+            intent = observer.adopt(harness, sid)
+        if intent is None:
+            return _answer(200, produced=False, reason="no-words", error="no annotated session by that name exists")
+        running = observer.readings.flight(harness, sid)
+        if running is not None:
+            return _answer(
+                409, reason="in-flight", flight=running.as_dict(), error="a reading of this session is in flight"
+            )
+        session = observer.session(harness, sid)
+        if session is None:
+            return _answer(200, produced=False, reason="not-on-board", error="that session is not on the board")
+        try:
+            stamp = observer.budget.reserve()
+        except StoreUnavailable as exc:
+            return _answer(503, reason="budget-storage", error=f"the reading budget cannot be kept: {exc}")
+        if stamp is None:
+            status = observer.budget.status()
+            retry = status["retry_at"]
+            wait = max(0, int((datetime.fromisoformat(retry) - datetime.now(UTC)).total_seconds())) if retry else None
+            response = _answer(
+                429,
+                reason="cap",
+                retry_at=retry,
+                retry_after_s=wait,
+                budget=status,
+                error=f"the cap of {status['cap']} readings per rolling 24 hours is reached",
+            )
+            if wait is not None:
+                response.headers["Retry-After"] = str(wait)
+            return response
+        flight = observer.readings.claim(harness, sid, route, intent, stamp)
+        if flight is None:
+            observer.budget.release(stamp)
+            return _answer(409, reason="in-flight", error="a reading of this session is already in flight")
+        observer.readings.start(flight, session, route, intent)
+        return _answer(202, produced=True, started=True, flight=flight.as_dict(), route=route.as_dict())
+
+    async def cancel(request: Request) -> Response:
+        body = await _body(guard, request)
+        if isinstance(body, Response):
+            return body
+        harness, sid = body.get("harness"), body.get("sid")
+        if not isinstance(harness, str) or not isinstance(sid, str):
+            return _answer(400, error="a cancel names a harness and a session id (sid)")
+        return _answer(200, cancelled=observer.readings.cancel(harness, sid))
+
+    return [
+        Route("/api/reading", reading, methods=EVERY_METHOD),
+        Route("/api/reading/cancel", cancel, methods=EVERY_METHOD),
+    ]
