@@ -104,35 +104,19 @@ def board_samples(
                 value=waits.get(harness, 0),
             )
         )
-    for (harness, project), age in sorted(wait_age.items()):
-        out.append(
-            Sample(
-                name="cargento_wait_age_seconds",
-                kind="gauge",
-                help="How long the longest open wait has stood, by harness and project.",
-                labels={"harness": harness, "project": project},
-                value=round(age, 3),
-            )
-        )
-    for (harness, project), value in sorted(rate.items()):
-        out.append(
-            Sample(
-                name="cargento_output_tokens_per_minute",
-                kind="gauge",
-                help="Output tokens per minute over the last ten minutes, summed over measured sessions.",
-                labels={"harness": harness, "project": project},
-                value=value,
-            )
-        )
-    for (harness, project), value in sorted(elapsed.items()):
-        out.append(
-            Sample(
-                name="cargento_turn_elapsed_seconds",
-                kind="gauge",
-                help="The longest running turn's elapsed time, by harness and project.",
-                labels={"harness": harness, "project": project},
-                value=value,
-            )
+    per_project = (
+        ("cargento_wait_age_seconds", "How long the longest open wait has stood, by harness and project.", wait_age),
+        (
+            "cargento_output_tokens_per_minute",
+            "Output tokens per minute over the last ten minutes, summed over measured sessions.",
+            rate,
+        ),
+        ("cargento_turn_elapsed_seconds", "The longest running turn's elapsed time, by harness and project.", elapsed),
+    )
+    for name, help_text, values in per_project:
+        out.extend(
+            Sample(name=name, kind="gauge", help=help_text, labels={"harness": h, "project": p}, value=round(v, 3))
+            for (h, p), v in sorted(values.items())
         )
     quota: dict[tuple[str, str], float] = {}
     for s in board.sessions:
