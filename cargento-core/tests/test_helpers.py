@@ -169,3 +169,13 @@ def test_pid_alive_tells_running_exited_and_zombie_processes_apart() -> None:
     assert not pid_alive(child.pid)  # ...but it holds no port and answers nothing
     child.wait()
     assert not pid_alive(child.pid)
+
+
+def test_worktext_words_a_session_s_work_on_one_bounded_line() -> None:
+    from cargento.worktext import content_text, last_chars, one_line
+
+    assert one_line("make  test\n\tpassed", 40) == "make test passed"
+    assert one_line("x" * 50, 10) == "x" * 9 + "…"
+    assert last_chars("line one\nline two ends here", 9) == "ends here"
+    assert content_text([{"type": "text", "text": "a"}, "b", [{"text": "c"}], {"type": "image"}, 3]) == "a\nb\nc\n\n"
+    assert content_text(None) == ""

@@ -14,6 +14,7 @@ from typing import Any
 
 from cargento import HarnessContext, SessionRef, WorkRecord
 from cargento.readers import glob_files, tail_records
+from cargento.worktext import content_text, last_chars, one_line
 
 from cargento_harness_claude import locations
 
@@ -25,23 +26,6 @@ TAIL = 180
 READ_LIMIT = 4 * 1024 * 1024
 DESCRIBES = "the checks the session ran with the last 180 characters each printed, and the paths of the files it wrote"
 _WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
-
-
-def _clip(text: str, limit: int) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 1] + "…"
-
-
-def _tail(text: str) -> str:
-    return " ".join(text.split())[-TAIL:]
-
-
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(_text_of(part.get("text") if isinstance(part, dict) else part) for part in content)
-    return ""
 
 
 def transcript_for(ref: SessionRef, ctx: HarnessContext) -> Path | None:
@@ -71,12 +55,12 @@ def claude_work(records: Iterable[dict[str, Any]]) -> Iterator[str]:
                 elif name in _WRITE_TOOLS:
                     path = tool_input.get("file_path") or tool_input.get("notebook_path")
                     if isinstance(path, str):
-                        yield f"file written ({name}): {_clip(path, 400)}"
+                        yield f"file written ({name}): {one_line(path, 400)}"
             elif part.get("type") == "tool_result":
                 command = calls.pop(str(part.get("tool_use_id")), None)
                 if command is not None:
                     failed = " (the tool reported an error)" if part.get("is_error") else ""
-                    yield f"check ran: {_clip(command, 300)}{failed} — output ends: {_tail(_text_of(part.get('content')))}"
+                    yield f"check ran: {one_line(command, 300)}{failed} — output ends: {last_chars(content_text(part.get('content')), TAIL)}"
 
 
 def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord:

@@ -14,6 +14,7 @@ from typing import Any
 
 from cargento import HarnessContext, SessionRef, WorkRecord
 from cargento.readers import glob_files, tail_records
+from cargento.worktext import content_text, last_chars, one_line
 
 from cargento_harness_pi import locations
 
@@ -24,23 +25,6 @@ TAIL = 180
 #: The most of a session file read, from its end.
 READ_LIMIT = 4 * 1024 * 1024
 DESCRIBES = "the demonstrated work results, with the last 180 characters of each"
-
-
-def _clip(text: str, limit: int) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 1] + "…"
-
-
-def _tail(text: str) -> str:
-    return " ".join(text.split())[-TAIL:]
-
-
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(_text_of(part.get("text") if isinstance(part, dict) else part) for part in content)
-    return ""
 
 
 def session_file(ref: SessionRef, ctx: HarnessContext) -> Path | None:
@@ -92,15 +76,15 @@ def pi_work(records: Sequence[dict[str, Any]]) -> Iterator[str]:
                 if isinstance(part, dict) and part.get("type") == "toolCall":
                     arguments = part.get("arguments")
                     what = arguments.get("command") if isinstance(arguments, dict) else None
-                    names[str(part.get("id"))] = _clip(str(part.get("name")), 80) + (
-                        f" {_clip(what, 300)}" if isinstance(what, str) else ""
+                    names[str(part.get("id"))] = one_line(str(part.get("name")), 80) + (
+                        f" {one_line(what, 300)}" if isinstance(what, str) else ""
                     )
         elif role == "toolResult":
-            name = names.get(str(message.get("toolCallId")), _clip(str(message.get("toolName") or "a tool"), 80))
+            name = names.get(str(message.get("toolCallId")), one_line(str(message.get("toolName") or "a tool"), 80))
             failed = " (the tool reported an error)" if message.get("isError") else ""
-            yield f"work result: {name}{failed} — output ends: {_tail(_text_of(message.get('content')))}"
+            yield f"work result: {name}{failed} — output ends: {last_chars(content_text(message.get('content')), TAIL)}"
         elif role == "bashExecution" and isinstance(message.get("command"), str):
-            yield f"work result: bash {_clip(message['command'], 300)} — output ends: {_tail(str(message.get('output') or ''))}"
+            yield f"work result: bash {one_line(message['command'], 300)} — output ends: {last_chars(str(message.get('output') or ''), TAIL)}"
 
 
 def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord:
