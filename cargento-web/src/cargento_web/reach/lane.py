@@ -15,7 +15,6 @@ recorded (nothing was raised).
 
 from __future__ import annotations
 
-import queue
 import threading
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, tzinfo
@@ -26,6 +25,7 @@ from cargento_web.reach.nudge import Nudge, compose, encode
 from cargento_web.reach.post import post_once
 from cargento_web.reach.target import ReachTarget
 from cargento_web.runtime.alerts import Pending
+from cargento_web.runtime.delivery import DeliveryWorker
 from cargento_web.runtime.notifiers import Sent
 from cargento_web.runtime.presence import Presence
 from cargento_web.runtime.stores import DeliveriesStore, Delivery
@@ -76,10 +76,9 @@ class ReachLane:
         self._today = 0
         #: Nudges not posted, by reason (at the desk, cooldown, the daily cap).
         self.skipped: dict[str, int] = {"present": 0, "cooldown": 0, "cap": 0}
-        self._queue: queue.Queue[tuple[Delivery, Nudge] | None] = queue.Queue(maxsize=64)
-        self._worker: threading.Thread | None = None
-        self._inflight = 0
-        self._idle = threading.Condition(self._lock)
+        self._worker: DeliveryWorker[tuple[Delivery, Nudge]] = DeliveryWorker(
+            name="cargento-reach", deliver=self._deliver, record=deliveries.add, maxsize=64, close_timeout_s=15
+        )
 
     @property
     def backend(self) -> str:
@@ -126,12 +125,9 @@ class ReachLane:
         with self._lock:
             self._last[key] = now
             self._today += 1
-            self._inflight += 1
-        self._ensure_worker()
-        try:
-            self._queue.put_nowait((delivery, nudge))
-        except queue.Full:
-            self._finish(attrs.evolve(delivery, detail="the nudge queue is full", completed_at=now))
+        self._worker.submit(
+            (delivery, nudge), if_full=attrs.evolve(delivery, detail="the nudge queue is full", completed_at=now)
+        )
         return "queued"
 
     def _skip(self, reason: str) -> str:
@@ -139,28 +135,17 @@ class ReachLane:
             self.skipped[reason] += 1
         return reason
 
-    def _ensure_worker(self) -> None:
-        with self._lock:
-            if self._worker is not None and self._worker.is_alive():
-                return
-            self._worker = threading.Thread(target=self._run, name="cargento-reach", daemon=True)
-            self._worker.start()
-
-    def _run(self) -> None:
-        while True:
-            job = self._queue.get()
-            if job is None:
-                return
-            delivery, nudge = job
-            body, headers = encode(self.target, nudge)
+    def _deliver(self, job: tuple[Delivery, Nudge]) -> Delivery:
+        delivery, nudge = job
+        body, headers = encode(self.target, nudge)
+        sent = self._post(body, headers)
+        attempts = 1
+        if sent.outcome in _RETRYABLE or _server_error(sent):
+            self._sleep(self.policy.retry_after_s)
             sent = self._post(body, headers)
-            attempts = 1
-            if sent.outcome in _RETRYABLE or _server_error(sent):
-                self._sleep(self.policy.retry_after_s)
-                sent = self._post(body, headers)
-                attempts = 2
-            detail = sent.detail if attempts == 1 else f"{sent.detail} (after one retry)"
-            self._finish(attrs.evolve(delivery, outcome=sent.outcome, detail=detail, completed_at=self.clock()))
+            attempts = 2
+        detail = sent.detail if attempts == 1 else f"{sent.detail} (after one retry)"
+        return attrs.evolve(delivery, outcome=sent.outcome, detail=detail, completed_at=self.clock())
 
     def _post(self, body: bytes, headers: dict[str, str]) -> Sent:
         try:
@@ -168,24 +153,11 @@ class ReachLane:
         except Exception as exc:  # the lane's thread must survive anything
             return Sent(outcome="could-not-start", detail=f"{type(exc).__name__}: {exc}")
 
-    def _finish(self, delivery: Delivery) -> None:
-        try:
-            self.deliveries.add(delivery)
-        finally:
-            with self._lock:
-                self._inflight -= 1
-                self._idle.notify_all()
-
     def drain(self, timeout_s: float = 30.0) -> bool:
-        with self._lock:
-            return self._idle.wait_for(lambda: self._inflight == 0, timeout=timeout_s)
+        return self._worker.drain(timeout_s)
 
     def close(self) -> None:
-        with self._lock:
-            worker = self._worker
-        if worker is not None and worker.is_alive():
-            self._queue.put(None)
-            worker.join(timeout=15)
+        self._worker.close()
 
 
 def _server_error(sent: Sent) -> bool:

@@ -23,7 +23,6 @@ by the delivery thread with the outcome the backend reported.
 
 from __future__ import annotations
 
-import queue
 import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
@@ -32,6 +31,7 @@ import attrs
 from cargento.quiethours import QuietWindow
 from cargento.redact import redact
 
+from cargento_web.runtime.delivery import DeliveryWorker
 from cargento_web.runtime.notifiers import Notifier, Sent
 from cargento_web.runtime.presence import Presence
 from cargento_web.runtime.stores import DeliveriesStore, Delivery
@@ -111,10 +111,9 @@ class Alerts:
         #: Transitions already raised and not yet ended (a gate, a turn end): at most once each.
         self._told: set[tuple[str, str, str]] = set()
         self._tab_lane_at: datetime | None = None
-        self._queue: queue.Queue[tuple[Delivery, str, str] | None] = queue.Queue(maxsize=256)
-        self._worker: threading.Thread | None = None
-        self._inflight = 0
-        self._idle = threading.Condition(self._lock)
+        self._worker: DeliveryWorker[tuple[Delivery, str, str]] = DeliveryWorker(
+            name="cargento-notify", deliver=self._send, record=self._record, maxsize=256
+        )
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -252,16 +251,14 @@ class Alerts:
                 else:
                     self._gate_last = now
                     self._session_last[key] = now
-                self._inflight += 1
         if no_backend is not None:
             if no_backend.session_id:
                 self.deliveries.add(no_backend)
             return "no-backend"
-        self._ensure_worker()
-        try:
-            self._queue.put_nowait((delivery, item.title, item.body))
-        except queue.Full:
-            self._finish(attrs.evolve(delivery, outcome="could-not-start", detail="the delivery queue is full"))
+        self._worker.submit(
+            (delivery, item.title, item.body),
+            if_full=attrs.evolve(delivery, outcome="could-not-start", detail="the delivery queue is full"),
+        )
         return "raised"
 
     def _precision(self, item: Pending, key: tuple[str, str, str], now: datetime) -> str | None:
@@ -282,48 +279,27 @@ class Alerts:
 
     # -- delivery -------------------------------------------------------------------------
 
-    def _ensure_worker(self) -> None:
-        with self._lock:
-            if self._worker is not None and self._worker.is_alive():
-                return
-            self._worker = threading.Thread(target=self._run, name="cargento-notify", daemon=True)
-            self._worker.start()
-
-    def _run(self) -> None:
-        while True:
-            job = self._queue.get()
-            if job is None:
-                return
-            delivery, title, body = job
-            try:
-                sent = self.notifier.send(title, body)
-            except Exception as exc:  # a backend must never kill the thread
-                sent = Sent(outcome="could-not-start", detail=f"{type(exc).__name__}: {exc}")
-            self._finish(attrs.evolve(delivery, outcome=sent.outcome, detail=sent.detail, completed_at=self.clock()))
-
-    def _finish(self, delivery: Delivery) -> None:
+    def _send(self, job: tuple[Delivery, str, str]) -> Delivery:
+        delivery, title, body = job
         try:
-            # The record is keyed by session: a raise about no session (an unattributed
-            # question) is delivered but records nothing.
-            if delivery.session_id:
-                self.deliveries.add(delivery)
-        finally:
-            with self._lock:
-                self._inflight -= 1
-                self._idle.notify_all()
+            sent = self.notifier.send(title, body)
+        except Exception as exc:  # a backend must never kill the thread
+            sent = Sent(outcome="could-not-start", detail=f"{type(exc).__name__}: {exc}")
+        return attrs.evolve(delivery, outcome=sent.outcome, detail=sent.detail, completed_at=self.clock())
+
+    def _record(self, delivery: Delivery) -> None:
+        # The record is keyed by session: a raise about no session (an unattributed question)
+        # is delivered but records nothing.
+        if delivery.session_id:
+            self.deliveries.add(delivery)
 
     def drain(self, timeout_s: float = 5.0) -> bool:
         """Wait until every raised alert has an outcome recorded (tests, shutdown)."""
-        with self._lock:
-            return self._idle.wait_for(lambda: self._inflight == 0, timeout=timeout_s)
+        return self._worker.drain(timeout_s)
 
     def close(self) -> None:
         """Stop the delivery thread after the alerts already queued."""
-        with self._lock:
-            worker = self._worker
-        if worker is not None and worker.is_alive():
-            self._queue.put(None)
-            worker.join(timeout=10)
+        self._worker.close()
 
     @property
     def pending(self) -> tuple[Pending, ...]:
