@@ -258,7 +258,8 @@ def test_an_unreadable_consent_answer_is_set_aside_and_named(serve: Any, builder
     (tmp_path / "state" / "capacity.json").write_text("{half a wri")
     server = start(serve, builder_for, tmp_path)
     assert capacity_of(server)["consent"] == "unanswered"
-    assert (tmp_path / "state" / "capacity.json.unreadable").read_text() == "{half a wri"
+    [aside] = (tmp_path / "state").glob("capacity.json.unreadable-*")
+    assert aside.read_text() == "{half a wri", "set aside under its own stamp, never over an earlier one"
     ext = server.extensions.items[0]
     (store,) = ext.own_stores()
     assert store.status == "reset" and "not valid JSON" in (store.detail or "")

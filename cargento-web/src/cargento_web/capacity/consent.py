@@ -17,6 +17,8 @@ from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
 from cargento.timestamps import iso
 
+from cargento_web.runtime.setaside import set_aside
+
 __all__ = ["ANSWERS", "FILE_NAME", "UNANSWERED", "ConsentStore", "read_answer"]
 
 FILE_NAME = "capacity.json"
@@ -61,9 +63,8 @@ class ConsentStore:
         self._answer = answer
 
     def _set_aside(self, problem: str) -> None:
-        aside = self.path.with_name(f"{self.path.name}.unreadable")
         try:
-            self.path.replace(aside)
+            aside = set_aside(self.path)
         except OSError:
             self.reset_detail = f"the quota consent answer was reset: {problem}, and it could not be moved aside"
             return

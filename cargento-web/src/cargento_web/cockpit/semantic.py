@@ -23,6 +23,8 @@ from cargento.atomicfile import write_atomic
 from cargento.board import Board
 from cargento.diagnose import OwnStore
 
+from cargento_web.runtime.setaside import set_aside
+
 __all__ = ["MAX_PER_PROJECT", "MAX_PROJECTS", "SEMANTIC_FILE", "WINDOW", "SemanticHistory", "semantic_report"]
 
 log = logging.getLogger("cargento_web")
@@ -119,9 +121,8 @@ class SemanticHistory:
         try:
             self.projects = self._read()
         except Unreadable as e:
-            aside = self.path.with_name(f"{self.path.name}.unreadable-{datetime.now(UTC):%Y%m%dT%H%M%S}")
             try:
-                self.path.rename(aside)
+                aside = set_aside(self.path)
                 where = f"set aside as {aside.name}"
             except OSError:
                 where = "left in place, unread"

@@ -26,6 +26,7 @@ from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
 
 from cargento_web.cockpit.spacedock import Workflow
+from cargento_web.runtime.setaside import set_aside
 
 __all__ = ["MAX_RULES", "TRIPWIRES_FILE", "Change", "Rule", "TripwireStore", "Tripwires", "store_report"]
 
@@ -130,9 +131,8 @@ class TripwireStore:
         try:
             self.revision, self.rules = self._read()
         except StoreUnreadable as e:
-            aside = self.path.with_name(f"{self.path.name}.unreadable-{self.clock():%Y%m%dT%H%M%S}")
             try:
-                self.path.rename(aside)
+                aside = set_aside(self.path, self.clock())
                 where = f"set aside as {aside.name}"
             except OSError:
                 where = "left in place, unread"

@@ -25,6 +25,7 @@ from cargento.atomicfile import write_atomic
 from cargento.timestamps import iso, parse_ts
 
 from cargento_web.runtime.journal import open_regular_nonblocking
+from cargento_web.runtime.setaside import set_aside
 
 __all__ = ["DISMISSALS_FILE", "LIMIT", "DismissalStore", "Mark", "parse_marks"]
 
@@ -108,10 +109,8 @@ class DismissalStore:
         self.reset = text
 
     def _set_aside(self) -> None:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        aside = self.path.with_name(f"{self.path.name}.unreadable-{stamp}")
         try:
-            os.rename(self.path, aside)
+            aside = set_aside(self.path)
         except OSError as exc:
             self._refused = True
             self._say(

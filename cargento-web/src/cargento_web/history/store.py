@@ -58,6 +58,7 @@ from cargento.redact import redact_tree
 from cargento.timestamps import iso, parse_ts
 
 from cargento_web.runtime.journal import open_regular_nonblocking
+from cargento_web.runtime.setaside import set_aside
 
 __all__ = [
     "DEFAULT_DAYS",
@@ -275,10 +276,8 @@ class HistoryStore:
         self.reset = text
 
     def _set_aside(self, why: str) -> None:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        aside = self.path.with_name(f"{self.path.name}.unreadable-{stamp}")
         try:
-            os.rename(self.path, aside)
+            aside = set_aside(self.path)
         except OSError as exc:
             self._refused = True
             self._say_reset(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,8 @@ from typing import Any
 import orjson
 from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
+
+from cargento_web.runtime.setaside import set_aside
 
 __all__ = ["JsonStore", "StoreUnavailable", "inspect"]
 
@@ -80,9 +81,8 @@ class JsonStore:
             raise StoreUnavailable(f"{self.path} could not be read ({exc.strerror})") from exc
         found = _parse(raw, self.limit)
         if found is None:
-            aside = self.path.with_name(f"{self.path.name}.unreadable-{int(time.time())}")
             try:
-                self.path.rename(aside)
+                aside = set_aside(self.path)
             except OSError as exc:
                 raise StoreUnavailable(f"{self.path} is unreadable and could not be set aside") from exc
             self.reset = (

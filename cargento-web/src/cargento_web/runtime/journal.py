@@ -44,6 +44,8 @@ import orjson
 from cargento.atomicfile import write_atomic
 from cargento.redact import redact_tree
 
+from cargento_web.runtime.setaside import set_aside
+
 __all__ = ["MAX_BYTES", "SCHEMA", "Journal", "open_regular_nonblocking", "read_capped", "records_in"]
 
 SCHEMA = 2
@@ -210,10 +212,8 @@ class Journal:
         return None
 
     def _set_aside(self, why: str) -> list[Mapping[str, Any]]:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        aside = self.path.with_name(f"{self.path.name}.unreadable-{stamp}")
         try:
-            os.rename(self.path, aside)
+            aside = set_aside(self.path)
         except OSError as exc:
             self._refused = True
             self.reset = f"{self.path.name} {why}; it could not be set aside ({exc.strerror or exc}), so this run keeps its records in memory"
