@@ -74,5 +74,10 @@ def test_a_row_fed_by_telemetry_says_so_and_its_page_lists_the_figures(
         text = section.inner_text()
         assert "4,321" in text and "not reported by this harness" not in text.split("Cost")[0]
         assert "they never decide its state" in text
+        page.goto(server.url + "/#n=attention")
+        coverage = page.locator(".telemetry-coverage")
+        coverage.wait_for(timeout=10_000)
+        said = coverage.inner_text()
+        assert f"listening on 127.0.0.1:{port}" in said and "claude last fed" in said
     finally:
         context.close()

@@ -60,5 +60,24 @@ function TelemetrySection({ session, ctx, board }) {
   </section>`;
 }
 
+// Attention's coverage details: whether the receiver listens, and which harnesses feed it.
+function TelemetryCoverage({ board, ctx }) {
+  const t = board && board.telemetry;
+  if (!t) return null;
+  const r = t.receiver || {};
+  const listening = r.state === "listening";
+  const where = listening
+    ? `listening on 127.0.0.1:${r.port}`
+    : r.state === "failed"
+      ? `not listening: ${r.reason}`
+      : `off: ${r.reason || "not started"}`;
+  const feeds = Object.entries(t.feeds || {}).sort(([a], [b]) => a.localeCompare(b));
+  const fed = feeds.length
+    ? feeds.map(([h, f]) => `${h} ${isStale({ last_at: f.last_at }, ctx) ? "stale since" : "last fed"} ${ago(since(ctx, f.last_at))}`).join(", ")
+    : "no harness has fed it this run";
+  return html`<p class="telemetry-coverage" data-receiver=${r.state || "off"}>Telemetry receiver: ${where}; ${fed}. Telemetry corroborates figures and never decides a state.</p>`;
+}
+
 fill("row.marks", TelemetryMark);
+fill("attention.coverage", TelemetryCoverage);
 fill("session.sections", TelemetrySection);
