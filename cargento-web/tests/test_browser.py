@@ -402,9 +402,9 @@ def test_an_append_turns_a_row_working_without_a_reload(board_server: Any, page_
     claude_row = row(page, "claude:")
     assert claude_row.get_attribute("data-state") == "idle"
     append_prompt(server.transcript, "SCENARIO-A: and now say goodbye")
-    started = time.monotonic()
-    page.wait_for_selector("main li.row[data-key^='claude:'][data-state='working']", timeout=2000)
-    assert time.monotonic() - started < 2.0
+    # Only the file watcher can see it within the wait (the slow timer is an hour); how fast
+    # it does is a benchmark figure (store_write_to_sse_ms), not this test's business.
+    page.wait_for_selector("main li.row[data-key^='claude:'][data-state='working']", timeout=15_000)
     assert page.evaluate("window.__sameDocument") is True
 
 
