@@ -172,10 +172,16 @@ def test_the_page_has_one_h1_and_a_route_change_focuses_the_new_views_heading(bo
 def test_escape_returns_to_sessions_from_every_view_but_a_session(board_server: Any, page_for: Any) -> None:
     server = board_server()
     page = page_for(server.url + "/")
-    for hash_ in ("#n=attention", "#n=projects", "#n=project:code%2Fapi"):
+    for hash_, view in (
+        ("#n=attention", "attention"),
+        ("#n=projects", "projects"),
+        ("#n=project:code%2Fapi", "project"),
+    ):
         page.evaluate(f"location.hash = {hash_!r}")
-        page.wait_for_selector(".view-h")
+        # The new view, not the heading the previous one still shows while the hash changes.
+        page.wait_for_selector(f"main[data-view='{view}'] .view-h")
         page.keyboard.press("Escape")
+        page.wait_for_selector("main[data-view='sessions']")
         assert page.url.endswith("#n=sessions"), hash_
     page.evaluate("location.hash = '#n=session:code%2Fapi:codex:codex-quick-0002'")
     page.wait_for_selector(".session-page")
