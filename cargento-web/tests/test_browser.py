@@ -401,6 +401,12 @@ def test_an_append_turns_a_row_working_without_a_reload(board_server: Any, page_
     page.evaluate("window.__sameDocument = true")
     claude_row = row(page, "claude:")
     assert claude_row.get_attribute("data-state") == "idle"
+    # The page's stream starts the store watch; a watch takes a moment to register, and a write
+    # made before it has is seen only by the slow timer (an hour here).
+    deadline = time.monotonic() + 10
+    while not any(server.app.state.live.watching) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
     append_prompt(server.transcript, "SCENARIO-A: and now say goodbye")
     # Only the file watcher can see it within the wait (the slow timer is an hour); how fast
     # it does is a benchmark figure (store_write_to_sse_ms), not this test's business.

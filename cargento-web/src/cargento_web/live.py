@@ -41,8 +41,6 @@ log = logging.getLogger("cargento_web")
 
 #: A board built this recently is reused by ``/api/data`` even with no stream open.
 REUSE_S = 1.0
-#: Seconds after a store watch starts when one rescan catches what was written meanwhile.
-WATCH_SETTLE_S = 1.5
 #: How often the hub's held-back raises are judged between builds.
 TICK_S = 1.0
 
@@ -410,14 +408,6 @@ class LiveBoard:
             self._watcher.cancel()
         self._watch_stop = asyncio.Event()
         self._watcher = asyncio.create_task(self._watch(targets, self._watch_stop), name="cargento-watch")
-        # A watch takes a moment to register (a deep tree longer): a write made between the
-        # build that chose these targets and the registration would be missed until the slow
-        # timer. One rescan once it has had time to start closes that window.
-        asyncio.get_running_loop().call_later(WATCH_SETTLE_S, self._settled, self._watcher)
-
-    def _settled(self, watcher: asyncio.Task[None]) -> None:
-        if watcher is self._watcher and not watcher.done() and not self._closing:
-            self._mark_dirty(None)
 
     async def _watch(self, targets: tuple[frozenset[str], frozenset[str]], stop: asyncio.Event) -> None:
         deep, shallow = targets
