@@ -119,6 +119,18 @@ def test_an_accepted_event_drives_the_board(server: Any) -> None:
     assert session["state"] == "working" and session["state_source"] == "event:UserPromptSubmit"
 
 
+def test_a_read_right_after_an_accepted_event_sees_it(server: Any) -> None:
+    """A board built a moment ago is not handed out once an event has moved an overlay: the
+    next ``/api/data`` (no page streaming, so no live feed) is built anew and carries it."""
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        assert client.get("/api/data").json()["sessions"][0]["state"] != "needs_input"
+        for name, state in (("PermissionRequest", "needs_input"), ("PostToolUse", "working"), ("Stop", "idle")):
+            body = {"session_id": "s1", "hook_event_name": name, "prompt_id": "p", "tool_name": "Bash"}
+            assert post(server, "/api/events/claude", body).status_code == 202
+            # Inside the one-second window an unchanged board may be reused in.
+            assert client.get("/api/data").json()["sessions"][0]["state"] == state, name
+
+
 def test_notify_route_takes_claude_notifications(server: Any, hub: EventHub) -> None:
     response = post(
         server,

@@ -79,6 +79,8 @@ class Feed:
         self.all_sessions = all_sessions
         self.board: Board | None = None
         self.built_at = 0.0
+        #: When the build that made :attr:`board` began (monotonic).
+        self.begun_at = 0.0
         self.subscribers: set[asyncio.Queue[int | None]] = set()
         self.dirty = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
@@ -177,6 +179,9 @@ class LiveBoard:
         self._ticker: asyncio.Task[None] | None = None
         #: Number of boards built, for tests and ``/api/health``-free diagnostics.
         self.builds = 0
+        #: When anything last made a built board out of date (monotonic): a board begun
+        #: before it is never handed out as fresh, so a read after an accepted event sees it.
+        self._changed_at = 0.0
 
     def latest(self) -> Board | None:
         """The board most recently built of the default flavour (``None`` before the first)."""
@@ -234,6 +239,7 @@ class LiveBoard:
             return feed.stamp(board, self.extensions.generation)
 
     async def _build(self, feed: Feed) -> Board:
+        begun = time.monotonic()
         changes = feed.take_changes() if feed.live else None
         if not feed.live:
             feed.pending = None
@@ -242,6 +248,7 @@ class LiveBoard:
         board = feed.order.apply(await anyio.to_thread.run_sync(self._build_sync, feed, changes))
         feed.board = board
         feed.built_at = time.monotonic()
+        feed.begun_at = begun
         return board
 
     # -- the API ------------------------------------------------------------------------
@@ -249,7 +256,9 @@ class LiveBoard:
     async def board(self, all_sessions: bool) -> Board:
         """The current board: the live one while a page streams it, else a fresh build."""
         feed = self.feed(all_sessions)
-        fresh = feed.board is not None and time.monotonic() - feed.built_at < REUSE_S
+        fresh = (
+            feed.board is not None and time.monotonic() - feed.built_at < REUSE_S and feed.begun_at > self._changed_at
+        )
         if feed.board is not None and (feed.live or fresh):
             # An extension's share may have moved since the build: the revision says so.
             feed.board = feed.stamp(feed.board, self.extensions.generation)
@@ -270,6 +279,7 @@ class LiveBoard:
     def _mark_dirty(self, paths: Iterable[str] | None = None, hub: bool = False) -> None:
         """A rebuild is due: because store *paths* changed, or (``hub``) an overlay changed
         with no store write, or (neither) for an unknown reason that rescans everything."""
+        self._changed_at = time.monotonic()
         live = [feed for feed in self.feeds.values() if feed.live]
         for feed in live:
             if hub:
