@@ -395,18 +395,22 @@ def test_the_board_renders_each_harness(board_server: Any, page_for: Any) -> Non
     shot(page, "sessions")
 
 
+def wait_for_the_watch(server: Any) -> None:
+    """The page's stream starts the store watch; a watch takes a moment to register, and a
+    write made before it has is seen only by the slow timer (an hour here)."""
+    deadline = time.monotonic() + 10
+    while not any(server.app.state.live.watching) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+
+
 def test_an_append_turns_a_row_working_without_a_reload(board_server: Any, page_for: Any) -> None:
     server = board_server(rescan_s=3600)  # only the file watcher can notice the append
     page = page_for(server.url + "/")
     page.evaluate("window.__sameDocument = true")
     claude_row = row(page, "claude:")
     assert claude_row.get_attribute("data-state") == "idle"
-    # The page's stream starts the store watch; a watch takes a moment to register, and a write
-    # made before it has is seen only by the slow timer (an hour here).
-    deadline = time.monotonic() + 10
-    while not any(server.app.state.live.watching) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)
+    wait_for_the_watch(server)
     append_prompt(server.transcript, "SCENARIO-A: and now say goodbye")
     # Only the file watcher can see it within the wait (the slow timer is an hour); how fast
     # it does is a benchmark figure (store_write_to_sse_ms), not this test's business.
@@ -420,6 +424,7 @@ def test_a_needs_input_store_turns_the_row_red(board_server: Any, page_for: Any)
     before = int(page.locator(".att-count").inner_text())
     assert page.locator("a.blocks").count() == 0
     # A permission dialog opens in the Copilot session (written to its events.jsonl).
+    wait_for_the_watch(server)
     server.copilot.wait(at=time.time() - 5, kind="shell", detail="rm -rf build")
     page.wait_for_selector(".attention li.needs[data-key^='copilot:']", timeout=5000)
     assert int(page.locator(".att-count").inner_text()) == before + 1
