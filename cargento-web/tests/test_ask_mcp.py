@@ -161,7 +161,7 @@ def test_a_question_is_listed_and_answered_by_index_over_a_real_mcp_session(dash
     asyncio.run(go())
 
 
-def test_the_question_reaches_the_document_within_a_second_of_registration(dashboard: Any) -> None:
+def test_the_question_reaches_the_document_as_soon_as_it_is_registered(dashboard: Any) -> None:
     dash = dashboard()
 
     async def go() -> None:
