@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from cargento.board import Board
-from cargento.diagnose import OwnStore
+from cargento.cli import Options
+from cargento.diagnose import OwnStore, not_read
 from cargento_web.app import Guard
 from cargento_web.extensions import Extension, ExtensionContext
 from starlette.requests import Request
@@ -67,5 +68,8 @@ def create(context: ExtensionContext) -> Counter | None:
     return None if context.options.no_annotations else Counter(context)
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
-    return [OwnStore(name="counter", path=env.get("COUNTER_PATH", ""), status="absent")]
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
+    path = env.get("COUNTER_PATH", "")
+    if options is not None and options.no_annotations:
+        return [not_read("counter", path, "--no-annotations")]
+    return [OwnStore(name="counter", path=path, status="absent")]

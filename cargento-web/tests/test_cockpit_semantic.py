@@ -148,6 +148,42 @@ def test_the_diagnose_command_names_the_tripwire_store_and_why_it_cannot_be_read
     assert str(tmp_path / TRIPWIRES_FILE) in line and "unreadable (not valid JSON)" in line
 
 
+def test_diagnose_reads_no_store_its_flag_turns_off(tmp_path: Path) -> None:
+    """Under ``--no-tripwires``, ``--no-history``, ``--no-dismiss`` and ``--no-annotations``
+    ``--diagnose`` names each store as off without opening it: the same unreadable files that
+    read as unreadable without the flags are never looked at."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from cargento_web.annotations.store import ANNOTATIONS_FILE
+    from cargento_web.dismissals.store import DISMISSALS_FILE
+    from cargento_web.history.store import HISTORY_FILE
+
+    names = {TRIPWIRES_FILE: "--no-tripwires", HISTORY_FILE: "--no-history"}
+    names |= {DISMISSALS_FILE: "--no-dismiss", ANNOTATIONS_FILE: "--no-annotations"}
+    for name in names:
+        (tmp_path / name).write_text("{bad")
+    env = {**os.environ, "CARGENTO_HOME": str(tmp_path), "HOME": str(tmp_path)}
+
+    def stores(*flags: str) -> dict[str, dict[str, str]]:
+        out = subprocess.run(
+            [sys.executable, "-c", "from cargento.cli import main; main()", "--diagnose", "--json", *flags],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+        return {Path(s["path"]).name: s for s in json.loads(out)["own_stores"] if s["path"]}
+
+    read = stores()
+    assert {read[name]["status"] for name in names} == {"unreadable"}
+    off = stores(*names.values())
+    for name, flag in names.items():
+        assert (off[name]["status"], off[name]["detail"]) == ("off", f"{flag}: not read or written this run")
+
+
 def test_a_stale_first_officer_contributes_no_strip(tmp_path: Path) -> None:
     from cargento.models import SpacedockBoot
     from cargento_web.cockpit.spacedock import FRESH_S, WorkflowReader

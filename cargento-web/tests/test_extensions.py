@@ -113,3 +113,6 @@ def test_diagnose_names_every_features_stores(monkeypatch: pytest.MonkeyPatch) -
     assert extensions.own_stores({"COUNTER_PATH": "/x/counter.json"}) == [
         OwnStore(name="counter", path="/x/counter.json", status="absent")
     ]
+    # The run's flags reach each feature, so a store a flag turns off is named, not read.
+    off = extensions.own_stores({"COUNTER_PATH": "/x/counter.json"}, Options(no_annotations=True))
+    assert [(s.status, s.detail) for s in off] == [("off", "--no-annotations: not read or written this run")]

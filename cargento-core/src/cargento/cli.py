@@ -421,7 +421,7 @@ def _diagnose(options: Options) -> int:
 
     registry, builder = _builder(options)
     assert isinstance(registry, Registry) and isinstance(builder, BoardBuilder)
-    report = diagnose(registry, builder)
+    report = diagnose(registry, builder, options=options)
     if options.json:
         sys.stdout.buffer.write(render_json(report) + b"\n")
     else:

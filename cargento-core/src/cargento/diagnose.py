@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -15,9 +16,21 @@ from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
 from cargento.readers.regular import split_unreadable
 
-__all__ = ["OWN_STORES_GROUP", "HarnessReport", "OwnStore", "Report", "UnreadableStore", "diagnose", "render_text"]
+if TYPE_CHECKING:
+    from cargento.cli import Options
 
-#: The entry-point group a dashboard distribution registers ``own_stores(env) -> Iterable[OwnStore]``
+__all__ = [
+    "OWN_STORES_GROUP",
+    "HarnessReport",
+    "OwnStore",
+    "Report",
+    "UnreadableStore",
+    "diagnose",
+    "not_read",
+    "render_text",
+]
+
+#: The entry-point group a dashboard distribution registers ``own_stores(env, options) -> Iterable[OwnStore]``
 #: in, so ``--diagnose`` names the server's own stores without core importing the server.
 OWN_STORES_GROUP = "cargento.own_stores"
 
@@ -50,7 +63,8 @@ class OwnStore:
     #: The store's name as the page and the header say it (``annotations``).
     name: str
     path: str
-    #: ``absent``, ``read`` or ``unreadable``.
+    #: ``absent``, ``read``, ``unreadable``, ``reset`` or ``off`` (a flag of this run keeps the
+    #: store from being read or written: :func:`not_read`).
     status: str
     #: What was read (``12 records``) or why it could not be (``not valid JSON``).
     detail: str | None = None
@@ -108,6 +122,11 @@ class Report:
     own_stores: tuple[OwnStore, ...] = ()
 
 
+def not_read(name: str, path: Path | str, flag: str) -> OwnStore:
+    """A store *flag* turns off for the run: named, and neither read nor written."""
+    return OwnStore(name=name, path=str(path), status="off", detail=f"{flag}: not read or written this run")
+
+
 def _found(loc: StoreLocation, count: int) -> str:
     if loc.status == "missing":
         return "missing"
@@ -122,8 +141,11 @@ def _found(loc: StoreLocation, count: int) -> str:
 _GENERIC_RELOCATION = ("XDG_DATA_HOME", "XDG_CONFIG_HOME")
 
 
-def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None = None) -> Report:
-    """Run discovery for every loaded harness and describe what it found."""
+def diagnose(
+    registry: Registry, builder: BoardBuilder, *, now: datetime | None = None, options: Options | None = None
+) -> Report:
+    """Run discovery for every loaded harness and describe what it found; *options* are the
+    run's flags, so a store a flag turns off is named without being read."""
     from cargento import __version__
 
     moment = now or builder.clock()
@@ -188,7 +210,7 @@ def diagnose(registry: Registry, builder: BoardBuilder, *, now: datetime | None 
         ok=not registry.failed(),
         # A harness whose read the watchdog had to abandon is a store that could not be read.
         stores_ok=not any(h.unreadable for h in reports) and not builder.stuck,
-        own_stores=own_stores(builder.env),
+        own_stores=own_stores(builder.env, options),
     )
 
 
@@ -211,15 +233,17 @@ def _drift(board: Board) -> dict[str, tuple[DriftLine, ...]]:
     }
 
 
-def own_stores(env: Mapping[str, str]) -> tuple[OwnStore, ...]:
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> tuple[OwnStore, ...]:
     """What every installed dashboard says of its own stores; a failing one is reported as
-    such rather than stopping the report."""
+    such rather than stopping the report. Each entry point is called as ``own_stores(env,
+    options)``: *options* (``None`` when unknown) lets it name a store a flag turned off
+    without reading it."""
     import importlib.metadata as md
 
     found: list[OwnStore] = []
     for ep in sorted(md.entry_points(group=OWN_STORES_GROUP), key=lambda e: e.name):
         try:
-            found.extend(ep.load()(env))
+            found.extend(ep.load()(env, options))
         except Exception as exc:  # a dashboard's problem must not hide the harness report
             found.append(OwnStore(name=ep.name, path="", status="unreadable", detail=f"{type(exc).__name__}: {exc}"))
     return tuple(found)

@@ -207,11 +207,14 @@ def load_extensions(context: ExtensionContext, features: Sequence[str] = FEATURE
     return made
 
 
-def own_stores(env: Mapping[str, str]) -> list[OwnStore]:
-    """The ``cargento.own_stores`` entry point: every feature's stores, for ``--diagnose``."""
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> list[OwnStore]:
+    """The ``cargento.own_stores`` entry point: every feature's stores, for ``--diagnose``
+    (a store the run's *options* turn off is named, not read)."""
     found: list[OwnStore] = []
     for name in FEATURES:
-        report: Callable[[Mapping[str, str]], Iterable[OwnStore]] | None = getattr(_feature(name), "own_stores", None)
+        report: Callable[[Mapping[str, str], Options | None], Iterable[OwnStore]] | None = getattr(
+            _feature(name), "own_stores", None
+        )
         if report is not None:
-            found.extend(report(env))
+            found.extend(report(env, options))
     return found

@@ -14,13 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cargento.diagnose import OwnStore
+from cargento.diagnose import OwnStore, not_read
 from cargento.statedir import state_dir
 
 from cargento_web.annotations.extension import AnnotationsExtension
 from cargento_web.annotations.store import ANNOTATIONS_FILE, AnnotationStore
 from cargento_web.extensions import Extension, ExtensionContext, Extensions
+
+if TYPE_CHECKING:
+    from cargento.cli import Options
 
 __all__ = ["AnnotationsExtension", "create", "forget", "own_stores", "store_of"]
 
@@ -40,10 +44,12 @@ def store_of(extensions: Extensions | Iterable[Extension]) -> AnnotationStore | 
     return None
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
     """For ``cargento --diagnose``: where the store is and whether it reads."""
-    store = AnnotationStore(state_dir(env) / ANNOTATIONS_FILE)
-    return [store.own_store()]
+    path = state_dir(env) / ANNOTATIONS_FILE
+    if options is not None and options.no_annotations:
+        return [not_read(ANNOTATIONS_FILE, path, "--no-annotations")]
+    return [AnnotationStore(path).own_store()]
 
 
 def forget(folder: Path) -> list[str]:

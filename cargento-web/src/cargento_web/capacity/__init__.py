@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cargento.diagnose import OwnStore
 from cargento.statedir import state_dir
@@ -12,6 +13,9 @@ from cargento.statedir import state_dir
 from cargento_web.capacity.consent import FILE_NAME, read_answer
 from cargento_web.capacity.extension import Capacity
 from cargento_web.extensions import ExtensionContext
+
+if TYPE_CHECKING:
+    from cargento.cli import Options
 
 __all__ = ["Capacity", "create", "own_stores"]
 
@@ -21,7 +25,7 @@ def create(context: ExtensionContext) -> Capacity:
     return Capacity(context)
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
     """For ``--diagnose``: read only, so an unreadable answer is named and left in place."""
     path = Path(state_dir(env)) / FILE_NAME
     answer, problem = read_answer(path)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from cargento.diagnose import OwnStore
+from cargento.diagnose import OwnStore, not_read
 from cargento.statedir import state_dir
 
 from cargento_web.cockpit.extension import Cockpit
 from cargento_web.cockpit.semantic import SEMANTIC_FILE, semantic_report
 from cargento_web.cockpit.tripwires import TRIPWIRES_FILE, store_report
 from cargento_web.extensions import ExtensionContext
+
+if TYPE_CHECKING:
+    from cargento.cli import Options
 
 __all__ = ["Cockpit", "create", "own_stores"]
 
@@ -21,9 +25,11 @@ def create(context: ExtensionContext) -> Cockpit:
     return Cockpit(context)
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
     """The cockpit's stores for ``--diagnose``: the tripwire store's path and any read failure
-    (absent under ``--no-tripwires`` is not knowable here, so the file is always named), and
-    the semantic work history."""
+    (not read under ``--no-tripwires``), and the semantic work history."""
     directory = state_dir(env)
-    return [store_report(directory / TRIPWIRES_FILE), semantic_report(directory / SEMANTIC_FILE)]
+    tripwires = directory / TRIPWIRES_FILE
+    if options is not None and options.no_tripwires:
+        return [not_read("tripwires", tripwires, "--no-tripwires"), semantic_report(directory / SEMANTIC_FILE)]
+    return [store_report(tripwires), semantic_report(directory / SEMANTIC_FILE)]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from cargento.board import Board, BoardSession
-from cargento.diagnose import OwnStore
+from cargento.diagnose import OwnStore, not_read
 from cargento.statedir import state_dir as default_state_dir
 from cargento.timestamps import iso
 from starlette.requests import Request
@@ -29,6 +29,8 @@ from cargento_web.outbound import OutboundJSON
 from cargento_web.runtime.journal import read_capped
 
 if TYPE_CHECKING:
+    from cargento.cli import Options
+
     from cargento_web.app import Guard
 
 __all__ = ["BODY_LIMIT", "DismissalsExtension", "create", "own_stores"]
@@ -178,8 +180,10 @@ def create(context: ExtensionContext) -> DismissalsExtension:
     return DismissalsExtension(context)
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
     path = default_state_dir(env) / DISMISSALS_FILE
+    if options is not None and options.no_dismiss:
+        return [not_read(DISMISSALS_FILE, path, "--no-dismiss")]
     try:
         data = read_capped(path, MAX_BYTES)
     except FileNotFoundError:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board
-from cargento.diagnose import OwnStore
+from cargento.diagnose import OwnStore, not_read
 from cargento.statedir import state_dir as default_state_dir
 from cargento.timestamps import iso
 from starlette.requests import Request
@@ -40,6 +40,8 @@ from cargento_web.outbound import OutboundJSON
 from cargento_web.runtime.journal import read_capped
 
 if TYPE_CHECKING:
+    from cargento.cli import Options
+
     from cargento_web.app import Guard
 
 __all__ = [
@@ -201,5 +203,8 @@ def create(context: ExtensionContext) -> HistoryExtension:
     return HistoryExtension(context)
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
-    return [_on_disk(default_state_dir(env) / HISTORY_FILE)]
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
+    path = default_state_dir(env) / HISTORY_FILE
+    if options is not None and options.no_history:
+        return [not_read(HISTORY_FILE, path, "--no-history")]
+    return [_on_disk(path)]

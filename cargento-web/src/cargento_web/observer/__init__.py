@@ -43,6 +43,8 @@ from .sidecars import Sidecars, attempts_made
 from .unasked import UnaskedChecks
 
 if TYPE_CHECKING:
+    from cargento.cli import Options
+
     from cargento_web.app import Guard
 
 __all__ = ["Observer", "create", "forget", "own_stores"]
@@ -403,7 +405,7 @@ def create(context: ExtensionContext) -> Observer:
     return Observer(context)
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
     folder = default_state_dir(env)
     return [
         inspect("reading permission", folder / CONSENT_FILE, 16 * 1024),

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
@@ -27,6 +27,9 @@ from cargento.telemetry.declared import declared_vocabularies
 
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.telemetry.ledger import STALE_AFTER, Ledger
+
+if TYPE_CHECKING:
+    from cargento.cli import Options
 
 __all__ = ["FEEDS_FILE", "Telemetry", "create", "own_stores", "vocabularies"]
 
@@ -162,7 +165,7 @@ def create(context: ExtensionContext) -> Telemetry:
     return Telemetry(context, receiver_on=True, reason=None)
 
 
-def own_stores(env: Mapping[str, str]) -> Iterable[OwnStore]:
+def own_stores(env: Mapping[str, str], options: Options | None = None) -> Iterable[OwnStore]:
     """For ``--diagnose``: which harnesses fed the receiver, and when each last did."""
     path = state_dir(env) / FEEDS_FILE
     try:
