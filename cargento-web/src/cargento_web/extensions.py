@@ -16,7 +16,7 @@ which it says through its routes and its :meth:`Extension.page_config`. An exten
   for the page header and ``--diagnose``);
 - is closed when serving ends.
 
-Each feature also offers ``own_stores(env) -> Iterable[OwnStore]`` at module level when it
+Each feature also offers ``own_stores(env, options) -> Iterable[OwnStore]`` at module level when it
 keeps a store, so ``cargento --diagnose`` (which runs no server) can name it.
 A feature whose store ``--forget`` covers offers ``forget(state_dir) -> list[str]`` too
 (:mod:`cargento_web.forget` calls it, once no dashboard answers).
@@ -48,7 +48,7 @@ log = logging.getLogger("cargento_web")
 
 #: Every feature module, in the order their routes and document keys are added. A module
 #: offers ``create(context) -> Extension | None`` and, when it keeps a store on disk,
-#: ``own_stores(env) -> Iterable[OwnStore]``.
+#: ``own_stores(env, options) -> Iterable[OwnStore]``.
 FEATURES: tuple[str, ...] = (
     "cargento_web.telemetry",
     "cargento_web.metrics",

@@ -41,6 +41,7 @@ from cargento_web.capacity.credentials import read_credential
 from cargento_web.capacity.freshness import stale_reason
 from cargento_web.capacity.pace import PRESSURE_PERCENT, Assessment, assess, order
 from cargento_web.capacity.poller import POLL_S, Source, VendorPoller
+from cargento_web.capacity.proxy import vendor_client
 from cargento_web.capacity.pushed import PushedQuota
 from cargento_web.capacity.rows import AIUnits, ai_units, store_windows
 from cargento_web.capacity.vendors import Vendor, windows_of
@@ -61,10 +62,6 @@ SMALL_BODY_LIMIT = 1024
 #: How often an open page asks for a poll (the server keeps the five-minute floor).
 PING_S = 60.0
 EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-
-
-def _client() -> httpx.Client:
-    return httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False, trust_env=False)
 
 
 def quota_reader(
@@ -177,7 +174,7 @@ class Capacity(Extension):
         context: ExtensionContext,
         *,
         sources: Sequence[Source] | None = None,
-        client: Callable[[], httpx.Client] = _client,
+        client: Callable[[], httpx.Client] | None = None,
     ) -> None:
         self.context = context
         self.clock = context.builder.clock
@@ -197,7 +194,13 @@ class Capacity(Extension):
             if context.demo or self.no_usage
             else list(default_sources(context, self.endpoints) if sources is None else sources)
         )
-        self.poller = VendorPoller(vendor_sources, clock=self.clock, client=client, on_change=context.changed)
+        env = context.env
+        self.poller = VendorPoller(
+            vendor_sources,
+            clock=self.clock,
+            client=client if client is not None else (lambda: vendor_client(env)),
+            on_change=context.changed,
+        )
         self._revision: int | None = None
         self._board_windows: list[Window] = []
         self._units: list[AIUnits] = []
