@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import attrs
 
@@ -81,6 +81,9 @@ class Options:
     otlp_endpoint: str | None = None
 
 
+_N = TypeVar("_N", int, float)
+
+
 class UsageError(Exception):
     pass
 
@@ -88,16 +91,6 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"port must be a whole number from 1 to 65535, not {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be from 1 to 65535, not {value}")
-    return value
 
 
 def _host(text: str) -> str:
@@ -109,44 +102,58 @@ def _host(text: str) -> str:
     return text
 
 
-def _hours(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--window-hours takes a number of hours, not {text!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"--window-hours must be a positive number, not {text!r}")
-    return value
+def _number(
+    convert: Callable[[str], _N], takes: str, must: str, acceptable: Callable[[_N], bool]
+) -> Callable[[str], _N]:
+    """An argparse type: *convert* the text, refusing with *takes* when it is not a number and
+    with *must* when it is not *acceptable* (both formatted with ``text`` and ``value``)."""
+
+    def parse(text: str) -> _N:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(takes.format(text=repr(text))) from None
+        if not acceptable(value):
+            raise argparse.ArgumentTypeError(must.format(text=repr(text), value=value))
+        return value
+
+    return parse
 
 
-def _positive_days(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--history-days takes a number of days, not {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"--history-days must be more than zero, not {text!r}")
-    return value
+def _finite_positive(value: float) -> bool:
+    return value > 0 and value != float("inf")
 
 
-def _positive_bytes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--history-max-bytes takes a whole number of bytes, not {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"--history-max-bytes must be more than zero, not {text!r}")
-    return value
-
-
-def _otlp_port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--otlp-port takes a whole number (0 turns it off), not {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"--otlp-port must be from 0 (off) to 65535, not {value}")
-    return value
+_port = _number(
+    int,
+    "port must be a whole number from 1 to 65535, not {text}",
+    "port must be from 1 to 65535, not {value}",
+    lambda v: 1 <= v <= 65535,
+)
+_hours = _number(
+    float,
+    "--window-hours takes a number of hours, not {text}",
+    "--window-hours must be a positive number, not {text}",
+    _finite_positive,
+)
+_positive_days = _number(
+    float,
+    "--history-days takes a number of days, not {text}",
+    "--history-days must be more than zero, not {text}",
+    _finite_positive,
+)
+_positive_bytes = _number(
+    int,
+    "--history-max-bytes takes a whole number of bytes, not {text}",
+    "--history-max-bytes must be more than zero, not {text}",
+    lambda v: v > 0,
+)
+_otlp_port = _number(
+    int,
+    "--otlp-port takes a whole number (0 turns it off), not {text}",
+    "--otlp-port must be from 0 (off) to 65535, not {value}",
+    lambda v: 0 <= v <= 65535,
+)
 
 
 def _web_url(flag: str) -> Callable[[str], str]:
