@@ -178,6 +178,11 @@ class Observer(Extension):
         found = self._route(("summary", harness), offering)
         if not offering:
             return attrs.evolve(found, reason="No installed harness plugin declares a CLI that offers goal summaries.")
+        if found.reason is not None:
+            return attrs.evolve(
+                found,
+                reason=found.reason.replace("No reader is installed", "No provider of goal summaries is installed"),
+            )
         return found
 
     def summary_disclosure(self) -> dict[str, Any] | None:
