@@ -272,6 +272,7 @@ class Summaries:
                         summary = {
                             "at": _now(),
                             "provider": flight.provider,
+                            "label": flight.label,
                             "text": text,
                             "bytes": prompt.size,
                             "left_out": prompt.left_out,

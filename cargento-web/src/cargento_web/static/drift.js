@@ -151,7 +151,7 @@ function Control({ o, harness, sid, route, disclosure, ctx, session }) {
           ${allowed ? html` <button type="button" class="btn small" disabled=${busy} onClick=${off}>Turn off readings</button>` : null}
           ${!asking ? html`<${Disclosure} d=${disclosure} open=${false} />` : null}`}
     ${budget
-      ? html`<p class="muted small drift-budget">${budget.used} of ${budget.cap} readings recorded in the last 24 hours (each a model request; failed ones are not refunded).</p>`
+      ? html`<p class="muted small drift-budget">${budget.used} of ${budget.cap} readings recorded in the last 24 hours (each a model request, goal summaries included; failed ones are not refunded).</p>`
       : html`<p class="muted small">The reading budget could not be read.</p>`}
     ${message ? html`<p class="drift-message" role="alert">${message}</p>` : null}
   </div>`;
