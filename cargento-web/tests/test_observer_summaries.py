@@ -350,3 +350,25 @@ def test_parse_summary_takes_one_redacted_line_and_refuses_the_rest() -> None:
     assert SECRET not in (parse_summary('{"summary": "use ' + SECRET + '"}') or "")
     for bad in ("no json", '{"summary": ""}', '{"summary": 3}', "[1]", '{"summary": "' + "x" * 241 + '"}'):
         assert parse_summary(bad) is None
+
+
+def test_quota_consent_authorises_neither_a_reading_nor_a_summary(
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
+) -> None:
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_codex import plugin as codex
+
+    env = {"PATH": str(kit.fake_bin(tmp_path / "bin"))}
+    server = serve(
+        builder_for([("claude", claude), ("codex", codex)], kit.claude_home(tmp_path), env=env),
+        features=["cargento_web.capacity", "cargento_web.observer"],
+        options=ON,
+        state_dir=tmp_path / "state",
+    )
+    httpx.get(server.url + "/api/data", timeout=10)
+    quota = kit.post(server, "/api/capacity/consent", {"consent": "on"})
+    assert quota.status_code == 200 and quota.json()["consent"] == "on"
+    reading, summary = kit.press(server), kit.ask_summary(server)
+    assert (reading.status_code, reading.json()["reason"]) == (403, "consent")
+    assert (summary.status_code, summary.json()["reason"]) == (403, "consent")
+    assert kit.calls(tmp_path / "bin", "claude") == [] and _codex_calls(tmp_path) == []
