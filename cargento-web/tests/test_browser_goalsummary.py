@@ -106,3 +106,32 @@ def test_without_the_flag_the_reason_stands_where_the_control_would_be(
         assert page.get_by_role("button", name="Propose a goal summary").count() == 0
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "said", "step"),
+    [
+        (Options(no_annotations=True), "annotations are off for this run", "without --no-annotations"),
+        (Options(observer_model=False), "every model call is refused for this run", "without --no-observer-model"),
+    ],
+)
+def test_analyze_drift_stays_on_the_page_inert_and_names_the_next_step(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any, options: Options, said: str, step: str
+) -> None:
+    server = _serve(serve, builder_for, tmp_path, options)
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
+        drift = page.locator("section.drift")
+        button = drift.get_by_role("button", name="Analyze drift")
+        button.wait_for()
+        assert button.get_attribute("aria-disabled") == "true"
+        why = drift.locator(".drift-reason").inner_text()
+        assert said in why and f"Next step: start Cargento {step}" in why
+        button.click(force=True)  # aria-disabled keeps it pressable (and focusable): the press is refused
+        drift.get_by_role("alert").wait_for()
+        assert "nothing was sent or spent" in drift.get_by_role("alert").inner_text()
+        assert kit.calls(tmp_path / "bin", "claude") == [] and kit.calls(tmp_path / "bin", "codex") == []
+    finally:
+        context.close()

@@ -322,7 +322,7 @@ class Observer(Extension):
     def document(self) -> Mapping[str, Any]:
         if self.off:
             off = self.refusal()
-            return {"observer": {"on": False, "reason": off[1] if off else None}}
+            return {"observer": {"on": False, "reason": off[1] if off else None, "reason_key": off[0] if off else None}}
         board = self.context.latest_board()
         sessions: dict[str, dict[str, Any]] = {}
         harnesses = sorted({s.harness for s in board.sessions}) if board else []

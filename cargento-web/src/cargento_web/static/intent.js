@@ -164,6 +164,7 @@ function IntentPanel({ board, ctx, route, session }) {
     return html`<section class="col intent-panel" aria-labelledby="h-intent">
       <h3 id="h-intent">Intent</h3>
       <p class="intent-off">${(CONF && CONF.reason) || doc.reason || "Annotations are off for this run."}</p>
+      ${panelParts.map((C, i) => h(C, { key: i, board, ctx, route, session, annotation: null }))}
     </section>`;
   }
   return html`<${IntentOn} board=${board} ctx=${ctx} route=${route} session=${session} harness=${harness} sid=${sid} key=${key} doc=${doc} />`;
