@@ -40,6 +40,23 @@ def attempts_made(record: dict[str, Any]) -> int:
     return max(kept, count) if isinstance(count, int) and not isinstance(count, bool) else kept
 
 
+#: The lists a sidecar holds; each holds records (objects) only.
+_LISTS = ("attempts", "readings", "summaries", "summary_attempts")
+
+
+def _normal(data: dict[str, Any]) -> dict[str, Any]:
+    """*data* with every list a list of objects and every in-flight marker an object or ``None``
+    (a hand-edited or foreign sidecar's other shapes are dropped, never fatal)."""
+    for name in _LISTS:
+        value = data.get(name)
+        if name in data or name in ("attempts", "readings"):
+            data[name] = [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
+    for name in ("inflight", "summary_inflight"):
+        if name in data and not isinstance(data[name], dict):
+            data[name] = None
+    return data
+
+
 def _empty() -> dict[str, Any]:
     return {"version": 1, "attempts": [], "readings": [], "inflight": None}
 
@@ -77,6 +94,7 @@ class Sidecars:
         store = self._store(harness, sid)
 
         def wrapped(data: dict[str, Any]) -> Any:
+            _normal(data)
             data["harness"], data["sid"] = harness, sid
             result = change(data)
             data["attempts"] = list(data.get("attempts") or [])[-KEEP_ATTEMPTS:]
@@ -88,7 +106,7 @@ class Sidecars:
 
         result = store.update(wrapped)
         with self._lock:
-            self._cache[(harness, sid)] = store.read()
+            self._cache[(harness, sid)] = _normal(dict(store.read()))
         return result
 
     def load(self) -> None:
@@ -121,7 +139,7 @@ class Sidecars:
             if store.reset:
                 self.resets.append(store.reset)
             with self._lock:
-                self._cache[(harness, sid)] = read
+                self._cache[(harness, sid)] = _normal(dict(read))
 
     def recover(self) -> list[tuple[str, str]]:
         """Turn every in-flight marker left by an earlier run (a reading's, a goal summary's) into
