@@ -30,7 +30,7 @@ def _load(name: str, file: str) -> ModuleType:
 
 
 kit: Any = _load("observer_kit", "observer_kit.py")
-browser = _load("cargento_web_tests_test_browser", "test_browser.py").browser  # type: ignore[attr-defined]
+browser = _load("cargento_web_tests_test_browser", "test_browser.py").browser
 
 
 def _serve(serve: Any, builder_for: Any, tmp_path: Path, options: Options) -> Any:
