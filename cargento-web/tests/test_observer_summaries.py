@@ -372,3 +372,19 @@ def test_quota_consent_authorises_neither_a_reading_nor_a_summary(
     assert (reading.status_code, reading.json()["reason"]) == (403, "consent")
     assert (summary.status_code, summary.json()["reason"]) == (403, "consent")
     assert kit.calls(tmp_path / "bin", "claude") == [] and _codex_calls(tmp_path) == []
+
+
+def test_a_summary_the_server_stops_mid_call_is_recorded_interrupted(
+    serve: Any, builder_for: Any, tmp_path: Path, words: Any
+) -> None:
+    server = _serve(serve, builder_for, tmp_path)
+    kit.set_mode(tmp_path / "bin", "hang")
+    assert kit.ask_summary(server, allow=True).status_code == 202
+    kit.wait_for(server, lambda d: bool((kit.session_of(d).get("summary_flight") or {}).get("sent")))
+    server.stop()
+    again = _serve(serve, builder_for, tmp_path / "again", state=tmp_path / "state")
+    record = kit.session_of(kit.observer_doc(again))
+    last = record["summary_attempts"][-1]
+    assert last["ending"] == "interrupted" and last["spent"] is True and "could not be confirmed" in last["detail"]
+    assert record["summary_flight"] is None and record["summary"] is None
+    assert kit.observer_doc(again)["budget"]["used"] == 1, "not refunded"

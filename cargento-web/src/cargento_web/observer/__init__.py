@@ -431,7 +431,6 @@ class Observer(Extension):
             "work_harnesses": self.declared.work_harnesses(),
             "adopts": self.context.options.observer_model is True,
             "adopt_harnesses": self.declared.adopt_harnesses(),
-            "summaries": self.summary_refusal() is None,
         }
 
     def own_stores(self) -> Iterable[OwnStore]:
