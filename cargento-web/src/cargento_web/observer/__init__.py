@@ -167,7 +167,7 @@ class Observer(Extension):
         if self.context.options.observer_model is not True:
             return (
                 "summaries-off",
-                "goal summaries are off for this run: they are offered only when Cargento is started with --observer-model",
+                "Goal summaries are off for this run: they are offered only when Cargento is started with --observer-model",
             )
         return None
 

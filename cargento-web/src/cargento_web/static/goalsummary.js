@@ -108,7 +108,7 @@ function GoalSummary({ board, ctx, session, harness, sid, propose }) {
   const summary = rec.summary;
   const route = (share.routes || {})[harness];
   let control;
-  if (!share.offered) control = html`<p class="muted small summary-reason">Goal summaries: ${share.reason}</p>`;
+  if (!share.offered) control = html`<p class="muted small summary-reason">${share.reason_key === "summaries-off" ? share.reason : `Goal summaries: ${share.reason}`}</p>`;
   else if (!session) control = html`<p class="muted small summary-reason">Goal summaries: this session is not on the board now, so it cannot be summarised.</p>`;
   else if (!route || !route.provider) control = html`<p class="summary-reason small">Goal summaries: ${route ? route.reason : "no provider is named for this harness."}</p>`;
   else if (rec.summary_flight) control = html`<${Flight} flight=${rec.summary_flight} harness=${harness} sid=${sid} />`;
@@ -116,7 +116,7 @@ function GoalSummary({ board, ctx, session, harness, sid, propose }) {
   return html`<div class="goal-summary" data-summary=${summary ? "on-record" : "none"}>
     ${summary
       ? html`<p class="summary-proposal small"><span class="src-label">goal summary</span> <q class="summary-text">${summary.text}</q>
-          <span class="muted"> · proposed by the ${summary.label || summary.provider} ${summary.at ? ago(since(ctx, summary.at)) : "at a time unknown"} from your prompts; a proposal, not your words</span>
+          <span class="muted"> · proposed by the ${summary.label || summary.provider} ${summary.at ? ago(since(ctx, summary.at)) : "at a time unknown"} from your prompts; a proposal, not your words${summary.demo ? " (a demo summary: nothing was sent)" : ""}</span>
           <button type="button" class="btn small adopt-summary" onClick=${() => propose(summary.text)}>use the summary as the goal</button></p>`
       : null}
     ${control}
