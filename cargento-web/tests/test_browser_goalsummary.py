@@ -135,3 +135,32 @@ def test_analyze_drift_stays_on_the_page_inert_and_names_the_next_step(
         assert kit.calls(tmp_path / "bin", "claude") == [] and kit.calls(tmp_path / "bin", "codex") == []
     finally:
         context.close()
+
+
+def test_the_summary_under_way_shows_in_every_tab_and_cancel_stops_it(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    server = _serve(serve, builder_for, tmp_path, Options(observer_model=True))
+    kit.set_mode(tmp_path / "bin", "hang")
+    url = f"{server.url}/#n=session::claude:{kit.SID}"
+    first = browser.new_context(viewport={"width": 1280, "height": 1000})
+    second = browser.new_context(viewport={"width": 1280, "height": 1000})
+    try:
+        a = first.new_page()
+        a.goto(url)
+        a.locator("section.intent-panel").get_by_role("button", name="Propose a goal summary").click()
+        a.get_by_role("button", name="Allow and summarise").click()
+        waiting = "section.intent-panel .summarising li[aria-current='step']:has-text('Waiting for the Codex CLI')"
+        a.wait_for_selector(waiting)
+        b = second.new_page()
+        b.goto(url)
+        b.wait_for_selector(waiting)
+        assert b.get_by_role("button", name="Propose a goal summary").count() == 0, "no second press is offered"
+        b.locator(".summarising").get_by_role("button", name="Cancel").click()
+        for page in (a, b):
+            page.wait_for_selector("section.intent-panel .summary-attempt[data-ending='cancelled']")
+            assert "It counts against the budget" in page.locator(".summary-attempt").inner_text()
+        assert len(kit.calls(tmp_path / "bin", "codex")) == 1
+    finally:
+        first.close()
+        second.close()
