@@ -19,7 +19,8 @@ OTHER = "22222222-2222-4222-8222-222222222222"
 SECRET = "sk-ant-api03-" + "Q" * 48
 
 #: A fake provider: records what it was sent (argv, stdin, cwd), then behaves as the file
-#: ``mode`` beside it says: consistent, departs, fail, hang, garbage.
+#: ``mode`` beside it says: consistent, departs, fail, hang, garbage (and, for a goal summary's
+#: prompt, long: a summary over 240 characters).
 FAKE = """#!{python}
 import json, os, pathlib, sys, time
 here = pathlib.Path(__file__).resolve().parent
@@ -35,6 +36,10 @@ if mode == "fail":
     sys.exit(3)
 if mode == "garbage":
     print("Looks fine to me!")
+    sys.exit(0)
+if "PROMPTS (from a" in prompt:
+    summary = "Make the retry test pass " + "and more " * 40 if mode == "long" else "Make the retry test pass without new dependencies"
+    print("Here is the goal:", json.dumps({{"summary": summary}}))
     sys.exit(0)
 lines = prompt.split("LINES TO READ:\\n", 1)[1].split("\\n\\n", 1)[0].splitlines()
 verdict = "departs" if mode == "departs" else "consistent"
@@ -128,6 +133,14 @@ def press(server: Any, sid: str = SID, *, provider: str = "claude", **extra: Any
     return post(
         server,
         "/api/reading",
+        {"harness": "claude", "sid": sid, "provider": provider, "press": True, "observer_model": 1, **extra},
+    )
+
+
+def ask_summary(server: Any, sid: str = SID, *, provider: str | None = "codex", **extra: Any) -> httpx.Response:
+    return post(
+        server,
+        "/api/summary",
         {"harness": "claude", "sid": sid, "provider": provider, "press": True, "observer_model": 1, **extra},
     )
 

@@ -1,6 +1,7 @@
 """``cargento --demo`` shows the observer's surfaces: one session with a recorded departure (a
 Drift mark, DEPARTURES RAISED TO YOU) and one with a consistent reading, both recorded against
-the demo's annotated words, with nothing sent anywhere and no budget spent."""
+the demo's annotated words, and a goal summary on record, with nothing sent anywhere and no
+budget spent."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def test_the_demo_shows_a_departure_and_a_consistent_reading(tmp_path: Path) -> 
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):
                 observer = httpx.get(url + "/api/data", timeout=5).json().get("observer") or {}
-                if sum(bool(v["readings"]) for v in (observer.get("sessions") or {}).values()) >= 2:
+                found = (observer.get("sessions") or {}).values()
+                if sum(bool(v["readings"]) for v in found) >= 2 and any(v.get("summary") for v in found):
                     break
             time.sleep(0.3)
         read = {k: v for k, v in observer["sessions"].items() if v["readings"]}
@@ -49,6 +51,10 @@ def test_the_demo_shows_a_departure_and_a_consistent_reading(tmp_path: Path) -> 
         assert all(v["readings"][-1]["recorded"] for v in read.values()), "recorded against the demo's words"
         assert all(v["revision"] == v["readings"][-1]["revision"] for v in read.values())
         assert observer["budget"]["used"] == 0, "nothing was sent"
+        summarised = [v for v in observer["sessions"].values() if v.get("summary")]
+        assert len(summarised) == 1 and summarised[0]["summary"]["demo"] is True, "a goal summary is on record"
+        assert summarised[0]["revision"] is None, "on a session with no words typed, so adopting it means something"
+        assert summarised[0]["summary"]["label"] == "Codex CLI" and summarised[0]["summary"]["text"]
         for v in read.values():
             if v["harness"] not in ("claude", "pi"):
                 assert not any(

@@ -356,7 +356,7 @@ def test_turn_off_readings_revokes_and_forget_clears_permission_but_not_the_budg
     wait_for(server, lambda d: session_of(d)["attempt_count"] == 2 and session_of(d)["flight"] is None)
     server.stop()
     said = forget(tmp_path / "state")
-    assert said[0] == f"cleared reading permission ({tmp_path / 'state' / CONSENT_FILE})"
+    assert said[0] == f"cleared reading permission and goal summary permission ({tmp_path / 'state' / CONSENT_FILE})"
     assert not (tmp_path / "state" / CONSENT_FILE).exists()
     assert len(json.loads((tmp_path / "state" / BUDGET_FILE).read_text())["spent"]) == 2, (
         "spend timestamps survive --forget"

@@ -22,7 +22,8 @@ from cargento_web.observer.harnesses import Declared
 from cargento_web.observer.jsonstore import StoreUnavailable
 from cargento_web.observer.prompt import parse_reply
 from cargento_web.observer.providers import route_for
-from cargento_web.observer.sidecars import Sidecars
+from cargento_web.observer.sidecars import Sidecars, attempts_made
+from cargento_web.observer.summaries import summary_attempts_made
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,45 @@ def test_a_sidecar_of_any_shape_is_read_or_left_alone(tmp_path_factory: pytest.T
     sidecars.load()
     sidecars.recover()
     assert (folder / "observer" / "claude_abc.json").exists() or sidecars.resets
+
+
+SIDECAR_FIELDS = st.dictionaries(
+    st.sampled_from(
+        [
+            "attempts",
+            "readings",
+            "summaries",
+            "summary_attempts",
+            "inflight",
+            "summary_inflight",
+            "count",
+            "summary_count",
+        ]
+    ),
+    JSONISH,
+    max_size=8,
+)
+
+
+@FUZZ
+@given(fields=SIDECAR_FIELDS)
+def test_a_well_named_sidecar_with_any_fields_is_published_or_recovered_without_fault(
+    tmp_path_factory: pytest.TempPathFactory, fields: dict[str, Any]
+) -> None:
+    folder = tmp_path_factory.mktemp("s")
+    (folder / "observer").mkdir()
+    raw = json.dumps({"version": 1, "harness": "claude", "sid": "abc", **fields}).encode()
+    (folder / "observer" / "claude_abc.json").write_bytes(raw)
+    sidecars = Sidecars(folder)
+    sidecars.load()
+    sidecars.recover()
+    record = sidecars.get("claude", "abc")
+    assert record is not None
+    for name in ("attempts", "readings", "summaries", "summary_attempts"):
+        assert all(isinstance(r, dict) for r in record.get(name) or [])
+    assert attempts_made(record) >= 0 and summary_attempts_made(record) >= 0
+    for name in ("inflight", "summary_inflight"):
+        assert record.get(name) is None, "a marker of any shape is recorded as interrupted or dropped"
 
 
 @FUZZ

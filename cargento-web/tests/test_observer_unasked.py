@@ -233,3 +233,36 @@ def test_the_quiet_window_of_the_run_holds_unasked_checks(serve: Any, builder_fo
             state_dir=tmp_path / window.replace(":", "") / "state",
         )
         assert server.extensions.items[0].unasked.quiet() is quiet, window
+
+
+def test_a_goal_adopted_from_your_prompt_never_enables_an_unasked_check(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_claude.fixtures import ClaudeStore
+
+    store = ClaudeStore(tmp_path / "home")
+    old = time.time() - 3600
+    store.session(kit.SID).prompt("make the retry test pass", old)
+    store.session(kit.OTHER).prompt("write the notes", old)
+    bin_dir = kit.fake_bin(tmp_path / "bin")
+    server = serve(
+        builder_for([("claude", claude)], store.home, env={"PATH": str(bin_dir)}),
+        features=["cargento_web.annotations", "cargento_web.observer"],
+        options=Options(unasked_readings=True, observer_model=True),
+        state_dir=tmp_path / "state",
+    )
+    _annotate(
+        server.url, {"harness": "claude", "sid": kit.SID, "goal": "make the retry test pass", "goal_source": "prompt"}
+    )
+    _annotate(server.url, {"harness": "claude", "sid": kit.OTHER, "goal": "Write the release notes"})
+    kit.observer_doc(server)
+    lane = server.extensions.items[1].unasked
+    board = server.app.state.live.latest()
+    lane.on_board(board)  # the baseline
+    lane.on_board(attrs.evolve(board, sessions=tuple(attrs.evolve(x, state="needs_input") for x in board.sessions)))
+    kit.wait_for(server, lambda d: kit.session_of(d, kit.OTHER).get("checks") == 1)
+    time.sleep(1.0)
+    sent = kit.calls(bin_dir, "claude")
+    assert sent and all("1. Write the release notes" in c["prompt"] for c in sent), "only the typed goal is checked"
+    assert kit.session_of(kit.observer_doc(server)).get("checks", 0) == 0, "a goal from your prompt is not"

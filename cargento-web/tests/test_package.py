@@ -36,6 +36,7 @@ SHIPPED = [
     "cargento_web/static/dismissals.js",
     "cargento_web/static/intent.js",
     "cargento_web/static/drift.js",
+    "cargento_web/static/goalsummary.js",
     "cargento_web/static/capacity.js",
     "cargento_web/static/cockpit.js",
     "cargento_web/static/spacedock.js",

@@ -6,8 +6,10 @@ installed on this machine (:mod:`.providers`, :mod:`.runner`), and records, per 
 work is consistent with it, departs from it, or cannot be told. Permission (:mod:`.consent`), the
 rolling budget (:mod:`.budget`), the per-session record (:mod:`.sidecars`) and the unasked lane's
 raises (:mod:`.departures`, :mod:`.unasked`) each keep a store under the state folder.
-``POST /api/reading`` and its cancel are in :mod:`.routes`; the published share of ``/api/data``
-is the ``observer`` key (:meth:`Observer.document`).
+``POST /api/reading`` and its cancel are in :mod:`.routes`. Under ``--observer-model`` the
+provider that offers goal summaries proposes a one-line goal from a session's own prompts, with
+a permission of its own (:mod:`.summaries`, ``POST /api/summary`` in :mod:`.summary_routes`).
+The published share of ``/api/data`` is the ``observer`` key (:meth:`Observer.document`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import attrs
 from cargento.board import Board, BoardSession
 from cargento.diagnose import OwnStore
+from cargento.models import ReadingProvider
 from cargento.statedir import state_dir as default_state_dir
 from starlette.routing import BaseRoute
 
@@ -40,6 +44,8 @@ from .routes import reading_routes
 from .runner import TIMEOUT_S
 from .service import Readings, later_directions
 from .sidecars import Sidecars, attempts_made
+from .summaries import Summaries, summary_attempts_made
+from .summary_routes import summary_routes
 from .unasked import UnaskedChecks
 
 if TYPE_CHECKING:
@@ -68,7 +74,7 @@ class Observer(Extension):
         self.departures = DeparturesStore(folder)
         self.sidecars = Sidecars(folder)
         self.annotated = intents or AnnotatedIntents(folder, off=self.off)
-        self._routes: dict[str, tuple[float, Route]] = {}
+        self._routes: dict[tuple[str, str], tuple[float, Route]] = {}
         self._lock = threading.Lock()
         #: What the harness plugins declare: reading providers, work records, adoptable prompts.
         self.declared = Declared(context.builder)
@@ -81,6 +87,7 @@ class Observer(Extension):
             work=self.declared,
             changed=context.changed,
         )
+        self.summaries = Summaries(budget=self.budget, sidecars=self.sidecars, env=context.env, changed=context.changed)
         self.sidecars.load()
         self.recovered = self.sidecars.recover()
         self._seeded = not context.demo
@@ -154,15 +161,63 @@ class Observer(Extension):
             return ("gate-closed", f"the reading gate is closed: {closed}")
         return None
 
+    def summary_refusal(self) -> tuple[str, str] | None:
+        """Why goal summaries are not offered for this run, or ``None`` when they are."""
+        why = self.refusal()
+        if why is not None and why[0] != "gate-closed":
+            return why
+        if self.context.options.observer_model is not True:
+            return (
+                "summaries-off",
+                "Goal summaries are off for this run: they are offered only when Cargento is started with --observer-model",
+            )
+        return None
+
+    def summary_route(self, harness: str) -> Route:
+        """Which installed provider would summarise a *harness* session (the first that declares
+        it offers summaries), or why none can."""
+        offering = tuple(p for p in self.declared.providers() if p.summaries)
+        found = self._route(("summary", harness), offering)
+        if not offering:
+            return attrs.evolve(found, reason="No installed harness plugin declares a CLI that offers goal summaries.")
+        if found.reason is not None:
+            return attrs.evolve(
+                found,
+                reason=found.reason.replace("No reader is installed", "No provider of goal summaries is installed"),
+            )
+        return found
+
+    def summary_disclosure(self) -> dict[str, Any] | None:
+        found = self.declared.provider(self.declared.summary_provider())
+        if found is None:
+            return None
+        return {
+            "provider": found.key,
+            "label": found.label,
+            "destination": found.destination,
+            "command": found.command_line(),
+            "reads": "The session's title as its harness published it and your latest prompt, with its time; "
+            "never the agent's own statement of intent, its tool output or its work.",
+            "limit_bytes": PROMPT_LIMIT,
+            "timeout_s": int(TIMEOUT_S),
+            "budget": "Each summary is a model request counted against the same twelve a day as the readings.",
+        }
+
     def route(self, harness: str) -> Route:
+        """Which installed provider would read a *harness* session, or why none can."""
+        return self._route(("reading", harness), self.declared.preference(harness))
+
+    def _route(self, key: tuple[str, str], preference: Sequence[ReadingProvider]) -> Route:
+        """The route for ``key`` (what it is for, the harness), looked up on PATH at most once
+        every few seconds."""
         now = time.monotonic()
         with self._lock:
-            cached = self._routes.get(harness)
+            cached = self._routes.get(key)
             if cached is not None and now - cached[0] < _ROUTE_TTL_S:
                 return cached[1]
-        found = route_for(harness, self.context.env, self.declared.preference(harness))
+        found = route_for(key[1], self.context.env, preference)
         with self._lock:
-            self._routes[harness] = (now, found)
+            self._routes[key] = (now, found)
         return found
 
     def session(self, harness: str, sid: str) -> BoardSession | None:
@@ -233,7 +288,7 @@ class Observer(Extension):
     # -- the extension -------------------------------------------------------------------
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
-        return reading_routes(self, guard)
+        return [*reading_routes(self, guard), *summary_routes(self, guard)]
 
     def _sweep_discards(self) -> None:
         """A discard made through any writer of the annotation store (the annotations
@@ -269,7 +324,7 @@ class Observer(Extension):
     def document(self) -> Mapping[str, Any]:
         if self.off:
             off = self.refusal()
-            return {"observer": {"on": False, "reason": off[1] if off else None}}
+            return {"observer": {"on": False, "reason": off[1] if off else None, "reason_key": off[0] if off else None}}
         board = self.context.latest_board()
         sessions: dict[str, dict[str, Any]] = {}
         harnesses = sorted({s.harness for s in board.sessions}) if board else []
@@ -281,7 +336,7 @@ class Observer(Extension):
         keys = set(self.sidecars.every()) | {
             (r.get("harness"), r.get("sid")) for r in unasked["raises"] + unasked["checks"]
         }
-        keys |= {(f.harness, f.sid) for f in self.readings.flights()}
+        keys |= {(f.harness, f.sid) for f in self.readings.flights() + self.summaries.flights()}
         keys |= set(intents)
         for harness, sid in keys:
             if not isinstance(harness, str) or not isinstance(sid, str):
@@ -297,6 +352,8 @@ class Observer(Extension):
                 raises = [dict(r, delivery=_delivery_of(r, deliveries)) for r in raises]
             checks = [c for c in unasked["checks"] if c.get("harness") == harness and c.get("sid") == sid]
             departure = _departure(readings, raises)
+            summary_flight = self.summaries.flight(harness, sid)
+            summaries = list(record.get("summaries") or [])
             sessions[f"{harness}/{sid}"] = {
                 "harness": harness,
                 "sid": sid,
@@ -314,6 +371,10 @@ class Observer(Extension):
                 "departed": departure is not None,
                 "departed_at": departure["at"] if departure else None,
                 "departed_revision": departure["revision"] if departure else None,
+                "summary": summaries[-1] if summaries else None,
+                "summary_attempts": list(record.get("summary_attempts") or [])[-3:],
+                "summary_attempt_count": summary_attempts_made(record),
+                "summary_flight": summary_flight.as_dict() if summary_flight else None,
             }
         try:
             budget = self.budget.status()
@@ -326,6 +387,7 @@ class Observer(Extension):
         why = self.refusal()
         return {
             "observer": {
+                "summaries": self._summaries_share(harnesses, consent),
                 "on": why is None,
                 "reason": why[1] if why else None,
                 "reason_key": why[0] if why else None,
@@ -342,6 +404,19 @@ class Observer(Extension):
                     "ever": bool(unasked["raises"] or unasked["checks"]),
                 },
             }
+        }
+
+    def _summaries_share(self, harnesses: list[str], consent: dict[str, Any] | None) -> dict[str, Any]:
+        """Whether goal summaries are offered, by which provider per harness, and whether they
+        are allowed (their own permission, never a reading's)."""
+        why = self.summary_refusal()
+        return {
+            "offered": why is None,
+            "reason": why[1] if why else None,
+            "reason_key": why[0] if why else None,
+            "routes": {h: self.summary_route(h).as_dict() for h in harnesses} if why is None else {},
+            "disclosure": self.summary_disclosure() if why is None else None,
+            "allowed": consent["summaries"] if consent is not None else None,
         }
 
     def page_config(self) -> Mapping[str, Any]:
@@ -370,6 +445,7 @@ class Observer(Extension):
 
     def close(self) -> None:
         self.readings.close()
+        self.summaries.close()
         if self.unasked is not None:
             self.unasked.close()
 

@@ -87,13 +87,14 @@ class ConsentStore:
 
 def forget(state_dir: Path) -> list[str]:
     """``--forget``'s turn for the observer (``cargento_web.forget`` calls every feature's
-    ``forget(state_dir)``): clear reading permission and keep the spend record. Returns what it
+    ``forget(state_dir)``): clear reading permission and goal summary permission (one file) and
+    keep the spend record. Returns what it
     did, a line each, for the command to print."""
     path = state_dir / CONSENT_FILE
     try:
         path.unlink()
     except FileNotFoundError:
-        cleared = f"{path}: not there (no reading permission was kept)"
+        cleared = f"{path}: not there (no reading or goal summary permission was kept)"
     else:
-        cleared = f"cleared reading permission ({path})"
+        cleared = f"cleared reading permission and goal summary permission ({path})"
     return [cleared, f"kept the reading budget's spend timestamps ({state_dir / BUDGET_FILE})"]

@@ -1,11 +1,15 @@
-"""``--demo``: one session with a recorded departure and one with a consistent reading.
+"""``--demo``: one session with a recorded departure, one with a consistent reading, and a goal
+summary on record.
 
 Seeded once, on the first board holding two annotated sessions (the annotations feature seeds
 its words on the same board, before this runs). The departure goes on a session with no later
 direction to settle (a departure is never stated while one is unsettled), the consistent reading
 on another; each gets one stored reading and its attempt in its sidecar, recorded against its
 words too, so the Drift section, the Drift mark, the Sessions ranking and DEPARTURES RAISED TO
-YOU all show. Nothing is sent anywhere and the budget is not touched.
+YOU all show. A third session whose harness records your prompts, with no words typed, gets one
+goal summary (marked ``demo``: its line is made from the session's own latest prompt, since
+nothing is sent), so the proposal beside the goal field shows. Nothing is sent anywhere and the
+budget is not touched.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from cargento.board import Board, BoardSession
 
 from .intents import Intent
 from .service import later_directions
+from .summaries import SUMMARY_CHARS
 
 if TYPE_CHECKING:
     from . import Observer
@@ -83,6 +88,45 @@ def _reading(observer: Observer, session: BoardSession, intent: Intent, at: date
     observer.sidecars.update(session.harness, session.session_id, change)
 
 
+def _summary(observer: Observer, board: Board) -> None:
+    """One goal summary on record, on a session with a prompt of its own and no words typed."""
+    adopts = set(observer.declared.adopt_harnesses())
+    session = next(
+        (
+            s
+            for s in board.sessions
+            if s.harness in adopts
+            and s.instruction is not None
+            and s.instruction.source != "agent"
+            and observer.annotated.intent(s.harness, s.session_id) is None
+        ),
+        None,
+    )
+    found = observer.declared.provider(observer.declared.summary_provider())
+    if session is None or session.instruction is None or found is None:
+        return
+    first = " ".join(session.instruction.text.split())
+    text = f"Get this done: {first}"
+    text = text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+    at = datetime.now(UTC) - timedelta(minutes=3)
+    summary = {"at": at.isoformat(), "provider": found.key, "label": found.label, "text": text, "demo": True}
+    attempt = {
+        "attempt": 1,
+        "provider": found.key,
+        "started_at": (at - timedelta(seconds=8)).isoformat(),
+        "ended_at": at.isoformat(),
+        "spent": True,
+        "ending": "stored",
+    }
+
+    def change(data: dict[str, Any]) -> None:
+        if not data.get("summaries"):
+            data["summaries"] = [summary]
+            data["summary_attempts"] = [attempt]
+
+    observer.sidecars.update(session.harness, session.session_id, change)
+
+
 def seed(observer: Observer, board: Board) -> bool:
     """Seed the demo's two readings; True once done."""
     annotated: list[tuple[BoardSession, Intent]] = []
@@ -99,5 +143,6 @@ def seed(observer: Observer, board: Board) -> bool:
     now = datetime.now(UTC)
     _reading(observer, departed[0], departed[1], now - timedelta(minutes=12), departs=True)
     _reading(observer, consistent[0], consistent[1], now - timedelta(minutes=5), departs=False)
+    _summary(observer, board)
     observer.context.changed()
     return True

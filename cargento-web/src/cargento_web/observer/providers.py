@@ -56,6 +56,6 @@ def route_for(harness: str, env: Mapping[str, str], preference: Sequence[Reading
         reason = "No reader is installed on this machine: no harness plugin declares a CLI that can read a session."
     else:
         names = " nor ".join(f"the {p.label} ({p.executable})" for p in preference)
-        lead = "neither " if len(preference) > 1 else ""
-        reason = f"No reader is installed on this machine: {lead}{names} was found on PATH."
+        found_not = "neither " + names + " was found" if len(preference) > 1 else names + " was not found"
+        reason = f"No reader is installed on this machine: {found_not} on PATH."
     return Route(harness=harness, provider=None, reason=reason)

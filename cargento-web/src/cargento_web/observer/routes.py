@@ -29,17 +29,17 @@ if TYPE_CHECKING:
 
     from . import Observer
 
-__all__ = ["BODY_LIMIT", "reading_routes"]
+__all__ = ["BODY_LIMIT", "EVERY_METHOD", "answer", "cap_reached", "json_body", "reading_routes"]
 
 BODY_LIMIT = 12_288
 EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
-def _answer(status: int, **body: Any) -> Response:
+def answer(status: int, **body: Any) -> Response:
     return OutboundJSON(body, status_code=status)
 
 
-async def _body(guard: Guard, request: Request) -> dict[str, Any] | Response:
+async def json_body(guard: Guard, request: Request) -> dict[str, Any] | Response:
     refusal = guard.check_state_change(request)
     if refusal is not None:
         return refusal
@@ -47,41 +47,59 @@ async def _body(guard: Guard, request: Request) -> dict[str, Any] | Response:
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return _answer(400, error="the body is not JSON")
+        return answer(400, error="the body is not JSON")
     if not isinstance(body, dict):
-        return _answer(400, error="the body is not a JSON object")
+        return answer(400, error="the body is not a JSON object")
     return body
+
+
+def cap_reached(observer: Observer) -> Response:
+    """429 at the rolling cap, with its retry time (body and ``Retry-After``)."""
+    status = observer.budget.status()
+    retry = status["retry_at"]
+    wait = max(0, int((datetime.fromisoformat(retry) - datetime.now(UTC)).total_seconds())) if retry else None
+    response = answer(
+        429,
+        reason="cap",
+        retry_at=retry,
+        retry_after_s=wait,
+        budget=status,
+        error=f"the cap of {status['cap']} model requests (readings and goal summaries) per rolling 24 hours is reached",
+    )
+    if wait is not None:
+        response.headers["Retry-After"] = str(wait)
+    return response
 
 
 def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
     async def reading(request: Request) -> Response:
-        body = await _body(guard, request)
+        body = await json_body(guard, request)
         if isinstance(body, Response):
             return body
         if body.get("press") is not True or body.get("observer_model") != 1:
-            return _answer(400, error='a reading is asked with "press": true and "observer_model": 1')
+            return answer(400, error='a reading is asked with "press": true and "observer_model": 1')
         why = observer.refusal()
         if why is not None:
-            return _answer(503, reason=why[0], error=why[1])
+            return answer(503, reason=why[0], error=why[1])
         try:
             observer.consent.store.read()
         except StoreUnavailable as exc:
-            return _answer(503, reason="permission-storage", error=f"reading permission cannot be kept: {exc}")
+            return answer(503, reason="permission-storage", error=f"reading permission cannot be kept: {exc}")
         if body.get("consent") == "off":
             try:
                 observer.consent.revoke()
             except StoreUnavailable as exc:
-                return _answer(503, reason="permission-storage", error=str(exc))
+                return answer(503, reason="permission-storage", error=str(exc))
             observer.context.changed()
-            return _answer(200, consent="off", produced=False)
+            return answer(200, consent="off", produced=False)
         harness, sid, provider = body.get("harness"), body.get("sid"), body.get("provider")
         if not isinstance(harness, str) or not harness or not isinstance(sid, str) or not sid:
-            return _answer(400, error="a reading names a harness and a session id (sid)")
+            return answer(400, error="a reading names a harness and a session id (sid)")
         route = observer.route(harness)
         if route.provider is None:
-            return _answer(503, reason="no-provider", route=route.as_dict(), error=route.reason)
+            return answer(503, reason="no-provider", route=route.as_dict(), error=route.reason)
         if provider != route.provider:
-            return _answer(
+            return answer(
                 409,
                 reason="provider-changed",
                 route=route.as_dict(),
@@ -95,10 +113,10 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
                     route.provider, tool_output=tool_output if isinstance(tool_output, bool) else None
                 )
             except StoreUnavailable as exc:
-                return _answer(503, reason="permission-storage", error=str(exc))
+                return answer(503, reason="permission-storage", error=str(exc))
             observer.context.changed()
         elif not observer.consent.allowed(route.provider):
-            return _answer(
+            return answer(
                 403,
                 reason="consent",
                 route=route.as_dict(),
@@ -110,49 +128,39 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
         if intent is None and observer.readings.flight(harness, sid) is None:
             intent = observer.adopt(harness, sid)
         if intent is None:
-            return _answer(200, produced=False, reason="no-words", error="no annotated session by that name exists")
-        running = observer.readings.flight(harness, sid)
+            return answer(200, produced=False, reason="no-words", error="no annotated session by that name exists")
+        running = observer.readings.flight(harness, sid) or observer.summaries.flight(harness, sid)
         if running is not None:
-            return _answer(
-                409, reason="in-flight", flight=running.as_dict(), error="a reading of this session is in flight"
+            return answer(
+                409,
+                reason="in-flight",
+                flight=running.as_dict(),
+                error="a model call for this session (a reading or a goal summary) is in flight",
             )
         session = observer.session(harness, sid)
         if session is None:
-            return _answer(200, produced=False, reason="not-on-board", error="that session is not on the board")
+            return answer(200, produced=False, reason="not-on-board", error="that session is not on the board")
         try:
             stamp = observer.budget.reserve()
         except StoreUnavailable as exc:
-            return _answer(503, reason="budget-storage", error=f"the reading budget cannot be kept: {exc}")
+            return answer(503, reason="budget-storage", error=f"the reading budget cannot be kept: {exc}")
         if stamp is None:
-            status = observer.budget.status()
-            retry = status["retry_at"]
-            wait = max(0, int((datetime.fromisoformat(retry) - datetime.now(UTC)).total_seconds())) if retry else None
-            response = _answer(
-                429,
-                reason="cap",
-                retry_at=retry,
-                retry_after_s=wait,
-                budget=status,
-                error=f"the cap of {status['cap']} readings per rolling 24 hours is reached",
-            )
-            if wait is not None:
-                response.headers["Retry-After"] = str(wait)
-            return response
+            return cap_reached(observer)
         flight = observer.readings.claim(harness, sid, route, intent, stamp)
         if flight is None:
             observer.budget.release(stamp)
-            return _answer(409, reason="in-flight", error="a reading of this session is already in flight")
+            return answer(409, reason="in-flight", error="a reading of this session is already in flight")
         observer.readings.start(flight, session, route, intent)
-        return _answer(202, produced=True, started=True, flight=flight.as_dict(), route=route.as_dict())
+        return answer(202, produced=True, started=True, flight=flight.as_dict(), route=route.as_dict())
 
     async def cancel(request: Request) -> Response:
-        body = await _body(guard, request)
+        body = await json_body(guard, request)
         if isinstance(body, Response):
             return body
         harness, sid = body.get("harness"), body.get("sid")
         if not isinstance(harness, str) or not isinstance(sid, str):
-            return _answer(400, error="a cancel names a harness and a session id (sid)")
-        return _answer(200, cancelled=observer.readings.cancel(harness, sid))
+            return answer(400, error="a cancel names a harness and a session id (sid)")
+        return answer(200, cancelled=observer.readings.cancel(harness, sid))
 
     return [
         Route("/api/reading", reading, methods=EVERY_METHOD),

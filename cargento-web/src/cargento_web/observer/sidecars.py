@@ -24,6 +24,13 @@ KEEP_ATTEMPTS = 24
 KEEP_READINGS = 8
 _LIMIT = 128 * 1024
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+#: The goal summaries a sidecar keeps (:mod:`.summaries`), and their attempts.
+_KEEP_SUMMARIES = {"summaries": 4, "summary_attempts": 12}
+#: In-flight markers a restart turns into interrupted attempts: (marker, attempts, count, what).
+_MARKERS = (
+    ("inflight", "attempts", "count", "reading"),
+    ("summary_inflight", "summary_attempts", "summary_count", "goal summary"),
+)
 
 
 def attempts_made(record: dict[str, Any]) -> int:
@@ -31,6 +38,23 @@ def attempts_made(record: dict[str, Any]) -> int:
     kept = len(record.get("attempts") or [])
     count = record.get("count")
     return max(kept, count) if isinstance(count, int) and not isinstance(count, bool) else kept
+
+
+#: The lists a sidecar holds; each holds records (objects) only.
+_LISTS = ("attempts", "readings", "summaries", "summary_attempts")
+
+
+def _normal(data: dict[str, Any]) -> dict[str, Any]:
+    """*data* with every list a list of objects and every in-flight marker an object or ``None``
+    (a hand-edited or foreign sidecar's other shapes are dropped, never fatal)."""
+    for name in _LISTS:
+        value = data.get(name)
+        if name in data or name in ("attempts", "readings"):
+            data[name] = [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
+    for name in ("inflight", "summary_inflight"):
+        if name in data and not isinstance(data[name], dict):
+            data[name] = None
+    return data
 
 
 def _empty() -> dict[str, Any]:
@@ -70,15 +94,19 @@ class Sidecars:
         store = self._store(harness, sid)
 
         def wrapped(data: dict[str, Any]) -> Any:
+            _normal(data)
             data["harness"], data["sid"] = harness, sid
             result = change(data)
             data["attempts"] = list(data.get("attempts") or [])[-KEEP_ATTEMPTS:]
             data["readings"] = list(data.get("readings") or [])[-KEEP_READINGS:]
+            for name, keep in _KEEP_SUMMARIES.items():
+                if name in data:
+                    data[name] = list(data.get(name) or [])[-keep:]
             return result
 
         result = store.update(wrapped)
         with self._lock:
-            self._cache[(harness, sid)] = store.read()
+            self._cache[(harness, sid)] = _normal(dict(store.read()))
         return result
 
     def load(self) -> None:
@@ -111,32 +139,47 @@ class Sidecars:
             if store.reset:
                 self.resets.append(store.reset)
             with self._lock:
-                self._cache[(harness, sid)] = read
+                self._cache[(harness, sid)] = _normal(dict(read))
 
     def recover(self) -> list[tuple[str, str]]:
-        """Turn every in-flight marker left by an earlier run into an interrupted attempt."""
+        """Turn every in-flight marker left by an earlier run (a reading's, a goal summary's) into
+        an interrupted attempt."""
         recovered: list[tuple[str, str]] = []
         for (harness, sid), data in self.every().items():
-            marker = data.get("inflight")
-            if not isinstance(marker, dict):
-                continue
+            for key, attempts, count, what in _MARKERS:
+                marker = data.get(key)
+                if not isinstance(marker, dict):
+                    continue
 
-            def change(record: dict[str, Any], marker: dict[str, Any] = marker) -> None:
-                record["count"] = attempts_made(record) + 1
-                record.setdefault("attempts", []).append(
-                    {
-                        **{k: marker.get(k) for k in ("attempt", "provider", "revision", "started_at")},
-                        "ended_at": datetime.now(UTC).isoformat(),
-                        "ending": "interrupted",
-                        "spent": bool(marker.get("reserved")),
-                        "detail": "a stop or restart cut this reading short; its result could not be confirmed",
-                    }
-                )
-                record["inflight"] = None
+                def change(
+                    record: dict[str, Any],
+                    marker: dict[str, Any] = marker,
+                    key: str = key,
+                    attempts: str = attempts,
+                    count: str = count,
+                    what: str = what,
+                ) -> None:
+                    kept = len(record.get(attempts) or [])
+                    counted = record.get(count)
+                    made = max(kept, counted) if isinstance(counted, int) and not isinstance(counted, bool) else kept
+                    record[count] = made + 1
+                    fields = ("attempt", "provider", "revision", "started_at")
+                    ended: dict[str, Any] = {k: marker.get(k) for k in fields if k in marker}
+                    record.setdefault(attempts, []).append(
+                        {
+                            **ended,
+                            "ended_at": datetime.now(UTC).isoformat(),
+                            "ending": "interrupted",
+                            "spent": bool(marker.get("reserved")),
+                            "detail": f"a stop or restart cut this {what} short; its result could not be confirmed",
+                        }
+                    )
+                    record[key] = None
 
-            try:
-                self.update(harness, sid, change)
-            except StoreUnavailable:
-                continue
-            recovered.append((harness, sid))
+                try:
+                    self.update(harness, sid, change)
+                except StoreUnavailable:
+                    continue
+                if (harness, sid) not in recovered:
+                    recovered.append((harness, sid))
         return recovered

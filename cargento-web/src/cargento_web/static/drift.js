@@ -151,7 +151,7 @@ function Control({ o, harness, sid, route, disclosure, ctx, session }) {
           ${allowed ? html` <button type="button" class="btn small" disabled=${busy} onClick=${off}>Turn off readings</button>` : null}
           ${!asking ? html`<${Disclosure} d=${disclosure} open=${false} />` : null}`}
     ${budget
-      ? html`<p class="muted small drift-budget">${budget.used} of ${budget.cap} readings recorded in the last 24 hours (each a model request; failed ones are not refunded).</p>`
+      ? html`<p class="muted small drift-budget">${budget.used} of ${budget.cap} readings recorded in the last 24 hours (each a model request, goal summaries included; failed ones are not refunded).</p>`
       : html`<p class="muted small">The reading budget could not be read.</p>`}
     ${message ? html`<p class="drift-message" role="alert">${message}</p>` : null}
   </div>`;
@@ -281,6 +281,25 @@ function Departures({ o, rec, session, ctx, board }) {
   </section>`;
 }
 
+// The next step for each reason a reading cannot run in this run.
+const NEXT_STEP = {
+  "annotations-off": "start Cargento without --no-annotations to type words a reading can read against",
+  "model-off": "start Cargento without --no-observer-model to allow model calls",
+  "gate-closed": "move or repair cargento-annotations.json in the state folder, then press again",
+};
+
+// When a reading cannot run in this run, Analyze drift stays on the page, refuses the press and
+// names one next step.
+function Inert({ o }) {
+  const [pressed, setPressed] = useState(false);
+  const next = NEXT_STEP[o.reason_key];
+  return html`<div class="drift-control inert">
+    <button type="button" class="btn" aria-disabled="true" aria-describedby="drift-why" onClick=${() => setPressed(true)}>Analyze drift</button>
+    <p class="drift-reason" id="drift-why">${o.reason}${next ? html`. Next step: ${next}.` : null}</p>
+    ${pressed ? html`<p class="drift-message" role="alert">Not started: nothing was sent or spent.</p>` : null}
+  </div>`;
+}
+
 function DriftSection({ board, ctx, route, session }) {
   const o = observerOf(board);
   if (!o) return null;
@@ -300,7 +319,7 @@ function DriftSection({ board, ctx, route, session }) {
     setBusy(false);
   };
   let control;
-  if (!o.on) control = html`<p class="drift-reason">${o.reason}</p>`;
+  if (!o.on) control = html`<${Inert} o=${o} />`;
   else if (rec.revision == null && !adopts) control = html`<p class="muted">Nothing is typed against this session, so there is nothing to read against.</p>`;
   else if (!session) control = html`<p class="muted">This session is not on the board now, so it cannot be read.</p>`;
   else if (!r || !r.provider) control = html`<p class="drift-reason">${r ? r.reason : "No reader is named for this harness."}</p>`;
@@ -337,9 +356,9 @@ function LogRaises({ row, ctx }) {
 // The Drift section runs in the Intent and drift panel, below your words, when the annotations
 // feature draws that panel; without it, after the session page's columns.
 const annotations = feature("annotations");
-if (annotations && annotations.on) {
+// Under --no-annotations the panel still carries the section, so Analyze drift stays there, inert.
+if (annotations) {
   fillPanel(DriftSection);
-  fillLogRow(LogRaises);
-}
-else if (!annotations) fill("session.sections", DriftSection);
+  if (annotations.on) fillLogRow(LogRaises);
+} else fill("session.sections", DriftSection);
 fill("row.marks", DriftMark);

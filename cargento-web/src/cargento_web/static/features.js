@@ -9,6 +9,7 @@ import "/static/history.js";
 import "/static/dismissals.js";
 import "/static/intent.js";
 import "/static/drift.js";
+import "/static/goalsummary.js";
 import "/static/capacity.js";
 import "/static/spacedock.js";
 import "/static/cockpit.js";

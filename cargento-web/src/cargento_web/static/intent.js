@@ -32,6 +32,15 @@ const panelParts = [];
 // Components other features render in an Intent log row, after its sources ({row, ctx}).
 const logParts = [];
 
+// Components that propose a goal beside the goal field (the observer's goal summary): each is
+// handed {board, ctx, session, harness, sid, propose}; propose(text) puts text in the goal field
+// as a draft, saved only when you press save (and then it is your typed goal).
+const proposalParts = [];
+
+export function fillGoalProposal(Component) {
+  proposalParts.push(Component);
+}
+
 // Render Component({row, ctx}) in each Intent log row (the drift feature's raises, a line each).
 export function fillLogRow(Component) {
   logParts.push(Component);
@@ -155,6 +164,7 @@ function IntentPanel({ board, ctx, route, session }) {
     return html`<section class="col intent-panel" aria-labelledby="h-intent">
       <h3 id="h-intent">Intent</h3>
       <p class="intent-off">${(CONF && CONF.reason) || doc.reason || "Annotations are off for this run."}</p>
+      ${panelParts.map((C, i) => h(C, { key: i, board, ctx, route, session, annotation: null }))}
     </section>`;
   }
   return html`<${IntentOn} board=${board} ctx=${ctx} route=${route} session=${session} harness=${harness} sid=${sid} key=${key} doc=${doc} />`;
@@ -225,6 +235,11 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
   const prompt = promptOf(session) ? promptOf(session).text.trim() : null;
   const promptFits = prompt && prompt.length <= MAX_CHARS && !/[\r\n]/.test(prompt);
   const adoptGoal = () => edit({ goal: prompt, adopted: prompt });
+  const propose = (text) => {
+    edit({ goal: text, adopted: null });
+    setMessage("The proposed goal is in the goal field: nothing is saved until you press save, and saved it is your typed goal.");
+    if (goalRef.current) goalRef.current.focus();
+  };
   const adoptLine = () => {
     if (shown.lines.length >= MAX_LINES) {
       setMessage(`The checklist holds ${MAX_LINES} lines; a seventh is refused. Replace or merge a line instead.`);
@@ -321,6 +336,7 @@ function IntentOn({ board, ctx, route, session, harness, sid, doc }) {
                 <span class="muted">Nothing is saved until you press save, and an adopted goal says “from your prompt”.</span>`
             : html`<span class="muted">Your latest prompt is ${prompt.length} characters or more than one line, so it cannot be a goal or a line as it stands: nothing is clipped.</span>`}</p>`
         : null}
+      ${proposalParts.map((C, i) => h(C, { key: i, board, ctx, session, harness, sid, propose }))}
       <div class="intent-actions">
         ${dirty ? html`<button type="button" class="btn save" disabled=${busy} onClick=${save}>save</button>
           <span class="muted small">Escape puts the stored words back.</span>` : null}
