@@ -158,7 +158,7 @@ def wait_for(server: Any, test: Callable[[dict[str, Any]], bool], timeout: float
         if test(doc):
             return doc
         time.sleep(0.1)
-    raise AssertionError(f"the observer document never got there: {json.dumps(doc)[:2000]}")
+    raise AssertionError(f"the observer document never got there: {json.dumps(doc.get('sessions'))[:4000]}")
 
 
 def session_of(doc: Mapping[str, Any], sid: str = SID) -> dict[str, Any]:
