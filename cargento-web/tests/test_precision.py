@@ -296,29 +296,69 @@ def test_a_finished_turn_followed_at_once_by_the_next_prompt_raises_nothing(tmp_
     hub.close()
 
 
-def test_quiet_hours_across_midnight_hold_everything_but_a_question(tmp_path: Path) -> None:
+def test_quiet_hours_across_midnight_hold_raises_and_deliver_those_still_standing_when_they_end(
+    tmp_path: Path,
+) -> None:
     from datetime import timezone
 
     from cargento.quiethours import parse_window
 
     zone = timezone(timedelta(hours=1))
-    clock = Clock(datetime(2026, 12, 1, 22, 50, tzinfo=UTC))  # 23:50 local
-    hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
-    heard: list[str] = []
-    hub.alerts.listen(lambda item, now: heard.append(item.kind))
+    local = lambda d, h, m: datetime(2026, 12, d, h, m, tzinfo=zone)  # noqa: E731
+    clock = Clock(local(1, 23, 50))
+    hub, notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
+    heard: list[tuple[str, str]] = []
+    hub.alerts.listen(lambda item, now: heard.append((item.session_id, item.kind)))
     _gate(hub, "night")
     _ticked(hub, clock, 6)
     assert hub.raise_question("claude", "asker", "Ship it?") == "raised", "a direct question is never held"
-    clock.now = datetime(2026, 12, 2, 5, 14, tzinfo=UTC)  # 06:14 local, past midnight: still quiet
+    clock.now = local(2, 0, 30)  # past midnight: still quiet
+    _gate(hub, "answered")
+    _ticked(hub, clock, 6)
+    clock.now = local(2, 1, 0)
+    hub.ingest("claude", {"session_id": "answered", "hook_event_name": "PostToolUse", "tool_name": "Bash"})
+    clock.now = local(2, 6, 14)
     _gate(hub, "dawn")
     _ticked(hub, clock, 6)
-    assert hub.alerts.withheld["quiet"] == 2
-    clock.now = datetime(2026, 12, 2, 5, 20, tzinfo=UTC)  # 06:20 local: the window is over
+    assert hub.alerts.withheld["quiet"] == 3 and hub.alerts.withheld["quiet-dropped"] == 1
+    assert sorted(p.session_id for p in hub.alerts.held_quiet) == ["dawn", "night"], "held, not dropped"
+    assert hub.alerts.drain() and [d.session_id for d in hub.deliveries.all()] == ["asker"]
+    assert heard == [("asker", "question")], "the reach lane is held the same way"
+    # Whoever drives the ticks is told to come back when the window ends, not every second.
+    assert hub.next_due(clock.now) == local(2, 6, 15)
+    clock.now = local(2, 6, 15)
+    hub.tick(clock.now)
+    assert sorted(heard[1:]) == [("dawn", "gate"), ("night", "gate")], "the lanes hear both as the window ends"
+    _ticked(hub, clock, 20)  # the desktop's 15-second floor spaces the two
+    clock.now = local(2, 6, 20)
     _gate(hub, "morning")
     _ticked(hub, clock, 6)
     assert hub.alerts.drain()
-    assert sorted((d.session_id, d.kind) for d in hub.deliveries.all()) == [("asker", "question"), ("morning", "gate")]
-    assert heard == ["question", "gate"], "the reach lane is held the same way"
+    raised = sorted((d.session_id, d.kind) for d in hub.deliveries.all())
+    assert raised == [("asker", "question"), ("dawn", "gate"), ("morning", "gate"), ("night", "gate")]
+    assert len(notifier.sent) == 4, "the wait answered in the night raised nothing"
+    night = next(d for d in hub.deliveries.all() if d.session_id == "night")
+    assert night.raised_at == local(2, 6, 15)
+    record = hub.session_record("claude", "answered")
+    assert [w["rule"] for w in record["withheld"]] == ["quiet-dropped", "quiet-held"]
+    assert "the wait was answered before they ended" in record["withheld"][0]["words"]
+    assert [w["rule"] for w in hub.session_record("claude", "night")["withheld"]] == ["quiet-released", "quiet-held"]
+    hub.close()
+
+
+def test_quiet_hours_hold_is_bounded(tmp_path: Path) -> None:
+    from cargento.quiethours import parse_window
+    from cargento_web.runtime.alerts import QUIET_HOLD_LIMIT
+
+    clock = Clock(datetime(2026, 12, 1, 23, 40, tzinfo=UTC))
+    hub, _ = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=UTC)
+    for i in range(QUIET_HOLD_LIMIT + 3):
+        assert hub.alerts.gate("claude", f"s{i}", "t", "b", clock.now, kind="departure") == "quiet"
+    held = hub.alerts.held_quiet
+    assert len(held) == QUIET_HOLD_LIMIT and held[0].session_id == "s3", "the oldest went first"
+    assert hub.alerts.withheld["quiet-dropped"] == 3
+    (dropped,) = hub.alerts.skips_for("claude", "s0")[:1]
+    assert dropped.rule == "quiet-dropped" and f"more than {QUIET_HOLD_LIMIT}" in dropped.words
     hub.close()
 
 
@@ -399,9 +439,21 @@ def test_quiet_hours_hold_a_tripwire_and_a_departure_too(tmp_path: Path) -> None
     hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
     for kind in ("tripwire", "departure"):
         assert hub.alerts.gate("claude", f"q-{kind}", "title", "body", clock.now, kind=kind) == "quiet"
+    assert hub.alerts.drain() and hub.deliveries.all() == ()
+    clock.now = datetime(2026, 12, 2, 6, 15, tzinfo=UTC)  # the window ends: both still stand
+    hub.tick(clock.now)
+    assert hub.alerts.drain()
+    assert [d.session_id for d in hub.deliveries.all()] == ["q-tripwire"], "the second waits out the floor"
+    clock.now += timedelta(seconds=20)
+    hub.tick(clock.now)
     for minute, kind in ((0, "tripwire"), (1, "departure")):  # a minute apart: past any floor
         clock.now = datetime(2026, 12, 2, 7, minute, tzinfo=UTC)
         assert hub.alerts.gate("claude", f"d-{kind}", "title", "body", clock.now, kind=kind) == "raised"
     assert hub.alerts.drain()
-    assert sorted(d.kind for d in hub.deliveries.all()) == ["departure", "tripwire"]
+    assert sorted(d.session_id for d in hub.deliveries.all()) == [
+        "d-departure",
+        "d-tripwire",
+        "q-departure",
+        "q-tripwire",
+    ]
     hub.close()
