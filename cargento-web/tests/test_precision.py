@@ -304,7 +304,10 @@ def test_quiet_hours_across_midnight_hold_raises_and_deliver_those_still_standin
     from cargento.quiethours import parse_window
 
     zone = timezone(timedelta(hours=1))
-    local = lambda d, h, m: datetime(2026, 12, d, h, m, tzinfo=zone)  # noqa: E731
+
+    def local(day: int, hour: int, minute: int) -> datetime:
+        return datetime(2026, 12, day, hour, minute, tzinfo=zone)
+
     clock = Clock(local(1, 23, 50))
     hub, notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
     heard: list[tuple[str, str]] = []

@@ -48,7 +48,7 @@ from cargento_web.outbound import OutboundJSON
 if TYPE_CHECKING:
     from cargento_web.app import Guard
 
-__all__ = ["FOCUS_HEADER", "FocusExtension", "create"]
+__all__ = ["FOCUS_HEADER", "IN_FRONT_TTL_S", "IN_FRONT_WORDS", "FocusExtension", "create"]
 
 #: The header carrying the per-run capability the page was handed.
 FOCUS_HEADER = "X-Cargento-Focus"
@@ -182,7 +182,8 @@ class FocusExtension(Extension):
         done, words = self.tmux.raise_pane(terminal)
         if not done:
             return {"raised": False, "detail": words}, 502
-        found = self.reading(harness, session_id, max_age_s=REACH_TTL_S)
+        # Read again: the raise changed what the terminal shows (and so what is in front of you).
+        found = self.reading(harness, session_id, max_age_s=0.0)
         tab = self.tabs.select(found.client_tty if found is not None else None)
         return {
             "raised": True,

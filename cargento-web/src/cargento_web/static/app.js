@@ -77,14 +77,19 @@ function spellStart(s, at) {
 }
 // Precision, the same rules the server's lanes keep: a wait raises only once it still stands
 // CONFIRM_MS after this tab saw it open (an approval answered in a second raises nothing), at
-// most once per wait; never about a session this visible tab is showing; never during quiet
-// hours; and not at all when the server hands gates to this machine's own notification
-// service (the same wait would ping twice).
+// most once per wait; never about a session this visible tab is showing, nor one whose tmux
+// pane is in front of you (the terminal raise's reading, /api/data's focus.in_front); never
+// during quiet hours; and not at all when the server hands gates to this machine's own
+// notification service (the same wait would ping twice).
 const CONFIRM_MS = Math.max(0, ((CONFIG.notifications && CONFIG.notifications.confirm_s) ?? 5) * 1000);
 const confirming = new Map(); // key -> {since, title, body}
 function showingHere(key) {
   const r = state.route;
   return document.visibilityState === "visible" && r.view === "session" && `${r.harness}:${r.sid}` === key;
+}
+function terminalInFront(key) {
+  const f = state.board && state.board.focus;
+  return Boolean(f && Array.isArray(f.in_front) && f.in_front.includes(key));
 }
 function inQuietHours(when = new Date()) {
   const span = CONFIG.notifications && CONFIG.notifications.quiet_hours;
@@ -111,7 +116,7 @@ function confirmWaits() {
     }
     if (Date.now() - wait.since < CONFIRM_MS) continue;
     confirming.delete(key);
-    if (state.notify === "granted" && !showingHere(key) && !inQuietHours() && !serverRaisesGates()) {
+    if (state.notify === "granted" && !showingHere(key) && !terminalInFront(key) && !inQuietHours() && !serverRaisesGates()) {
       show(wait.title, wait.body, key);
     }
   }
@@ -141,7 +146,7 @@ function notifyTransitions(board) {
         confirming.set(key, { since: Date.now(), title: `${s.harness_label}: ${name} is waiting on you`, body: what });
         setTimeout(confirmWaits, CONFIRM_MS + 250);
       }
-    } else if (before === "working" && s.state === "idle" && !state.onlyWaits && !showingHere(key) && !inQuietHours()) {
+    } else if (before === "working" && s.state === "idle" && !state.onlyWaits && !showingHere(key) && !terminalInFront(key) && !inQuietHours()) {
       const spell = spells.get(key);
       const worked = spell ? (spell.last - spell.start) / 1000 : 0;
       if (spell && worked >= QUIET_AFTER_S && quietSaid.get(key) !== spell.start) {
