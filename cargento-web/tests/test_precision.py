@@ -460,3 +460,32 @@ def test_quiet_hours_hold_a_tripwire_and_a_departure_too(tmp_path: Path) -> None
         "q-tripwire",
     ]
     hub.close()
+
+
+def test_the_raise_ticker_sleeps_while_nothing_is_held_and_wakes_for_what_is(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    """Idle cost: with nothing held the ticker judges nothing (it used to wake every second);
+    a gate wakes it, and it judges once the confirmation is due rather than every second."""
+    import time as wall
+
+    from cargento.testing.fakes import FakeHarness
+
+    notifier = MemoryNotifier()
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=notifier)
+    server = serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=hub, rescan_s=60)
+    live = server.app.state.live
+    wall.sleep(2.5)
+    assert live.ticks == 0, "nothing held: the ticker slept"
+    _gate(hub, "s1")
+    assert hub.next_due() is not None
+    deadline = wall.monotonic() + CONFIRM.total_seconds() + 4
+    while wall.monotonic() < deadline and not notifier.sent:
+        wall.sleep(0.05)
+    assert len(notifier.sent) == 1, "the gate was confirmed on time"
+    assert 1 <= live.ticks <= 2, f"judged when due, not every second ({live.ticks} judgements)"
+    assert hub.next_due() is None
+    ticks = live.ticks
+    wall.sleep(1.5)
+    assert live.ticks == ticks, "asleep again"
+    hub.close()
