@@ -180,3 +180,47 @@ def test_the_browser_lane_raises_a_standing_wait_once_and_a_quick_answer_never(
     time.sleep(7)  # well past the confirmation delay, with the slow wait still standing
     shown = page.evaluate("window.__shown")
     assert [title for title, _ in shown] == ["Claude Code: Slow one is waiting on you"]
+
+
+def test_a_session_whose_pane_is_in_front_of_you_is_not_pinged_by_the_page_and_its_record_says_why(
+    serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
+) -> None:
+    tmux.run("set-option", "-s", "focus-events", "on")  # before attaching, as tmux asks
+    server, hub, fake = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        [FakeSession("front", title="In front"), FakeSession("behind", title="Behind")],
+        notifier=MemoryNotifier(available=False),  # the page's lane is the one that pings here
+    )
+    env = tmux.pane_env("work:1", tmp_path / "env1")
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "front",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            TERMINAL_FIELD: terminal_identity(env),
+        },
+    )
+    tmux.attach()
+    (focus,) = [e for e in server.extensions.items if e.name == "focus"]
+    assert focus.raise_session("claude", "front")[0]["raised"] is True
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if httpx.get(server.url + "/api/data", timeout=5).json()["focus"]["in_front"] == ["claude:front"]:
+            break
+        time.sleep(0.1)
+    page = page_for(server.url + "/", notifications=True)
+    page.wait_for_selector('[data-key="claude:front"]', timeout=10_000)
+    fake.sessions["front"].gate = GATE
+    fake.sessions["behind"].gate = GATE
+    assert wait_until(page, "window.__shown.length > 0", 15)
+    time.sleep(7)  # past the confirmation delay for both
+    shown = [title for title, _ in page.evaluate("window.__shown")]
+    assert shown == ["Claude Code: Behind is waiting on you"], "the page's lane skipped the session in front of you"
+    page.click('[data-key="claude:front"] a.title')
+    item = page.locator('.withheld [data-rule="in-front"]').first
+    item.wait_for(timeout=15_000)
+    assert "its tmux pane is in front of you" in item.inner_text()
+    assert page.errors == []
