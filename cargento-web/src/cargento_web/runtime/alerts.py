@@ -226,6 +226,11 @@ class Alerts:
             except Exception:  # a driver's failure must not stop a raise
                 continue
 
+    def note(self, item: Pending, now: datetime, rule: str, words: str) -> None:
+        """Record that a lane did not send *item*, and why (the reach lane's own limits)."""
+        with self._lock:
+            self._note(item, now, rule, words)
+
     def _note(self, item: Pending, now: datetime, rule: str, words: str | None = None) -> None:
         """Remember why a raise was not sent as it arose (under the lock)."""
         self._skips.append(
