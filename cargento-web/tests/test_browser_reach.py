@@ -224,3 +224,49 @@ def test_a_session_whose_pane_is_in_front_of_you_is_not_pinged_by_the_page_and_i
     item.wait_for(timeout=15_000)
     assert "its tmux pane is in front of you" in item.inner_text()
     assert page.errors == []
+
+
+def test_the_page_holds_a_wait_through_quiet_hours_and_raises_it_when_they_end_if_it_still_stands(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    from cargento.quiethours import parse_window
+
+    server, _hub, fake = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        [FakeSession("stands", title="Still waiting"), FakeSession("answered", title="Answered at night")],
+        notifier=MemoryNotifier(available=False),  # the page's lane is the one that pings here
+        quiet=parse_window("23:30-06:15"),
+    )
+    # The page's clock reads 06:14:30 local (the browser's zone is this machine's): inside the
+    # window, half a minute before it ends.
+    local = datetime.now().astimezone()
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=server.url)
+    context.add_init_script(
+        "window.__shown = []; window.Notification = class { constructor(t, o) { window.__shown.push([t, o && o.body]); }"
+        " static get permission() { return 'granted'; } static requestPermission() { return Promise.resolve('granted'); } };"
+    )
+    try:
+        page = context.new_page()
+        page.clock.install(time=local.replace(hour=6, minute=14, second=30, microsecond=0))
+        page.goto(server.url + "/")
+        page.wait_for_selector('[data-key="claude:stands"]', timeout=10_000)
+        fake.sessions["stands"].gate = GATE
+        fake.sessions["answered"].gate = GATE
+        for key in ("stands", "answered"):
+            assert wait_until(
+                page, f"!!document.querySelector('[data-key=\"claude:{key}\"][data-state=needs_input]')", 10
+            )
+        time.sleep(7)  # both confirmed, inside quiet hours: held
+        assert page.evaluate("window.__shown") == []
+        fake.sessions["answered"].gate = None  # answered while quiet hours hold it
+        assert wait_until(page, "!document.querySelector('[data-key=\"claude:answered\"][data-state=needs_input]')", 10)
+        page.clock.fast_forward(60_000)  # 06:15:30: the window is over
+        assert wait_until(page, "window.__shown.length > 0", 10)
+        time.sleep(1)
+        shown = [title for title, _ in page.evaluate("window.__shown")]
+        assert shown == ["Claude Code: Still waiting is waiting on you"], "the one answered meanwhile raised nothing"
+    finally:
+        context.close()
