@@ -349,6 +349,32 @@ def test_quiet_hours_across_midnight_hold_raises_and_deliver_those_still_standin
     hub.close()
 
 
+def test_a_held_raise_whose_session_ended_or_moved_on_is_dropped_with_that_reason(tmp_path: Path) -> None:
+    from cargento.quiethours import parse_window
+
+    clock = Clock(datetime(2026, 12, 1, 23, 40, tzinfo=UTC))
+    hub, notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=UTC)
+    body: Callable[[str, str], dict[str, str]] = lambda sid, name: {"session_id": sid, "hook_event_name": name}  # noqa: E731
+    _gate(hub, "ends")
+    hub.ingest("claude", body("moves-on", "UserPromptSubmit"))
+    hub.ingest("claude", body("moves-on", "Stop"))
+    _ticked(hub, clock, 6)
+    assert sorted((p.session_id, p.kind) for p in hub.alerts.held_quiet) == [("ends", "gate"), ("moves-on", "finished")]
+    hub.ingest("claude", body("ends", "SessionEnd"))
+    hub.ingest("claude", body("moves-on", "UserPromptSubmit"))
+    assert hub.alerts.held_quiet == ()
+    assert hub.next_due(clock.now) is None, "nothing left to wake for"
+    clock.now = datetime(2026, 12, 2, 6, 16, tzinfo=UTC)
+    hub.tick(clock.now)
+    assert hub.alerts.drain() and notifier.sent == [] and hub.deliveries.all() == ()
+    (ended, _) = hub.session_record("claude", "ends")["withheld"]
+    assert ended["words"] == "held through quiet hours, then dropped: the session ended"
+    (moved, _) = hub.session_record("claude", "moves-on")["withheld"]
+    assert moved["words"] == "held through quiet hours, then dropped: a new turn started before they ended"
+    assert hub.alerts.withheld["quiet-dropped"] == 2
+    hub.close()
+
+
 def test_quiet_hours_hold_is_bounded(tmp_path: Path) -> None:
     from cargento.quiethours import parse_window
     from cargento_web.runtime.alerts import QUIET_HOLD_LIMIT

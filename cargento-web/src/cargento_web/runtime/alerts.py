@@ -113,7 +113,8 @@ class Skipped:
 class Alerts:
     """The alert policy over one :class:`Notifier`; thread-safe.
 
-    *clock* is only used to stamp a delivery's completion; decisions take ``now``.
+    *clock* stamps a delivery's completion and a held raise's drop when its moment ended;
+    decisions take ``now``.
     """
 
     def __init__(
@@ -313,7 +314,7 @@ class Alerts:
             held = self._quiet_held.pop(key, None)
             if held is not None:
                 self.withheld["quiet-dropped"] += 1
-                self._note(held, held.first_at, "quiet-dropped", _ENDED_WORDS.get(kind, _ENDED_WORDS["gate"]))
+                self._note(held, self.clock(), "quiet-dropped", _ENDED_WORDS.get(kind, _ENDED_WORDS["gate"]))
             self._told.discard(key)
 
     def forget(self, harness: str, session_id: str) -> None:
@@ -325,7 +326,7 @@ class Alerts:
                 held = self._quiet_held.pop(key)
                 self.withheld["quiet-dropped"] += 1
                 self._note(
-                    held, held.first_at, "quiet-dropped", "held through quiet hours, then dropped: the session ended"
+                    held, self.clock(), "quiet-dropped", "held through quiet hours, then dropped: the session ended"
                 )
             self._told = {k for k in self._told if k[0] != harness or k[1] != session_id}
 
