@@ -51,12 +51,21 @@ def tmux(tmp_path: Path) -> Iterator[Any]:
     server.close()
 
 
-def _server(serve: Any, builder_for: Any, tmp_path: Path, sessions: list[FakeSession], **hub: Any) -> Any:
+def _server(
+    serve: Any,
+    builder_for: Any,
+    tmp_path: Path,
+    sessions: list[FakeSession],
+    *,
+    platform: str | None = None,
+    env: dict[str, str] | None = None,
+    **hub: Any,
+) -> Any:
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
     events = EventHub(clock=clock, state_dir=tmp_path / "state", **hub)
     fake = FakeHarness("claude", sessions, label="Claude Code")
     server = serve(
-        builder_for([("claude", fake)], tmp_path, clock=clock),
+        builder_for([("claude", fake)], tmp_path, clock=clock, platform=platform, env=env),
         hub=events,
         features=["cargento_web.reach", "cargento_web.focus"],
         options=Options(),
@@ -270,3 +279,43 @@ def test_the_page_holds_a_wait_through_quiet_hours_and_raises_it_when_they_end_i
         assert shown == ["Claude Code: Still waiting is waiting on you"], "the one answered meanwhile raised nothing"
     finally:
         context.close()
+
+
+def test_on_macos_the_raise_says_which_terminal_tab_it_selected(
+    serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
+) -> None:
+    import os
+
+    record = _TF._fake_osascript(tmp_path / "bin")
+    server, hub, _ = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        [FakeSession("s1", title="Orders API", gate=GATE)],
+        platform="darwin",
+        env={"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"},
+        notifier=MemoryNotifier(),
+    )
+    env = tmux.pane_env("work:1", tmp_path / "env1")
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "s1",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            TERMINAL_FIELD: terminal_identity(env),
+        },
+    )
+    tmux.attach()
+    tty = tmux.run("list-clients", "-F", "#{client_tty}")
+    page = page_for(server.url + "/#n=attention")
+    assert "on macOS also the Terminal.app or iTerm2 tab" in page.locator(".coverage").inner_text()
+    page.wait_for_selector('.needs [data-focus="claude:s1"]', timeout=10_000).click()
+    status = page.locator(".needs .focus-raise [role=status]", has_text="Raised")
+    status.wait_for(timeout=10_000)
+    assert (
+        status.inner_text()
+        == f"Raised: the terminal shows this session's pane, and the Terminal tab showing {tty} is selected."
+    )
+    assert len(_TF._scripts(record)) == 1 and tmux.shown() == (env["TMUX_PANE"], "1")
+    assert page.errors == []
