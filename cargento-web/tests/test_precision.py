@@ -29,7 +29,7 @@ from cargento.forwarders.slim import slim_hook_payload
 from cargento.plugins import load_registry
 from cargento.processes import LocalProcesses
 from cargento.testing.testdata import require_captures_root
-from cargento_web.runtime.alerts import CONFIRM, Pending
+from cargento_web.runtime.alerts import CONFIRM, GATE_FLOOR, Pending
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.notifiers import MemoryNotifier
 
@@ -51,7 +51,15 @@ class Clock:
         return self.now
 
 
-def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait(tmp_path: Path) -> None:
+def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The board reuses a clean session's gate answer for a second of *wall* time; stepped
+    # faster than that on the injected clock, whether a store-read wait (Copilot's) was read
+    # at all would depend on the machine's load. Every build answers afresh here.
+    from cargento.board import discovery
+
+    monkeypatch.setattr(discovery, "DERIVED_REUSE_S", 0.0)
     start = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
     clock = Clock(start)
     base = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "real")}
@@ -73,8 +81,10 @@ def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait
             notifier=notifier,
             vocabulary=EventVocabulary.from_registry(builder.registry),
         )
-        heard: list[Pending] = []
-        hub.alerts.listen(lambda item, now: heard.append(item))
+        heard: list[tuple[str, str, str, float]] = []
+        hub.alerts.listen(
+            lambda item, now: heard.append((item.harness, item.session_id, item.kind, (now - start).total_seconds()))
+        )
         demo.forward_events(lambda harness, body: hub.ingest(harness, body))
         spells: dict[tuple[str, str], list[list[float]]] = {}
         open_since: dict[tuple[str, str], float] = {}
@@ -101,19 +111,42 @@ def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait
             for d in hub.deliveries.all()
             if d.kind == "gate"
         ]
+        told = [(h, sid, t) for h, sid, kind, t in heard if kind == "gate"]
         real = {key: [s for s in found if s[1] - s[0] > CONFIRM.total_seconds()] for key, found in spells.items()}
         waits = sum(len(found) for found in real.values())
-        print(f"the demo over ten minutes: {waits} real waits, {len(raised)} gate notifications")
+        by_harness = {h: sum(len(f) for (k, _), f in real.items() if k == h) for h, _ in real}
+        print(
+            f"the demo over ten minutes: {waits} real waits {by_harness}, {len(told)} raised by the precision "
+            f"rules, {len(raised)} desktop notifications"
+        )
         assert waits >= 4, "the demo opens waits in more than one harness, more than once"
-        assert len(raised) == waits, (raised, spells)
+        # The figure: the shared precision rules raise exactly one per real wait, inside it; the
+        # reach lane hears exactly these.
+        assert len(told) == waits, (told, spells)
         for key, found in real.items():
-            at = sorted(t for h, sid, t in raised if (h, sid) == key)
+            at = sorted(t for h, sid, t in told if (h, sid) == key)
             assert len(at) == len(found), (key, at, found)
             for moment, (opened, closed) in zip(at, sorted(found), strict=True):
                 assert opened <= moment <= closed, "each raise lies inside its own wait"
-        assert not {sid for _, sid, _ in raised} & subagents, "no subagent raised anything"
+        assert not {sid for _, sid, _ in told} & subagents, "no subagent raised anything"
+        # The desktop lane raises at most one per real wait, inside it; a wait it did not raise
+        # is one its lane-wide floor held (another session's popup less than GATE_FLOOR before)
+        # until the wait had ended.
+        for key, found in real.items():
+            at = sorted(t for h, sid, t in raised if (h, sid) == key)
+            for opened, closed in sorted(found):
+                inside = [t for t in at if opened <= t <= closed]
+                assert len(inside) <= 1, (key, inside)
+                if not inside:
+                    # Confirmed (give or take a board's two seconds) while another popup's floor ran.
+                    confirmed = opened - 2 + CONFIRM.total_seconds()
+                    floor = [
+                        t
+                        for h, sid, t in raised
+                        if (h, sid) != key and t <= closed and t + GATE_FLOOR.total_seconds() >= confirmed
+                    ]
+                    assert floor, f"{key} waited {opened}-{closed} s and no floor explains the missing popup"
         assert len(notifier.sent) == len(raised)
-        assert len([p for p in heard if p.kind == "gate"]) == waits, "the listeners hear the same figure"
         hub.close()
     finally:
         demo.stop()

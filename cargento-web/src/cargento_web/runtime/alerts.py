@@ -48,7 +48,17 @@ from cargento_web.runtime.notifiers import Notifier, Sent
 from cargento_web.runtime.presence import Presence
 from cargento_web.runtime.stores import DeliveriesStore, Delivery
 
-__all__ = ["CONFIRM", "QUIET_HOLD_LIMIT", "SKIP_LIMIT", "Alerts", "Pending", "RaiseListener", "Screen", "Skipped"]
+__all__ = [
+    "CONFIRM",
+    "GATE_FLOOR",
+    "QUIET_HOLD_LIMIT",
+    "SKIP_LIMIT",
+    "Alerts",
+    "Pending",
+    "RaiseListener",
+    "Screen",
+    "Skipped",
+]
 
 GATE_COOLDOWN = timedelta(seconds=60)
 GATE_FLOOR = timedelta(seconds=15)
