@@ -42,7 +42,7 @@ from starlette.routing import BaseRoute, Route
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.focus.coverage import coverage_sentence
 from cargento_web.focus.terminal_tab import TerminalTabs
-from cargento_web.focus.tmux import PaneReach, Tmux
+from cargento_web.focus.tmux import TMUX_TIMEOUT_S, PaneReach, Tmux
 from cargento_web.outbound import OutboundJSON
 
 if TYPE_CHECKING:
@@ -57,6 +57,9 @@ BODY_LIMIT = 1024
 REACH_TTL_S = 5.0
 #: How old a reading may be when a raise asks whether the pane is in front of you (seconds).
 IN_FRONT_TTL_S = 1.0
+#: How long each tmux question may take when a raise asks (a judgement may run on the
+#: server's event loop, at an event's arrival).
+IN_FRONT_TIMEOUT_S = 1.0
 #: Why a raise was skipped, as the record says it.
 IN_FRONT_WORDS = "its tmux pane is in front of you (the active pane of the one attached terminal, which has focus)"
 
@@ -83,9 +86,11 @@ class FocusExtension(Extension):
 
     # -- reading the board --------------------------------------------------------------
 
-    def reading(self, harness: str, session_id: str, *, max_age_s: float = REACH_TTL_S) -> PaneReach | None:
-        """tmux's reading of the session's pane, at most *max_age_s* old; ``None`` when its
-        events never named a terminal."""
+    def reading(
+        self, harness: str, session_id: str, *, max_age_s: float = REACH_TTL_S, timeout_s: float = TMUX_TIMEOUT_S
+    ) -> PaneReach | None:
+        """tmux's reading of the session's pane, at most *max_age_s* old (each tmux question
+        bounded by *timeout_s*); ``None`` when its events never named a terminal."""
         terminal = self.hub.terminal_of(harness, session_id)
         if terminal is None:
             return None
@@ -95,7 +100,7 @@ class FocusExtension(Extension):
             cached = self._cache.get(key)
         if cached is not None and now - cached[0] <= max_age_s:
             return cached[1]
-        found = self.tmux.reach(terminal)
+        found = self.tmux.reach(terminal, timeout_s)
         with self._lock:
             self._cache[key] = (now, found)
             if len(self._cache) > 512:
@@ -116,7 +121,7 @@ class FocusExtension(Extension):
         """The alerts' screen: why a raise about this session is not sent (its pane is in
         front of you), or ``None``. Any session whose events named a pane, started this run
         or not: being in front needs no raise control."""
-        found = self.reading(harness, session_id, max_age_s=IN_FRONT_TTL_S)
+        found = self.reading(harness, session_id, max_age_s=IN_FRONT_TTL_S, timeout_s=IN_FRONT_TIMEOUT_S)
         return IN_FRONT_WORDS if found is not None and found.in_front is True else None
 
     def on_board(self, board: Board) -> None:

@@ -58,7 +58,9 @@ class Tmux:
     def __init__(self, executable: str | None = None) -> None:
         self.executable = executable or shutil.which("tmux")
 
-    def _run(self, terminal: Terminal, args: Sequence[str]) -> subprocess.CompletedProcess[str] | None:
+    def _run(
+        self, terminal: Terminal, args: Sequence[str], timeout_s: float = TMUX_TIMEOUT_S
+    ) -> subprocess.CompletedProcess[str] | None:
         if self.executable is None:
             return None
         try:
@@ -66,7 +68,7 @@ class Tmux:
                 [self.executable, "-S", terminal.socket, *args],
                 capture_output=True,
                 text=True,
-                timeout=TMUX_TIMEOUT_S,
+                timeout=timeout_s,
                 check=False,
                 stdin=subprocess.DEVNULL,
             )
@@ -81,21 +83,22 @@ class Tmux:
         getuid = getattr(os, "getuid", None)
         return stat.S_ISSOCK(found.st_mode) and (getuid is None or found.st_uid == getuid())
 
-    def reach(self, terminal: Terminal) -> PaneReach:
+    def reach(self, terminal: Terminal, timeout_s: float = TMUX_TIMEOUT_S) -> PaneReach:
         """Can *terminal*'s pane be raised now: its server is the one the hook ran under, the
-        pane still exists, and exactly one terminal is attached to the pane's session."""
+        pane still exists, and exactly one terminal is attached to the pane's session; and is
+        it in front of you. Each of its two questions may take *timeout_s*."""
         if self.executable is None:
             return PaneReach(reachable=False, reason="no-tmux")
         if not self._socket_is_ours(terminal):
             return PaneReach(reachable=False, reason="no-server")
-        where = self._run(terminal, ["display-message", "-p", "-t", terminal.pane, _PANE_FORMAT])
+        where = self._run(terminal, ["display-message", "-p", "-t", terminal.pane, _PANE_FORMAT], timeout_s)
         if where is None or where.returncode != 0:
             return PaneReach(reachable=False, reason="pane-gone")
         fields = where.stdout.strip().split("\t")
         pid, session = fields[0], fields[1] if len(fields) > 1 else ""
         if pid != str(terminal.server_pid):
             return PaneReach(reachable=False, reason="other-server")
-        listed = self._run(terminal, ["list-clients", "-t", session, "-F", "#{client_tty}\t#{client_flags}"])
+        listed = self._run(terminal, ["list-clients", "-t", session, "-F", "#{client_tty}\t#{client_flags}"], timeout_s)
         if listed is None or listed.returncode != 0:
             return PaneReach(reachable=False, reason="pane-gone", tmux_session=session)
         clients = [line.split("\t") for line in listed.stdout.splitlines() if line.strip()]
