@@ -95,3 +95,18 @@ def test_the_cli_refuses_a_malformed_variable_before_serving(
 
     monkeypatch.setattr(cli, "_serve", lambda options: 0)
     assert main(["--port", "4999", "--no-quiet-hours"]) == 0
+
+
+def test_the_next_end_of_a_window_across_midnight_is_in_local_time() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    window = parse_window("23:30-06:15")
+    zone = timezone(timedelta(hours=-5))
+    # 23:50 local on the 1st (04:50 UTC on the 2nd): the window ends at 06:15 local on the 2nd.
+    inside = datetime(2026, 12, 2, 4, 50, tzinfo=UTC)
+    assert window.next_end(inside, zone) == datetime(2026, 12, 2, 6, 15, tzinfo=zone)
+    # Past midnight, still inside: the same end.
+    assert window.next_end(datetime(2026, 12, 2, 6, 0, tzinfo=zone), zone) == datetime(2026, 12, 2, 6, 15, tzinfo=zone)
+    # At the end itself, or after it: the next day's end.
+    assert window.next_end(datetime(2026, 12, 2, 6, 15, tzinfo=zone), zone) == datetime(2026, 12, 3, 6, 15, tzinfo=zone)
+    assert window.next_end(datetime(2026, 12, 2, 12, 0), None) == datetime(2026, 12, 3, 6, 15), "naive is local"

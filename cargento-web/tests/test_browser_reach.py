@@ -51,12 +51,21 @@ def tmux(tmp_path: Path) -> Iterator[Any]:
     server.close()
 
 
-def _server(serve: Any, builder_for: Any, tmp_path: Path, sessions: list[FakeSession], **hub: Any) -> Any:
+def _server(
+    serve: Any,
+    builder_for: Any,
+    tmp_path: Path,
+    sessions: list[FakeSession],
+    *,
+    platform: str | None = None,
+    env: dict[str, str] | None = None,
+    **hub: Any,
+) -> Any:
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # noqa: E731
     events = EventHub(clock=clock, state_dir=tmp_path / "state", **hub)
     fake = FakeHarness("claude", sessions, label="Claude Code")
     server = serve(
-        builder_for([("claude", fake)], tmp_path, clock=clock),
+        builder_for([("claude", fake)], tmp_path, clock=clock, platform=platform, env=env),
         hub=events,
         features=["cargento_web.reach", "cargento_web.focus"],
         options=Options(),
@@ -180,3 +189,133 @@ def test_the_browser_lane_raises_a_standing_wait_once_and_a_quick_answer_never(
     time.sleep(7)  # well past the confirmation delay, with the slow wait still standing
     shown = page.evaluate("window.__shown")
     assert [title for title, _ in shown] == ["Claude Code: Slow one is waiting on you"]
+
+
+def test_a_session_whose_pane_is_in_front_of_you_is_not_pinged_by_the_page_and_its_record_says_why(
+    serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
+) -> None:
+    tmux.run("set-option", "-s", "focus-events", "on")  # before attaching, as tmux asks
+    server, hub, fake = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        [FakeSession("front", title="In front"), FakeSession("behind", title="Behind")],
+        notifier=MemoryNotifier(available=False),  # the page's lane is the one that pings here
+    )
+    env = tmux.pane_env("work:1", tmp_path / "env1")
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "front",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            TERMINAL_FIELD: terminal_identity(env),
+        },
+    )
+    tmux.attach()
+    (focus,) = [e for e in server.extensions.items if e.name == "focus"]
+    assert focus.raise_session("claude", "front")[0]["raised"] is True
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if httpx.get(server.url + "/api/data", timeout=5).json()["focus"]["in_front"] == ["claude:front"]:
+            break
+        time.sleep(0.1)
+    page = page_for(server.url + "/", notifications=True)
+    page.wait_for_selector('[data-key="claude:front"]', timeout=10_000)
+    fake.sessions["front"].gate = GATE
+    fake.sessions["behind"].gate = GATE
+    assert wait_until(page, "window.__shown.length > 0", 15)
+    time.sleep(7)  # past the confirmation delay for both
+    shown = [title for title, _ in page.evaluate("window.__shown")]
+    assert shown == ["Claude Code: Behind is waiting on you"], "the page's lane skipped the session in front of you"
+    page.click('[data-key="claude:front"] a.title')
+    item = page.locator('.withheld [data-rule="in-front"]').first
+    item.wait_for(timeout=15_000)
+    assert "its tmux pane is in front of you" in item.inner_text()
+    assert page.errors == []
+
+
+def test_the_page_holds_a_wait_through_quiet_hours_and_raises_it_when_they_end_if_it_still_stands(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    from cargento.quiethours import parse_window
+
+    server, _hub, fake = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        [FakeSession("stands", title="Still waiting"), FakeSession("answered", title="Answered at night")],
+        notifier=MemoryNotifier(available=False),  # the page's lane is the one that pings here
+        quiet=parse_window("23:30-06:15"),
+    )
+    # The page's clock reads 06:14:30 local (the browser's zone is this machine's): inside the
+    # window, half a minute before it ends.
+    local = datetime.now().astimezone()
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=server.url)
+    context.add_init_script(
+        "window.__shown = []; window.Notification = class { constructor(t, o) { window.__shown.push([t, o && o.body]); }"
+        " static get permission() { return 'granted'; } static requestPermission() { return Promise.resolve('granted'); } };"
+    )
+    try:
+        page = context.new_page()
+        page.clock.install(time=local.replace(hour=6, minute=14, second=30, microsecond=0))
+        page.goto(server.url + "/")
+        page.wait_for_selector('[data-key="claude:stands"]', timeout=10_000)
+        fake.sessions["stands"].gate = GATE
+        fake.sessions["answered"].gate = GATE
+        for key in ("stands", "answered"):
+            assert wait_until(
+                page, f"!!document.querySelector('[data-key=\"claude:{key}\"][data-state=needs_input]')", 10
+            )
+        time.sleep(7)  # both confirmed, inside quiet hours: held
+        assert page.evaluate("window.__shown") == []
+        fake.sessions["answered"].gate = None  # answered while quiet hours hold it
+        assert wait_until(page, "!document.querySelector('[data-key=\"claude:answered\"][data-state=needs_input]')", 10)
+        page.clock.fast_forward(60_000)  # 06:15:30: the window is over
+        assert wait_until(page, "window.__shown.length > 0", 10)
+        time.sleep(1)
+        shown = [title for title, _ in page.evaluate("window.__shown")]
+        assert shown == ["Claude Code: Still waiting is waiting on you"], "the one answered meanwhile raised nothing"
+    finally:
+        context.close()
+
+
+def test_on_macos_the_raise_says_which_terminal_tab_it_selected(
+    serve: Any, builder_for: Any, tmp_path: Path, tmux: Any, page_for: Any
+) -> None:
+    import os
+
+    record = _TF._fake_osascript(tmp_path / "bin")
+    server, hub, _ = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        [FakeSession("s1", title="Orders API", gate=GATE)],
+        platform="darwin",
+        env={"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"},
+        notifier=MemoryNotifier(),
+    )
+    env = tmux.pane_env("work:1", tmp_path / "env1")
+    hub.ingest(
+        "claude",
+        {
+            "session_id": "s1",
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            TERMINAL_FIELD: terminal_identity(env),
+        },
+    )
+    tmux.attach()
+    tty = tmux.run("list-clients", "-F", "#{client_tty}")
+    page = page_for(server.url + "/#n=attention")
+    assert "on macOS also the Terminal.app or iTerm2 tab" in page.locator(".coverage").inner_text()
+    page.wait_for_selector('.needs [data-focus="claude:s1"]', timeout=10_000).click()
+    status = page.locator(".needs .focus-raise [role=status]", has_text="Raised")
+    status.wait_for(timeout=10_000)
+    assert (
+        status.inner_text()
+        == f"Raised: the terminal shows this session's pane, and the Terminal tab showing {tty} is selected."
+    )
+    assert len(_TF._scripts(record)) == 1 and tmux.shown() == (env["TMUX_PANE"], "1")
+    assert page.errors == []

@@ -29,7 +29,7 @@ from cargento.forwarders.slim import slim_hook_payload
 from cargento.plugins import load_registry
 from cargento.processes import LocalProcesses
 from cargento.testing.testdata import require_captures_root
-from cargento_web.runtime.alerts import CONFIRM, Pending
+from cargento_web.runtime.alerts import CONFIRM, GATE_FLOOR, Pending
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.notifiers import MemoryNotifier
 
@@ -51,7 +51,15 @@ class Clock:
         return self.now
 
 
-def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait(tmp_path: Path) -> None:
+def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The board reuses a clean session's gate answer for a second of *wall* time; stepped
+    # faster than that on the injected clock, whether a store-read wait (Copilot's) was read
+    # at all would depend on the machine's load. Every build answers afresh here.
+    from cargento.board import discovery
+
+    monkeypatch.setattr(discovery, "DERIVED_REUSE_S", 0.0)
     start = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
     clock = Clock(start)
     base = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "real")}
@@ -73,8 +81,10 @@ def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait
             notifier=notifier,
             vocabulary=EventVocabulary.from_registry(builder.registry),
         )
-        heard: list[Pending] = []
-        hub.alerts.listen(lambda item, now: heard.append(item))
+        heard: list[tuple[str, str, str, float]] = []
+        hub.alerts.listen(
+            lambda item, now: heard.append((item.harness, item.session_id, item.kind, (now - start).total_seconds()))
+        )
         demo.forward_events(lambda harness, body: hub.ingest(harness, body))
         spells: dict[tuple[str, str], list[list[float]]] = {}
         open_since: dict[tuple[str, str], float] = {}
@@ -101,19 +111,42 @@ def test_the_demo_over_ten_minutes_raises_exactly_one_notification_per_real_wait
             for d in hub.deliveries.all()
             if d.kind == "gate"
         ]
+        told = [(h, sid, t) for h, sid, kind, t in heard if kind == "gate"]
         real = {key: [s for s in found if s[1] - s[0] > CONFIRM.total_seconds()] for key, found in spells.items()}
         waits = sum(len(found) for found in real.values())
-        print(f"the demo over ten minutes: {waits} real waits, {len(raised)} gate notifications")
+        by_harness = {h: sum(len(f) for (k, _), f in real.items() if k == h) for h, _ in real}
+        print(
+            f"the demo over ten minutes: {waits} real waits {by_harness}, {len(told)} raised by the precision "
+            f"rules, {len(raised)} desktop notifications"
+        )
         assert waits >= 4, "the demo opens waits in more than one harness, more than once"
-        assert len(raised) == waits, (raised, spells)
+        # The figure: the shared precision rules raise exactly one per real wait, inside it; the
+        # reach lane hears exactly these.
+        assert len(told) == waits, (told, spells)
         for key, found in real.items():
-            at = sorted(t for h, sid, t in raised if (h, sid) == key)
+            at = sorted(t for h, sid, t in told if (h, sid) == key)
             assert len(at) == len(found), (key, at, found)
             for moment, (opened, closed) in zip(at, sorted(found), strict=True):
                 assert opened <= moment <= closed, "each raise lies inside its own wait"
-        assert not {sid for _, sid, _ in raised} & subagents, "no subagent raised anything"
+        assert not {sid for _, sid, _ in told} & subagents, "no subagent raised anything"
+        # The desktop lane raises at most one per real wait, inside it; a wait it did not raise
+        # is one its lane-wide floor held (another session's popup less than GATE_FLOOR before)
+        # until the wait had ended.
+        for key, found in real.items():
+            at = sorted(t for h, sid, t in raised if (h, sid) == key)
+            for opened, closed in sorted(found):
+                inside = [t for t in at if opened <= t <= closed]
+                assert len(inside) <= 1, (key, inside)
+                if not inside:
+                    # Confirmed (give or take a board's two seconds) while another popup's floor ran.
+                    confirmed = opened - 2 + CONFIRM.total_seconds()
+                    floor = [
+                        t
+                        for h, sid, t in raised
+                        if (h, sid) != key and t <= closed and t + GATE_FLOOR.total_seconds() >= confirmed
+                    ]
+                    assert floor, f"{key} waited {opened}-{closed} s and no floor explains the missing popup"
         assert len(notifier.sent) == len(raised)
-        assert len([p for p in heard if p.kind == "gate"]) == waits, "the listeners hear the same figure"
         hub.close()
     finally:
         demo.stop()
@@ -296,29 +329,98 @@ def test_a_finished_turn_followed_at_once_by_the_next_prompt_raises_nothing(tmp_
     hub.close()
 
 
-def test_quiet_hours_across_midnight_hold_everything_but_a_question(tmp_path: Path) -> None:
+def test_quiet_hours_across_midnight_hold_raises_and_deliver_those_still_standing_when_they_end(
+    tmp_path: Path,
+) -> None:
     from datetime import timezone
 
     from cargento.quiethours import parse_window
 
     zone = timezone(timedelta(hours=1))
-    clock = Clock(datetime(2026, 12, 1, 22, 50, tzinfo=UTC))  # 23:50 local
-    hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
-    heard: list[str] = []
-    hub.alerts.listen(lambda item, now: heard.append(item.kind))
+
+    def local(day: int, hour: int, minute: int) -> datetime:
+        return datetime(2026, 12, day, hour, minute, tzinfo=zone)
+
+    clock = Clock(local(1, 23, 50))
+    hub, notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
+    heard: list[tuple[str, str]] = []
+    hub.alerts.listen(lambda item, now: heard.append((item.session_id, item.kind)))
     _gate(hub, "night")
     _ticked(hub, clock, 6)
     assert hub.raise_question("claude", "asker", "Ship it?") == "raised", "a direct question is never held"
-    clock.now = datetime(2026, 12, 2, 5, 14, tzinfo=UTC)  # 06:14 local, past midnight: still quiet
+    clock.now = local(2, 0, 30)  # past midnight: still quiet
+    _gate(hub, "answered")
+    _ticked(hub, clock, 6)
+    clock.now = local(2, 1, 0)
+    hub.ingest("claude", {"session_id": "answered", "hook_event_name": "PostToolUse", "tool_name": "Bash"})
+    clock.now = local(2, 6, 14)
     _gate(hub, "dawn")
     _ticked(hub, clock, 6)
-    assert hub.alerts.withheld["quiet"] == 2
-    clock.now = datetime(2026, 12, 2, 5, 20, tzinfo=UTC)  # 06:20 local: the window is over
+    assert hub.alerts.withheld["quiet"] == 3 and hub.alerts.withheld["quiet-dropped"] == 1
+    assert sorted(p.session_id for p in hub.alerts.held_quiet) == ["dawn", "night"], "held, not dropped"
+    assert hub.alerts.drain() and [d.session_id for d in hub.deliveries.all()] == ["asker"]
+    assert heard == [("asker", "question")], "the reach lane is held the same way"
+    # Whoever drives the ticks is told to come back when the window ends, not every second.
+    assert hub.next_due(clock.now) == local(2, 6, 15)
+    clock.now = local(2, 6, 15)
+    hub.tick(clock.now)
+    assert sorted(heard[1:]) == [("dawn", "gate"), ("night", "gate")], "the lanes hear both as the window ends"
+    _ticked(hub, clock, 20)  # the desktop's 15-second floor spaces the two
+    clock.now = local(2, 6, 20)
     _gate(hub, "morning")
     _ticked(hub, clock, 6)
     assert hub.alerts.drain()
-    assert sorted((d.session_id, d.kind) for d in hub.deliveries.all()) == [("asker", "question"), ("morning", "gate")]
-    assert heard == ["question", "gate"], "the reach lane is held the same way"
+    raised = sorted((d.session_id, d.kind) for d in hub.deliveries.all())
+    assert raised == [("asker", "question"), ("dawn", "gate"), ("morning", "gate"), ("night", "gate")]
+    assert len(notifier.sent) == 4, "the wait answered in the night raised nothing"
+    night = next(d for d in hub.deliveries.all() if d.session_id == "night")
+    assert night.raised_at == local(2, 6, 15)
+    record = hub.session_record("claude", "answered")
+    assert [w["rule"] for w in record["withheld"]] == ["quiet-dropped", "quiet-held"]
+    assert "the wait was answered before they ended" in record["withheld"][0]["words"]
+    assert [w["rule"] for w in hub.session_record("claude", "night")["withheld"]] == ["quiet-released", "quiet-held"]
+    hub.close()
+
+
+def test_a_held_raise_whose_session_ended_or_moved_on_is_dropped_with_that_reason(tmp_path: Path) -> None:
+    from cargento.quiethours import parse_window
+
+    clock = Clock(datetime(2026, 12, 1, 23, 40, tzinfo=UTC))
+    hub, notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=UTC)
+    body: Callable[[str, str], dict[str, str]] = lambda sid, name: {"session_id": sid, "hook_event_name": name}  # noqa: E731
+    _gate(hub, "ends")
+    hub.ingest("claude", body("moves-on", "UserPromptSubmit"))
+    hub.ingest("claude", body("moves-on", "Stop"))
+    _ticked(hub, clock, 6)
+    assert sorted((p.session_id, p.kind) for p in hub.alerts.held_quiet) == [("ends", "gate"), ("moves-on", "finished")]
+    hub.ingest("claude", body("ends", "SessionEnd"))
+    hub.ingest("claude", body("moves-on", "UserPromptSubmit"))
+    assert hub.alerts.held_quiet == ()
+    assert hub.next_due(clock.now) is None, "nothing left to wake for"
+    clock.now = datetime(2026, 12, 2, 6, 16, tzinfo=UTC)
+    hub.tick(clock.now)
+    assert hub.alerts.drain() and notifier.sent == [] and hub.deliveries.all() == ()
+    (ended, _) = hub.session_record("claude", "ends")["withheld"]
+    assert ended["words"] == "held through quiet hours, then dropped: the session ended"
+    (moved, _) = hub.session_record("claude", "moves-on")["withheld"]
+    assert moved["words"] == "held through quiet hours, then dropped: a new turn started before they ended"
+    assert hub.alerts.withheld["quiet-dropped"] == 2
+    hub.close()
+
+
+def test_quiet_hours_hold_is_bounded(tmp_path: Path) -> None:
+    from cargento.quiethours import parse_window
+    from cargento_web.runtime.alerts import QUIET_HOLD_LIMIT
+
+    clock = Clock(datetime(2026, 12, 1, 23, 40, tzinfo=UTC))
+    hub, _ = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=UTC)
+    for i in range(QUIET_HOLD_LIMIT + 3):
+        assert hub.alerts.gate("claude", f"s{i}", "t", "b", clock.now, kind="departure") == "quiet"
+    held = hub.alerts.held_quiet
+    assert len(held) == QUIET_HOLD_LIMIT and held[0].session_id == "s3", "the oldest went first"
+    assert hub.alerts.withheld["quiet-dropped"] == 3
+    (dropped,) = hub.alerts.skips_for("claude", "s0")[:1]
+    assert dropped.rule == "quiet-dropped" and f"more than {QUIET_HOLD_LIMIT}" in dropped.words
     hub.close()
 
 
@@ -399,9 +501,50 @@ def test_quiet_hours_hold_a_tripwire_and_a_departure_too(tmp_path: Path) -> None
     hub, _notifier = _hub(tmp_path, clock, quiet=parse_window("23:30-06:15"), zone=zone)
     for kind in ("tripwire", "departure"):
         assert hub.alerts.gate("claude", f"q-{kind}", "title", "body", clock.now, kind=kind) == "quiet"
+    assert hub.alerts.drain() and hub.deliveries.all() == ()
+    clock.now = datetime(2026, 12, 2, 6, 15, tzinfo=UTC)  # the window ends: both still stand
+    hub.tick(clock.now)
+    assert hub.alerts.drain()
+    assert [d.session_id for d in hub.deliveries.all()] == ["q-tripwire"], "the second waits out the floor"
+    clock.now += timedelta(seconds=20)
+    hub.tick(clock.now)
     for minute, kind in ((0, "tripwire"), (1, "departure")):  # a minute apart: past any floor
         clock.now = datetime(2026, 12, 2, 7, minute, tzinfo=UTC)
         assert hub.alerts.gate("claude", f"d-{kind}", "title", "body", clock.now, kind=kind) == "raised"
     assert hub.alerts.drain()
-    assert sorted(d.kind for d in hub.deliveries.all()) == ["departure", "tripwire"]
+    assert sorted(d.session_id for d in hub.deliveries.all()) == [
+        "d-departure",
+        "d-tripwire",
+        "q-departure",
+        "q-tripwire",
+    ]
+    hub.close()
+
+
+def test_the_raise_ticker_sleeps_while_nothing_is_held_and_wakes_for_what_is(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    """Idle cost: with nothing held the ticker judges nothing (it used to wake every second);
+    a gate wakes it, and it judges once the confirmation is due rather than every second."""
+    import time as wall
+
+    from cargento.testing.fakes import FakeHarness
+
+    notifier = MemoryNotifier()
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=notifier)
+    server = serve(builder_for([("claude", FakeHarness("claude", []))], tmp_path), hub=hub, rescan_s=60)
+    live = server.app.state.live
+    wall.sleep(2.5)
+    assert live.ticks == 0, "nothing held: the ticker slept"
+    _gate(hub, "s1")
+    assert hub.next_due() is not None
+    deadline = wall.monotonic() + CONFIRM.total_seconds() + 4
+    while wall.monotonic() < deadline and not notifier.sent:
+        wall.sleep(0.05)
+    assert len(notifier.sent) == 1, "the gate was confirmed on time"
+    assert 1 <= live.ticks <= 2, f"judged when due, not every second ({live.ticks} judgements)"
+    assert hub.next_due() is None
+    ticks = live.ticks
+    wall.sleep(1.5)
+    assert live.ticks == ticks, "asleep again"
     hub.close()

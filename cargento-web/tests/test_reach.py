@@ -314,3 +314,38 @@ def test_the_session_record_words_a_nudge_as_a_webhook_post(tmp_path: Path, webh
     assert by_lane["reach"]["outcome_words"].startswith("posted to the reach webhook, which accepted it")
     assert by_lane["desktop"]["outcome_words"].startswith("handed to this machine's notification service")
     hub.close()
+
+
+def test_a_nudge_not_posted_is_noted_on_the_session_record_with_its_reason(
+    tmp_path: Path, webhook: tuple[str, Received]
+) -> None:
+    url, received = webhook
+    clock = Clock()
+    hub = EventHub(clock=clock, state_dir=tmp_path / "state", notifier=MemoryNotifier(), confirm=timedelta(0))
+    target = ReachTarget(url=url, shape="webhook", source="--reach-url")
+    policy = ReachPolicy(away_after=timedelta(minutes=5), timeout_s=2.0, retry_after_s=0.01, daily_cap=1)
+    lane = ReachLane(
+        target,
+        hub.deliveries,
+        hub.presence,
+        lambda h, sid: ("Claude Code", sid),
+        clock=clock,
+        policy=policy,
+        note=hub.alerts.note,
+    )
+    hub.alerts.listen(lane.on_raise)
+    hub.presence.report("tab-aaaaaaaa", True, None, clock.now)
+    gate(hub, "s1")  # at the desk
+    clock.now += timedelta(minutes=10)
+    gate(hub, "s2")  # away: posted, and the day's one nudge is spent
+    clock.now += timedelta(minutes=1)
+    gate(hub, "s3")  # away, but the cap is spent
+    assert lane.drain() and len(received.requests) == 1
+    (present,) = hub.session_record("claude", "s1")["withheld"]
+    assert present["rule"] == "reach-present"
+    assert present["words"] == "reach nudge not posted: a dashboard tab is visible (away means 5 min with none)"
+    assert hub.session_record("claude", "s2")["withheld"] == []
+    (capped,) = hub.session_record("claude", "s3")["withheld"]
+    assert capped["rule"] == "reach-cap" and "the cap of 1 a day is spent" in capped["words"]
+    lane.close()
+    hub.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime, time, tzinfo
+from datetime import datetime, time, timedelta, tzinfo
 from pathlib import Path
 
 import attrs
@@ -59,6 +59,15 @@ class QuietWindow:
         if self.crosses_midnight:
             return at >= self.start or at < self.end
         return self.start <= at < self.end
+
+    def next_end(self, moment: datetime, zone: tzinfo | None = None) -> datetime:
+        """The first moment after *moment* at which the window ends (its end time, local),
+        whether or not *moment* is inside it; aware in *zone* when *moment* is aware."""
+        local = moment.astimezone(zone) if moment.tzinfo is not None else moment
+        end = local.replace(hour=self.end.hour, minute=self.end.minute, second=0, microsecond=0)
+        if end <= local:
+            end += timedelta(days=1)
+        return end
 
     def text(self) -> str:
         return f"{self.start:%H:%M}-{self.end:%H:%M}"

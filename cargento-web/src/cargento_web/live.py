@@ -12,8 +12,9 @@ notifications or a listener such as the reach nudges), the same slow timer keeps
 board warm with no page open, events on or off: one build per ``rescan_s``, handed to the hub,
 so a wait only a store records (Copilot's, Cursor's, a transcript's) still raises, and an end
 is still read, with no browser attached. An event still asks for its own rebuild at once. A
-hub with ``tick(now)`` is also ticked every :data:`TICK_S` seconds, so a raise held back for
-its confirmation delay is confirmed on time between builds.
+hub with ``tick(now)`` is also ticked between builds, when its ``next_due(now)`` says a raise
+held back (its confirmation delay, a floor, quiet hours) is due, and woken early through
+``hub.alerts.on_schedule`` when a raise starts being held: nothing runs while nothing is held.
 """
 
 from __future__ import annotations
@@ -41,8 +42,18 @@ log = logging.getLogger("cargento_web")
 
 #: A board built this recently is reused by ``/api/data`` even with no stream open.
 REUSE_S = 1.0
-#: How often the hub's held-back raises are judged between builds.
-TICK_S = 1.0
+#: The longest the raise ticker sleeps without being woken (a wall-clock jump, a suspend).
+TICK_MAX_S = 300.0
+#: The shortest (a due moment already passed is judged at once, then after this).
+TICK_MIN_S = 0.02
+
+
+def _set_threadsafe(loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
+    """Set *event* from any thread (the alerts call this from the ingesting or building one)."""
+    if loop.is_closed():
+        return
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(event.set)
 
 
 def watch_targets(builder: BoardBuilder) -> tuple[frozenset[str], frozenset[str]]:
@@ -177,6 +188,9 @@ class LiveBoard:
         self._kick: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
+        self._tick_wake: asyncio.Event | None = None
+        #: Number of times the hub's held-back raises were judged by the ticker (tests).
+        self.ticks = 0
         #: Number of boards built, for tests and ``/api/health``-free diagnostics.
         self.builds = 0
         #: When anything last made a built board out of date (monotonic): a board begun
@@ -318,12 +332,37 @@ class LiveBoard:
             self._ticker = loop.create_task(self._tick(tick), name="cargento-raise-tick")
 
     async def _tick(self, tick: Callable[[], Any]) -> None:
-        """Judge the hub's held-back raises every :data:`TICK_S` (a dictionary look when
-        nothing is held)."""
+        """Judge the hub's held-back raises when the next is due (``hub.next_due``), sleeping
+        until then or until the hub says a raise started being held; off the event loop, since
+        a judgement may ask tmux whether a pane is in front of you."""
+        wake = self._tick_wake = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        alerts = getattr(self.hub, "alerts", None)
+        on_schedule: Callable[[Callable[[], None]], Any] | None = getattr(alerts, "on_schedule", None)
+        if on_schedule is not None:
+            on_schedule(lambda: _set_threadsafe(loop, wake))
+        next_due: Callable[[], Any] | None = getattr(self.hub, "next_due", None)
+        clock: Callable[[], Any] | None = getattr(self.hub, "clock", None)
         while not self._closing:
-            await asyncio.sleep(TICK_S)
+            wake.clear()  # before reading the schedule, so a raise held meanwhile still wakes it
+            delay = TICK_MAX_S
+            if next_due is not None and clock is not None:
+                due = next_due()
+                if due is not None:
+                    delay = min(max((due - clock()).total_seconds(), TICK_MIN_S), TICK_MAX_S)
+            else:
+                delay = 1.0  # a hub that cannot say when: judged every second
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=delay)
+            if self._closing:
+                break
+            if wake.is_set() and next_due is not None and clock is not None:
+                due = next_due()
+                if due is None or due > clock():
+                    continue  # woken with nothing due yet: sleep until it is
             try:
-                tick()
+                self.ticks += 1
+                await anyio.to_thread.run_sync(tick)
             except Exception:
                 log.exception("the event hub failed to judge its held-back raises")
 

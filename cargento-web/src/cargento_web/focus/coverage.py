@@ -24,8 +24,9 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def coverage_sentence(total: int, reasons: Mapping[str, str]) -> str:
-    """*reasons* is each session's ``ok`` or why not; sessions absent from it sent nothing."""
+def coverage_sentence(total: int, reasons: Mapping[str, str], *, tabs: str | None = None) -> str:
+    """*reasons* is each session's ``ok`` or why not; sessions absent from it sent nothing.
+    *tabs* says how far a raise reaches past tmux (the macOS terminal tab, or tmux only)."""
     reachable = sum(1 for r in reasons.values() if r == "ok")
     counts = Counter(r for r in reasons.values() if r != "ok")
     silent = total - len(reasons)
@@ -35,6 +36,8 @@ def coverage_sentence(total: int, reasons: Mapping[str, str]) -> str:
         f"Terminal raise: {reachable} of {_plural(total, 'session', 'sessions')} on this board can be raised "
         "(a tmux pane, a session started while this dashboard has been up, exactly one terminal attached)."
     )
+    if tabs:
+        head = f"{head} A raise selects the session's tmux window and pane; {tabs}."
     if not counts:
         return head
     rest = "; ".join(f"{n} {REASON_WORDS.get(reason, reason)}" for reason, n in counts.most_common())

@@ -92,6 +92,6 @@ def create(context: ExtensionContext) -> Extension | None:
                 return s.harness_label, s.title or s.display_id
         return None
 
-    lane = ReachLane(target, hub.deliveries, hub.presence, namer, clock=hub.clock, policy=policy)
+    lane = ReachLane(target, hub.deliveries, hub.presence, namer, clock=hub.clock, policy=policy, note=hub.alerts.note)
     hub.alerts.listen(lane.on_raise)
     return ReachExtension(target, reason, lane, policy)

@@ -9,8 +9,9 @@ a server error); a session is nudged at most once per :attr:`ReachPolicy.cooldow
 :attr:`ReachPolicy.daily_cap` nudges go out per local day, counted from the deliveries record
 so a restart does not reset it. Every attempt that was decided on is recorded in the
 deliveries store like a desktop raise (backend ``reach-ntfy`` or ``reach-webhook``), with its
-outcome; a nudge skipped because you were at the desk or a limit was spent is counted, not
-recorded (nothing was raised).
+outcome; a nudge skipped because you were at the desk or a limit was spent is counted and
+noted with its reason beside the raises the precision rules skipped (the session page's "Not
+sent as it arose"), never recorded as a delivery (nothing was posted).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class ReachPolicy:
 
 #: ``(harness, session_id) -> (harness label, session title)`` from the newest board, or None.
 Namer = Callable[[str, str], tuple[str, str] | None]
+#: ``note(item, now, rule, words)``: remember why a nudge was not posted (the alerts' record).
+Note = Callable[[Pending, datetime, str, str], object]
 
 
 class ReachLane:
@@ -61,6 +64,7 @@ class ReachLane:
         policy: ReachPolicy | None = None,
         zone: tzinfo | None = None,
         sleep: Callable[[float], object] | None = None,
+        note: Note | None = None,
     ) -> None:
         self.target = target
         self.deliveries = deliveries
@@ -70,6 +74,7 @@ class ReachLane:
         self.policy = policy or ReachPolicy()
         self.zone = zone
         self._sleep = sleep or threading.Event().wait
+        self._note = note
         self._lock = threading.Lock()
         self._last: dict[tuple[str, str], datetime] = {}
         self._day: date | None = None
@@ -101,15 +106,33 @@ class ReachLane:
     def on_raise(self, item: Pending, now: datetime) -> str:
         """Decide on one raise; returns ``queued``, ``present``, ``cooldown`` or ``cap``."""
         key = (item.harness, item.session_id)
-        if self.presence.away_for(now) < self.policy.away_after:
-            return self._skip("present")
+        away = self.presence.away_for(now)
+        if away < self.policy.away_after:
+            seen = (
+                "a dashboard tab is visible"
+                if away <= timedelta(0)
+                else f"a dashboard tab was visible {_span(away)} before"
+            )
+            return self._skip(
+                "present",
+                item,
+                now,
+                f"reach nudge not posted: {seen} (away means {_span(self.policy.away_after)} with none)",
+            )
         with self._lock:
             last = self._last.get(key)
-            if last is not None and now - last < self.policy.cooldown:
-                self.skipped["cooldown"] += 1
-                return "cooldown"
+        if last is not None and now - last < self.policy.cooldown:
+            return self._skip(
+                "cooldown",
+                item,
+                now,
+                f"reach nudge not posted: this session was nudged {_span(now - last)} before "
+                f"(at most one every {_span(self.policy.cooldown)})",
+            )
         if self.sent_today(now) >= self.policy.daily_cap:
-            return self._skip("cap")
+            return self._skip(
+                "cap", item, now, f"reach nudge not posted: the cap of {self.policy.daily_cap} a day is spent"
+            )
         named = self.namer(item.harness, item.session_id)
         label, title = named if named is not None else (item.harness, item.session_id[:8])
         nudge = compose(item.kind, label, title)
@@ -130,9 +153,11 @@ class ReachLane:
         )
         return "queued"
 
-    def _skip(self, reason: str) -> str:
+    def _skip(self, reason: str, item: Pending, now: datetime, words: str) -> str:
         with self._lock:
             self.skipped[reason] += 1
+        if self._note is not None:
+            self._note(item, now, f"reach-{reason}", words)
         return reason
 
     def _deliver(self, job: tuple[Delivery, Nudge]) -> Delivery:
@@ -158,6 +183,14 @@ class ReachLane:
 
     def close(self) -> None:
         self._worker.close()
+
+
+def _span(span: timedelta) -> str:
+    seconds = max(0, round(span.total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 120 else f"{round(minutes / 60)} h"
 
 
 def _server_error(sent: Sent) -> bool:

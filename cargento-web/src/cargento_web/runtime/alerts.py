@@ -6,10 +6,16 @@ Precision first, for every lane (the desktop here, the reach nudges through
 turn (``finished``, a session's own turn stop) is confirmed the same way, so a turn followed
 at once by the next prompt raises nothing; a question raises on arrival, and so does an idle
 nudge (the harness already waited before sending it). A raise about a session a visible
-dashboard tab shows is not sent (:class:`~cargento_web.runtime.presence.Presence`), and
-during quiet hours every raise but a question is held (dropped, and counted). Only then do
-the listeners hear of it, and the desktop lane applies its own limits below. ``finished`` is
-a listener's kind alone: the desktop raises gates, idle nudges and questions.
+dashboard tab shows is not sent (:class:`~cargento_web.runtime.presence.Presence`), nor one
+a *screen* says is in front of you another way (:meth:`Alerts.screen`: the terminal raise's
+"its tmux pane is in front of you"; never a question, which is answered in the dashboard).
+During quiet hours every raise but a question is *held*: kept (at most
+:data:`QUIET_HOLD_LIMIT`) and, when the window ends, raised then if its cause still stands; a
+wait answered meanwhile, a turn followed by the next one, a session that ended, is dropped
+with that reason. Only then do the listeners hear of it, and the desktop lane applies its own
+limits below. ``finished`` is a listener's kind alone: the desktop raises gates, idle nudges
+and questions. Every raise a rule skipped, held, released or dropped is noted with its reason
+(:meth:`Alerts.skips_for`, the session page's record), bounded to :data:`SKIP_LIMIT`.
 
 Gate alerts (a session's transition into Needs input) have a 60-second per-session cooldown
 and a 15-second lane-wide floor; an idle nudge shares that floor and has its own 60-second
@@ -19,11 +25,17 @@ the floor has passed, if its session still wants it) rather than being lost. A r
 platform with no backend records ``no-backend`` and spends no cooldown, so the next real
 transition is still eligible. Every raise gets one entry in the deliveries store, completed
 by the delivery thread with the outcome the backend reported.
+
+Nothing here runs on a timer of its own: :meth:`Alerts.next_due` says when the next held-back
+raise is due (a confirmation, a floor, the end of quiet hours), and the callbacks given to
+:meth:`Alerts.on_schedule` are told whenever a raise starts being held, so whoever drives
+:meth:`Alerts.retry` can sleep until then.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 
@@ -36,7 +48,17 @@ from cargento_web.runtime.notifiers import Notifier, Sent
 from cargento_web.runtime.presence import Presence
 from cargento_web.runtime.stores import DeliveriesStore, Delivery
 
-__all__ = ["CONFIRM", "Alerts", "Pending", "RaiseListener"]
+__all__ = [
+    "CONFIRM",
+    "GATE_FLOOR",
+    "QUIET_HOLD_LIMIT",
+    "SKIP_LIMIT",
+    "Alerts",
+    "Pending",
+    "RaiseListener",
+    "Screen",
+    "Skipped",
+]
 
 GATE_COOLDOWN = timedelta(seconds=60)
 GATE_FLOOR = timedelta(seconds=15)
@@ -51,6 +73,16 @@ CONFIRMED_KINDS = frozenset({"gate", "finished"})
 #: departure an unasked drift check raised while you were away; ``tripwire`` a workflow stage
 #: condition that tripped).
 DESKTOP_KINDS = frozenset({"gate", "idle", "question", "departure", "tripwire"})
+#: Raises held through quiet hours at most (the oldest is dropped, with that reason, first).
+QUIET_HOLD_LIMIT = 64
+#: Skipped, held, released and dropped raises remembered for the session record.
+SKIP_LIMIT = 500
+#: The reasons a raise was not sent when it arose, as the record words them.
+SKIP_WORDS = {
+    "in-view": "not sent: a visible dashboard tab shows this session",
+    "quiet-held": "held: quiet hours; raised when they end if it still stands",
+    "quiet-released": "quiet hours ended with it still standing: raised now",
+}
 
 
 @attrs.frozen(kw_only=True)
@@ -70,12 +102,29 @@ class Pending:
 
 #: Told of every raise that passed the precision rules: ``listener(item, now)``.
 RaiseListener = Callable[[Pending, datetime], object]
+#: ``screen(harness, session_id, now)``: why a raise about that session is not sent (it is in
+#: front of you some other way), or ``None``.
+Screen = Callable[[str, str, datetime], str | None]
+
+
+@attrs.frozen(kw_only=True)
+class Skipped:
+    """A raise a precision rule did not send when it arose, and why."""
+
+    harness: str
+    session_id: str
+    kind: str
+    at: datetime
+    #: ``in-view``, ``in-front``, ``quiet-held``, ``quiet-released`` or ``quiet-dropped``.
+    rule: str
+    words: str
 
 
 class Alerts:
     """The alert policy over one :class:`Notifier`; thread-safe.
 
-    *clock* is only used to stamp a delivery's completion; decisions take ``now``.
+    *clock* stamps a delivery's completion and a held raise's drop when its moment ended;
+    decisions take ``now``.
     """
 
     def __init__(
@@ -100,9 +149,14 @@ class Alerts:
         self.zone = zone
         self.presence = presence
         self.confirm = confirm
-        #: Raises each precision rule held back this run, by rule.
-        self.withheld: dict[str, int] = {"unconfirmed": 0, "in-view": 0, "quiet": 0}
+        #: Raises each precision rule held back this run, by rule (``quiet``: held through
+        #: quiet hours; ``quiet-dropped``: held and then dropped, their cause gone).
+        self.withheld: dict[str, int] = {"unconfirmed": 0, "in-view": 0, "in-front": 0, "quiet": 0, "quiet-dropped": 0}
         self._listeners: list[RaiseListener] = []
+        self._screens: list[Screen] = []
+        self._schedule: list[Callable[[], None]] = []
+        self._quiet_held: OrderedDict[tuple[str, str, str], Pending] = OrderedDict()
+        self._skips: deque[Skipped] = deque(maxlen=SKIP_LIMIT)
         self._lock = threading.Lock()
         self._session_last: dict[tuple[str, str, str], datetime] = {}
         self._gate_last: datetime | None = None
@@ -127,6 +181,17 @@ class Alerts:
         with self._lock:
             self._listeners.append(listener)
 
+    def screen(self, screen: Screen) -> None:
+        """Skip every raise (but a question) about a session *screen* says is in front of you."""
+        with self._lock:
+            self._screens.append(screen)
+
+    def on_schedule(self, callback: Callable[[], None]) -> None:
+        """Call *callback()* (quickly, on any thread) whenever a raise starts being held, so
+        :meth:`next_due` may have moved earlier."""
+        with self._lock:
+            self._schedule.append(callback)
+
     @property
     def has_listeners(self) -> bool:
         with self._lock:
@@ -135,26 +200,86 @@ class Alerts:
     def in_quiet_hours(self, now: datetime) -> bool:
         return self.quiet is not None and self.quiet.contains(now, self.zone)
 
+    @property
+    def held_quiet(self) -> tuple[Pending, ...]:
+        """Raises held until quiet hours end."""
+        with self._lock:
+            return tuple(self._quiet_held.values())
+
+    def skips_for(self, harness: str, session_id: str) -> tuple[Skipped, ...]:
+        """The raises about one session a rule skipped, held, released or dropped, newest first."""
+        with self._lock:
+            return tuple(k for k in reversed(self._skips) if k.harness == harness and k.session_id == session_id)
+
+    def next_due(self, now: datetime) -> datetime | None:
+        """When :meth:`retry` next has something to decide (``None``: nothing is held)."""
+        with self._lock:
+            dues: list[datetime] = []
+            for item in self._pending.values():
+                if not item.announced and item.kind in CONFIRMED_KINDS:
+                    dues.append(item.first_at + self.confirm)
+                else:
+                    last = self._question_last if item.kind == "question" else self._gate_last
+                    floor = QUESTION_FLOOR if item.kind == "question" else GATE_FLOOR
+                    dues.append(last + floor if last is not None else now)
+                dues.append(item.first_at + PENDING_LIFE)
+            if self._quiet_held:
+                ends = self.quiet.next_end(now, self.zone) if self.quiet is not None else now
+                dues.append(ends)
+        return min(dues) if dues else None
+
+    def _rescheduled(self) -> None:
+        with self._lock:
+            callbacks = list(self._schedule) if self._pending or self._quiet_held else []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # a driver's failure must not stop a raise
+                continue
+
+    def note(self, item: Pending, now: datetime, rule: str, words: str) -> None:
+        """Record that a lane did not send *item*, and why (the reach lane's own limits)."""
+        with self._lock:
+            self._note(item, now, rule, words)
+
+    def _note(self, item: Pending, now: datetime, rule: str, words: str | None = None) -> None:
+        """Remember why a raise was not sent as it arose (under the lock)."""
+        self._skips.append(
+            Skipped(
+                harness=item.harness,
+                session_id=item.session_id,
+                kind=item.kind,
+                at=now,
+                rule=rule,
+                words=words or SKIP_WORDS.get(rule, rule),
+            )
+        )
+
     def gate(self, harness: str, session_id: str, title: str, body: str, now: datetime, *, kind: str = "gate") -> str:
         """Consider a gate alert (``kind`` ``gate``, ``idle`` or ``finished``). Returns what
         was decided: ``confirming`` (a gate or finished turn waits :data:`CONFIRM` first),
         ``in-view``, ``quiet``, ``raised``, ``no-backend``, ``cooldown``, ``held`` (floor),
         ``listeners`` (a ``finished`` turn, told to the listeners only) or ``off``."""
-        return self._consider(
+        decided = self._consider(
             Pending(harness=harness, session_id=session_id, kind=kind, title=title, body=body, first_at=now), now
         )
+        self._rescheduled()
+        return decided
 
     def question(self, harness: str, session_id: str, title: str, body: str, now: datetime) -> str:
         """Consider a question alert (its own 15-second floor, no per-session cooldown)."""
-        return self._consider(
+        decided = self._consider(
             Pending(harness=harness, session_id=session_id, kind="question", title=title, body=body, first_at=now), now
         )
+        self._rescheduled()
+        return decided
 
     def retry(self, now: datetime, still_wanted: Callable[[Pending], bool]) -> list[str]:
-        """Raise held-back alerts whose floor has passed and that are still wanted."""
+        """Raise held-back alerts whose floor has passed and that are still wanted, and, once
+        quiet hours are over, the raises they held whose cause still stands."""
+        decided = self._release_quiet(now, still_wanted)
         with self._lock:
             pending = list(self._pending.values())
-        decided = []
         for item in pending:
             key = (item.harness, item.session_id, item.kind)
             if now - item.first_at > PENDING_LIFE or not still_wanted(item):
@@ -164,22 +289,55 @@ class Alerts:
                         self.withheld["unconfirmed"] += 1
                 continue
             decided.append(self._consider(item, now))
+        self._rescheduled()
+        return decided
+
+    def _release_quiet(self, now: datetime, still_wanted: Callable[[Pending], bool]) -> list[str]:
+        """Quiet hours are over: raise each held raise whose cause still stands (confirmed
+        already, so at once, under the lanes' own floors and cooldowns), drop the others."""
+        with self._lock:
+            if not self._quiet_held or self.in_quiet_hours(now):
+                return []
+            held = list(self._quiet_held.values())
+            self._quiet_held.clear()
+        decided = []
+        for item in held:
+            if not still_wanted(item):
+                with self._lock:
+                    self.withheld["quiet-dropped"] += 1
+                    self._note(item, now, "quiet-dropped", "held through quiet hours, then dropped: it no longer stood")
+                continue
+            with self._lock:
+                self._note(item, now, "quiet-released")
+            # Confirmed when it was held: its life as a pending raise starts now.
+            decided.append(self._consider(attrs.evolve(item, first_at=now - self.confirm), now))
         return decided
 
     def forget_kind(self, harness: str, session_id: str, kind: str) -> None:
         """The moment of one kind of alert ended (a wait answered, a new turn started): drop
         it if held back, and let the next transition raise again."""
+        key = (harness, session_id, kind)
         with self._lock:
-            dropped = self._pending.pop((harness, session_id, kind), None)
+            dropped = self._pending.pop(key, None)
             if dropped is not None and not dropped.announced:
                 self.withheld["unconfirmed"] += 1
-            self._told.discard((harness, session_id, kind))
+            held = self._quiet_held.pop(key, None)
+            if held is not None:
+                self.withheld["quiet-dropped"] += 1
+                self._note(held, self.clock(), "quiet-dropped", _ENDED_WORDS.get(kind, _ENDED_WORDS["gate"]))
+            self._told.discard(key)
 
     def forget(self, harness: str, session_id: str) -> None:
         """Drop every held-back alert of a session that ended."""
         with self._lock:
             for key in [k for k in self._pending if k[0] == harness and k[1] == session_id]:
                 del self._pending[key]
+            for key in [k for k in self._quiet_held if k[0] == harness and k[1] == session_id]:
+                held = self._quiet_held.pop(key)
+                self.withheld["quiet-dropped"] += 1
+                self._note(
+                    held, self.clock(), "quiet-dropped", "held through quiet hours, then dropped: the session ended"
+                )
             self._told = {k for k in self._told if k[0] != harness or k[1] != session_id}
 
     # -- the decision ---------------------------------------------------------------------
@@ -270,12 +428,43 @@ class Alerts:
             if self.presence is not None and self.presence.showing(item.harness, item.session_id, now):
                 self._pending.pop(key, None)
                 self.withheld["in-view"] += 1
+                self._note(item, now, "in-view")
                 return "in-view"
+            screens = list(self._screens) if item.kind != "question" else []
+        for screen in screens:
+            try:
+                why = screen(item.harness, item.session_id, now)
+            except Exception:  # a screen that fails says nothing: the raise goes out
+                why = None
+            if why:
+                with self._lock:
+                    self._pending.pop(key, None)
+                    self.withheld["in-front"] += 1
+                    self._note(item, now, "in-front", f"not sent: {why}")
+                return "in-front"
+        with self._lock:
             if item.kind != "question" and self.in_quiet_hours(now):
                 self._pending.pop(key, None)
-                self.withheld["quiet"] += 1
+                self._hold_quiet(item, key, now)
                 return "quiet"
         return None
+
+    def _hold_quiet(self, item: Pending, key: tuple[str, str, str], now: datetime) -> None:
+        """Keep a raise until quiet hours end (under the lock); the oldest goes past the bound."""
+        if key not in self._quiet_held:
+            self.withheld["quiet"] += 1
+            self._note(item, now, "quiet-held")
+        self._quiet_held.pop(key, None)
+        self._quiet_held[key] = attrs.evolve(item, first_at=now)
+        while len(self._quiet_held) > QUIET_HOLD_LIMIT:
+            _, oldest = self._quiet_held.popitem(last=False)
+            self.withheld["quiet-dropped"] += 1
+            self._note(
+                oldest,
+                now,
+                "quiet-dropped",
+                f"held through quiet hours, then dropped: more than {QUIET_HOLD_LIMIT} were held",
+            )
 
     # -- delivery -------------------------------------------------------------------------
 
@@ -305,3 +494,11 @@ class Alerts:
     def pending(self) -> tuple[Pending, ...]:
         with self._lock:
             return tuple(self._pending.values())
+
+
+#: Why a held raise was dropped when its moment ended during quiet hours, by kind.
+_ENDED_WORDS = {
+    "gate": "held through quiet hours, then dropped: the wait was answered before they ended",
+    "finished": "held through quiet hours, then dropped: a new turn started before they ended",
+    "idle": "held through quiet hours, then dropped: a new turn started before they ended",
+}

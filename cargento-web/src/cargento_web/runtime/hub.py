@@ -26,7 +26,8 @@ One :class:`EventHub` runs per dashboard. The web app uses it through a small su
 * ``hub.needs_fixed_scan``: with any raise lane on, the live board rebuilds on its fixed
   interval even with no page open (events on or off), so store-read waits and ends are read
   and raised with no browser attached; ``hub.tick(now)`` confirms held-back raises between
-  builds (the live board calls it every second).
+  builds: the live board calls it when ``hub.next_due(now)`` says something is due, and
+  ``hub.alerts.on_schedule(callback)`` wakes it when a raise starts being held.
 * ``hub.presence``: which dashboard tabs are visible and which session each shows
   (``POST /api/presence``); a raise about a session a visible tab shows is not sent.
 * ``hub.terminal_of(harness, sid)``: the terminal identity (tmux socket and pane) a session's
@@ -59,7 +60,7 @@ from cargento.timestamps import iso
 from cargento_web.runtime.alerts import CONFIRM, Alerts, Pending
 from cargento_web.runtime.notifiers import MemoryNotifier, Notifier
 from cargento_web.runtime.presence import Presence
-from cargento_web.runtime.record import DELIVERIES_NOTE, delivery_doc, marks_doc, reports_doc
+from cargento_web.runtime.record import DELIVERIES_NOTE, delivery_doc, marks_doc, reports_doc, skip_doc
 from cargento_web.runtime.reports import Report, ReportLog
 from cargento_web.runtime.stores import DeliveriesStore, Delivery, End, EndsStore
 
@@ -469,11 +470,15 @@ class EventHub:
         return clip(f"{s.harness_label} · {s.title or s.project or s.display_id}", 80)
 
     def tick(self, now: datetime | None = None) -> list[str]:
-        """Confirm or withdraw the raises held back (the confirmation delay, the floors);
-        cheap when nothing is held, so the live board calls it every second."""
-        if not self.alerts.pending:
+        """Confirm or withdraw the raises held back (the confirmation delay, the floors, quiet
+        hours); a dictionary look when nothing is held."""
+        if not self.alerts.pending and not self.alerts.held_quiet:
             return []
         return self.alerts.retry(now or self.clock(), self._still_wanted)
+
+    def next_due(self, now: datetime | None = None) -> datetime | None:
+        """When :meth:`tick` next has something to decide; ``None`` while nothing is held."""
+        return self.alerts.next_due(now or self.clock())
 
     def _still_wanted(self, item: Pending) -> bool:
         """Does the moment of a held-back raise still stand? A gate: the session's lane still
@@ -624,6 +629,8 @@ class EventHub:
             "notifications": status["notifications"],
             "deliveries": [delivery_doc(d) for d in deliveries],
             "deliveries_note": DELIVERIES_NOTE,
+            #: Raises about this session a precision rule did not send when they arose, and why.
+            "withheld": [skip_doc(k) for k in self.alerts.skips_for(harness, session_id)],
             "irreversible": reports_doc(
                 self.irreversible_reports(harness, session_id), enabled=self.irreversible_enabled, events=self.events
             ),
@@ -662,8 +669,10 @@ class EventHub:
                 #: Quiet hours of this run ("HH:MM-HH:MM", local time), or None.
                 "quiet_hours": self.alerts.quiet.text() if self.alerts.quiet is not None else None,
                 "confirm_s": self.alerts.confirm.total_seconds(),
-                #: Raises the precision rules held back this run (unconfirmed, in-view, quiet).
+                #: Raises the precision rules held back this run (unconfirmed, in-view,
+                #: in-front, quiet, quiet-dropped), and how many quiet hours hold now.
                 "withheld": dict(self.alerts.withheld),
+                "held_for_quiet_hours": len(self.alerts.held_quiet),
             },
             "resets": [r for r in (self.ends.reset if self.ends else None, self.deliveries.reset) if r],
             #: The same resets for the page's header: which store, what happened, and when.

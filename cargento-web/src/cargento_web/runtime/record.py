@@ -16,6 +16,7 @@ from typing import Any
 
 from cargento.timestamps import iso
 
+from cargento_web.runtime.alerts import Skipped
 from cargento_web.runtime.reports import Report
 from cargento_web.runtime.stores import Delivery, End
 
@@ -28,6 +29,7 @@ __all__ = [
     "lead_words",
     "marks_doc",
     "reports_doc",
+    "skip_doc",
     "tab_lane_words",
 ]
 
@@ -122,6 +124,17 @@ def delivery_doc(delivery: Delivery) -> dict[str, Any]:
             "before_s": delivery.tab_lane_before_s,
             "words": tab_lane_words(delivery),
         },
+    }
+
+
+def skip_doc(skip: Skipped) -> dict[str, Any]:
+    """One raise a precision rule did not send as it arose (skipped, held, released, dropped)."""
+    return {
+        "kind": skip.kind,
+        "kind_words": KIND_WORDS.get(skip.kind, skip.kind),
+        "at": iso(skip.at),
+        "rule": skip.rule,
+        "words": skip.words,
     }
 
 

@@ -77,14 +77,20 @@ function spellStart(s, at) {
 }
 // Precision, the same rules the server's lanes keep: a wait raises only once it still stands
 // CONFIRM_MS after this tab saw it open (an approval answered in a second raises nothing), at
-// most once per wait; never about a session this visible tab is showing; never during quiet
-// hours; and not at all when the server hands gates to this machine's own notification
-// service (the same wait would ping twice).
+// most once per wait; never about a session this visible tab is showing, nor one whose tmux
+// pane is in front of you (the terminal raise's reading, /api/data's focus.in_front); held
+// through quiet hours and raised when they end if it still stands; and not at all when the
+// server hands gates to this machine's own notification service (the same wait would ping
+// twice).
 const CONFIRM_MS = Math.max(0, ((CONFIG.notifications && CONFIG.notifications.confirm_s) ?? 5) * 1000);
 const confirming = new Map(); // key -> {since, title, body}
 function showingHere(key) {
   const r = state.route;
   return document.visibilityState === "visible" && r.view === "session" && `${r.harness}:${r.sid}` === key;
+}
+function terminalInFront(key) {
+  const f = state.board && state.board.focus;
+  return Boolean(f && Array.isArray(f.in_front) && f.in_front.includes(key));
 }
 function inQuietHours(when = new Date()) {
   const span = CONFIG.notifications && CONFIG.notifications.quiet_hours;
@@ -111,11 +117,48 @@ function confirmWaits() {
     }
     if (Date.now() - wait.since < CONFIRM_MS) continue;
     confirming.delete(key);
-    if (state.notify === "granted" && !showingHere(key) && !inQuietHours() && !serverRaisesGates()) {
-      show(wait.title, wait.body, key);
+    if (state.notify === "granted" && !showingHere(key) && !terminalInFront(key) && !serverRaisesGates()) {
+      if (inQuietHours()) holdForQuiet(key, wait);
+      else show(wait.title, wait.body, key);
     }
   }
   if (confirming.size) setTimeout(confirmWaits, CONFIRM_MS + 250);
+}
+// Quiet hours hold a confirmed wait rather than drop it, as the server's lanes do: when the
+// window ends it is raised then if it still stands (answered meanwhile: nothing). Bounded.
+const QUIET_HOLD_LIMIT = 64;
+const quietHeld = new Map(); // key -> {title, body}
+let quietTimer = null;
+function msUntilQuietEnd(when = new Date()) {
+  const span = CONFIG.notifications && CONFIG.notifications.quiet_hours;
+  const m = span && span.match(/^(\d\d):(\d\d)-(\d\d):(\d\d)$/);
+  if (!m) return 0;
+  const end = new Date(when);
+  end.setHours(+m[3], +m[4], 0, 0);
+  if (end <= when) end.setDate(end.getDate() + 1);
+  return end - when;
+}
+function holdForQuiet(key, wait) {
+  quietHeld.delete(key);
+  quietHeld.set(key, wait);
+  while (quietHeld.size > QUIET_HOLD_LIMIT) quietHeld.delete(quietHeld.keys().next().value);
+  scheduleQuietRelease();
+}
+function scheduleQuietRelease() {
+  if (quietTimer || !quietHeld.size) return;
+  // Re-read at least every minute: a laptop asleep across the end must not wait a day.
+  quietTimer = setTimeout(releaseQuiet, Math.min(msUntilQuietEnd() + 250, 60000));
+}
+function releaseQuiet() {
+  quietTimer = null;
+  if (inQuietHours()) return scheduleQuietRelease();
+  const byKey = new Map(((state.board && state.board.sessions) || []).map((s) => [s.key, s]));
+  for (const [key, wait] of [...quietHeld]) {
+    quietHeld.delete(key);
+    const s = byKey.get(key);
+    if (!s || s.state !== "needs_input") continue; // answered while quiet hours held it
+    if (state.notify === "granted" && !showingHere(key) && !terminalInFront(key) && !serverRaisesGates()) show(wait.title, wait.body, key);
+  }
 }
 
 function notifyTransitions(board) {
@@ -141,7 +184,7 @@ function notifyTransitions(board) {
         confirming.set(key, { since: Date.now(), title: `${s.harness_label}: ${name} is waiting on you`, body: what });
         setTimeout(confirmWaits, CONFIRM_MS + 250);
       }
-    } else if (before === "working" && s.state === "idle" && !state.onlyWaits && !showingHere(key) && !inQuietHours()) {
+    } else if (before === "working" && s.state === "idle" && !state.onlyWaits && !showingHere(key) && !terminalInFront(key) && !inQuietHours()) {
       const spell = spells.get(key);
       const worked = spell ? (spell.last - spell.start) / 1000 : 0;
       if (spell && worked >= QUIET_AFTER_S && quietSaid.get(key) !== spell.start) {

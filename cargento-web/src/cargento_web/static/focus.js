@@ -1,7 +1,8 @@
 // The terminal raise: RAISE TERMINAL on a session whose own tmux terminal Cargento can reach
 // (config.features.focus, /api/data's focus.raisable), in NEEDS YOU NOW and on the session
 // page, and one coverage line saying how far the feature reached. The raise selects the
-// session's tmux window and pane: it types nothing and brings no window in front.
+// session's tmux window and pane (on macOS also its Terminal.app or iTerm2 tab): it types
+// nothing and brings no window in front.
 import { h } from "preact";
 import { useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
@@ -24,7 +25,14 @@ async function raiseTerminal(session) {
       body: JSON.stringify({ harness: session.harness, session_id: session.session_id }),
     });
     const body = await r.json().catch(() => null);
-    if (r.ok && body && body.raised) return "Raised: the terminal shows this session's pane.";
+    if (r.ok && body && body.raised) {
+      // On macOS the terminal application's tab is a second part, said whatever became of it.
+      const tab = body.tab && body.tab.outcome !== "tmux-only" ? body.tab : null;
+      if (!tab) return "Raised: the terminal shows this session's pane.";
+      return tab.outcome === "selected"
+        ? `Raised: the terminal shows this session's pane, and ${tab.detail}.`
+        : `Raised: the terminal shows this session's pane; its tab was not selected (${tab.detail}).`;
+    }
     const why = body && (body.reason || body.detail || body.error);
     return `Not raised${why ? ` (${why})` : ""}.`;
   } catch (e) {

@@ -19,8 +19,9 @@ function Coverage() {
   const shape = REACH.shape === "ntfy" ? "an ntfy topic" : "a JSON webhook";
   return html`<p class="reach-coverage">Reach nudges: to ${shape} on ${REACH.host}, when a session needs you and no
     dashboard tab has been visible for ${minutes(REACH.away_after_s)}; at most one per session every
-    ${minutes(REACH.cooldown_s)} and ${REACH.daily_cap} a day. A nudge names the harness, the title and the kind of wait,
-    never the prompt, a command or a path.</p>`;
+    ${minutes(REACH.cooldown_s)} and ${REACH.daily_cap} a day. A finished turn is nudged only where the harness's own
+    lifecycle hooks report its turn stop; quiet hours hold nudges until they end. A nudge names the harness, the title
+    and the kind of wait, never the prompt, a command or a path.</p>`;
 }
 
 fill("attention.coverage", Coverage);

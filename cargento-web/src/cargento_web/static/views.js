@@ -759,6 +759,10 @@ function KeptRecord({ harness, sid, revision, ctx }) {
         ? html`<ul class="deliveries">${d.deliveries.map((x) => html`<${Delivery} d=${x} ctx=${ctx} />`)}</ul>
           <p class="muted small">${d.deliveries_note}</p>`
         : html`<p class="muted">No notification has been raised about this session.</p>`}
+      ${d.withheld && d.withheld.length
+        ? html`<h4>Not sent as it arose <span class="count">${d.withheld.length}</span></h4>
+          <ul class="withheld">${d.withheld.map((w) => html`<li data-rule=${w.rule}><${When} at=${w.at} ctx=${ctx} /> · <span class="dkind">${w.kind_words}</span> · ${w.words}</li>`)}</ul>`
+        : null}
       ${d.problems.length ? html`<p class="note fault">${d.problems.join("; ")}</p>` : null}
     </section>
     <section class="col commands" aria-labelledby="h-reported">
