@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from cargento_web.runtime.alerts import Alerts
+from cargento_web.runtime.alerts import CONFIRM, GATE_FLOOR, Alerts
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.journal import records_in
 from cargento_web.runtime.notifiers import MemoryNotifier, NoBackend
@@ -38,13 +38,15 @@ def test_sixty_second_per_session_cooldown(tmp_path: Path) -> None:
     assert a.drain() and len(n.sent) == 2
 
 
-def test_fifteen_second_lane_floor_holds_then_raises(tmp_path: Path) -> None:
+def test_the_lane_floor_holds_then_raises(tmp_path: Path) -> None:
     n = MemoryNotifier()
     a = alerts(tmp_path, n)
+    assert GATE_FLOOR < CONFIRM, "no wait that stands past its confirmation is held until it is over"
+    floor = GATE_FLOOR.total_seconds()
     assert a.gate("claude", "s1", "t", "b", at(0)) == "raised"
-    assert a.gate("codex", "s2", "t", "b", at(5)) == "held"
-    assert a.retry(at(10), lambda p: True) == ["held"]
-    assert a.retry(at(16), lambda p: True) == ["raised"]
+    assert a.gate("codex", "s2", "t", "b", at(1)) == "held"
+    assert a.retry(at(floor - 0.5), lambda p: True) == ["held"]
+    assert a.retry(at(floor + 0.5), lambda p: True) == ["raised"]
     assert a.pending == ()
     assert a.drain() and len(n.sent) == 2
 
@@ -53,8 +55,8 @@ def test_a_held_alert_whose_wait_ended_is_dropped(tmp_path: Path) -> None:
     n = MemoryNotifier()
     a = alerts(tmp_path, n)
     a.gate("claude", "s1", "t", "b", at(0))
-    a.gate("codex", "s2", "t", "b", at(5))
-    assert a.retry(at(16), lambda p: False) == []
+    a.gate("codex", "s2", "t", "b", at(1))
+    assert a.retry(at(GATE_FLOOR.total_seconds() + 1), lambda p: False) == []
     assert a.drain() and len(n.sent) == 1
 
 

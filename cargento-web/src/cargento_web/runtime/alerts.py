@@ -18,7 +18,7 @@ and questions. Every raise a rule skipped, held, released or dropped is noted wi
 (:meth:`Alerts.skips_for`, the session page's record), bounded to :data:`SKIP_LIMIT`.
 
 Gate alerts (a session's transition into Needs input) have a 60-second per-session cooldown
-and a 15-second lane-wide floor; an idle nudge shares that floor and has its own 60-second
+and a 4-second lane-wide floor; an idle nudge shares that floor and has its own 60-second
 per-session cooldown (so a nudge never silences the real gate that follows it); questions
 keep their own 15-second floor. Subagent sessions never pop. An alert the floor holds back waits (it is raised once
 the floor has passed, if its session still wants it) rather than being lost. A raise on a
@@ -61,7 +61,9 @@ __all__ = [
 ]
 
 GATE_COOLDOWN = timedelta(seconds=60)
-GATE_FLOOR = timedelta(seconds=15)
+#: Popups of different sessions are spaced at least this far apart. Shorter than :data:`CONFIRM`,
+#: so a wait that stands past its confirmation plus one floor is never held until it is over.
+GATE_FLOOR = timedelta(seconds=4)
 QUESTION_FLOOR = timedelta(seconds=15)
 #: A held-back alert older than this is dropped (its moment has passed).
 PENDING_LIFE = timedelta(seconds=60)
