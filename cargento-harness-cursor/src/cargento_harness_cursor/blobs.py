@@ -15,7 +15,10 @@ import re
 import attrs
 import orjson
 
-__all__ = ["PendingGate", "child_ids", "model_name", "pending_gate", "readable_message"]
+__all__ = ["KNOWN_ROLES", "PendingGate", "child_ids", "message_role", "model_name", "pending_gate", "readable_message"]
+
+#: Message roles Cursor writes; any other is counted as schema drift.
+KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 _CONTRACTS = b'"pendingToolExecutionContracts"'
 _STAMP = re.compile(rb'"pendingToolCallStartedAtMs"\s*:\s*(\d{1,16})(?![\d.eE])')
@@ -96,6 +99,18 @@ def child_ids(root: bytes, *, complete: bool, newest: int = 12) -> list[str]:
 def readable_message(blob: bytes) -> bool:
     """True when a message blob reads as a JSON message (plaintext), not encrypted bytes."""
     return blob.lstrip()[:1] == b"{"
+
+
+def message_role(blob: bytes) -> str | None:
+    """The ``role`` of a message blob that reads in full as a JSON object, else ``None``."""
+    if blob[:1] != b"{":
+        return None
+    try:
+        message = orjson.loads(blob)
+    except orjson.JSONDecodeError:
+        return None
+    role = message.get("role") if isinstance(message, dict) else None
+    return role[:80] if isinstance(role, str) else None
 
 
 def model_name(blob: bytes) -> str | None:
