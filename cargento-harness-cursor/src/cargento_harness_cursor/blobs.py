@@ -113,18 +113,32 @@ def message_role(blob: bytes) -> str | None:
     return role[:80] if isinstance(role, str) else None
 
 
+def _named(holder: object) -> str | None:
+    """``providerOptions.cursor.modelName`` of a message or of one content block."""
+    options = holder.get("providerOptions") if isinstance(holder, dict) else None
+    cursor = options.get("cursor") if isinstance(options, dict) else None
+    name = cursor.get("modelName") if isinstance(cursor, dict) else None
+    return name.strip() if isinstance(name, str) and name.strip() else None
+
+
 def model_name(blob: bytes) -> str | None:
-    """``providerOptions.cursor.modelName`` of one message blob, verbatim, or ``None``."""
+    """``providerOptions.cursor.modelName`` of one message blob, verbatim, or ``None``.
+
+    The message's own ``providerOptions`` is read first, then its content blocks', newest
+    first: an assistant message as the CLI writes it carries the model on its blocks (a
+    ``reasoning`` or ``tool-call`` block's ``providerOptions.cursor.modelName``) while the
+    message level holds only a ``requestId``, or nothing."""
     if blob[:1] == b"{":
         try:
             message = orjson.loads(blob)
         except orjson.JSONDecodeError:
             message = None
         if isinstance(message, dict):
-            options = message.get("providerOptions")
-            cursor = options.get("cursor") if isinstance(options, dict) else None
-            name = cursor.get("modelName") if isinstance(cursor, dict) else None
-            return name.strip() if isinstance(name, str) and name.strip() else None
+            found = _named(message)
+            content = message.get("content")
+            if found is None and isinstance(content, list):
+                found = next((n for block in reversed(content) if (n := _named(block)) is not None), None)
+            return found
     found = _MODEL.search(blob)
     if found is None or (found.start() > 0 and blob[found.start() - 1 : found.start()] == b"\\"):
         return None
