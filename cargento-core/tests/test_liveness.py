@@ -200,3 +200,20 @@ def test_a_replay_table_makes_no_starting_row(tmp_path: Path) -> None:
     registry = load_registry(entry_points=False, extra=[("cli", harness)])
     table = StaticProcesses([ProcessInfo(pid=7, argv=("/usr/bin/fakecli",), cwd="/w/x", started_at=1.0)])
     assert BoardBuilder(registry, env={}, home=tmp_path, processes=table).build().sessions == ()
+
+
+class PidFileTied(FakeHarness):
+    @hookimpl
+    def harness_info(self) -> HarnessInfo:
+        tie = ProcessTie(names=("copilot",), ties=("pid file",), coverage="by its pid file")
+        return HarnessInfo(key=self.key, label="Pid-file tied", process=tie)
+
+
+def test_a_harness_tied_by_its_pid_file_gets_starting_rows_but_no_directory_verdict() -> None:
+    session = FakeSession("s", age_s=20, cwd="/w/app")
+    reg = load_registry(entry_points=False, extra=[("pidtied", PidFileTied("pidtied", [session]))])
+    table = StaticProcesses([_cli(41, "/w/new")], listed=True)
+    board = BoardBuilder(reg, env={}, clock=lambda: NOW, processes=table).build()
+    rows = {s.session_id: s for s in board.sessions}
+    assert rows["s"].state == "working", "no process in /w/app: the pid file, not the directory, decides"
+    assert (rows["pid-41"].state, rows["pid-41"].cwd) == ("starting", "/w/new")

@@ -127,9 +127,16 @@ def _exited(row: BoardSession, found: HarnessProcesses) -> Evidence:
 def apply_liveness(
     rows: Sequence[BoardSession], tie: ProcessTie | None, found: HarnessProcesses | None, now: datetime
 ) -> tuple[list[BoardSession], tuple[Starting, ...]]:
-    """*rows* of one harness with the process table's word applied, and its starting processes."""
-    if tie is None or found is None or "cwd" not in tie.ties:
+    """*rows* of one harness with the process table's word applied, and its starting processes.
+
+    A harness tied by ``cwd`` gets both; one tied only by its ``pid file`` keeps its own word on
+    which session is live (the plugin verifies the pid file against the process table) and
+    gets the starting processes only: a process whose directory the listing reads is either
+    the session of a row written there since it started, or has written nothing yet."""
+    if tie is None or found is None or not {"cwd", "pid file"} & set(tie.ties):
         return list(rows), ()
+    if "cwd" not in tie.ties:
+        return list(rows), _starting(found.processes, rows)
     live = found.cwds
     out: list[BoardSession] = []
     for row in rows:
