@@ -49,7 +49,7 @@ def test_a_known_field_in_another_wire_type_is_counted(tmp_path: Path) -> None:
 
     report = as_dict(diagnose(builder.registry, _builder(tmp_path), now=NOW))
     (harness,) = report["harnesses"]
-    assert [(d["version"], d["name"], d["count"]) for d in harness["drift"]][0] == (
+    assert next((d["version"], d["name"], d["count"]) for d in harness["drift"]) == (
         None,
         "step metadata field 9 as wire type 0",
         2,

@@ -134,11 +134,11 @@ def model_name(blob: bytes) -> str | None:
         except orjson.JSONDecodeError:
             message = None
         if isinstance(message, dict):
-            found = _named(message)
+            named = _named(message)
             content = message.get("content")
-            if found is None and isinstance(content, list):
-                found = next((n for block in reversed(content) if (n := _named(block)) is not None), None)
-            return found
+            if named is None and isinstance(content, list):
+                named = next((n for block in reversed(content) if (n := _named(block)) is not None), None)
+            return named
     found = _MODEL.search(blob)
     if found is None or (found.start() > 0 and blob[found.start() - 1 : found.start()] == b"\\"):
         return None
