@@ -217,3 +217,10 @@ def test_a_harness_tied_by_its_pid_file_gets_starting_rows_but_no_directory_verd
     rows = {s.session_id: s for s in board.sessions}
     assert rows["s"].state == "working", "no process in /w/app: the pid file, not the directory, decides"
     assert (rows["pid-41"].state, rows["pid-41"].cwd) == ("starting", "/w/new")
+
+
+def test_a_waiting_row_accounts_for_the_process_in_its_directory_whatever_its_start() -> None:
+    # The process started after the row's last write (a wait stands still): it is that row's.
+    later = ProcessInfo(pid=41, argv=("/usr/bin/copilot",), cwd="/w/app", started_at=NOW.timestamp())
+    board = _board(StaticProcesses([later], listed=True), Gate(kind="permission", source="events.jsonl"))
+    assert [(s.session_id, s.state) for s in board.sessions] == [("s", "needs_input")]  # type: ignore[attr-defined]

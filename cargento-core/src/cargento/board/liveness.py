@@ -163,14 +163,19 @@ def apply_liveness(
 
 
 def _starting(processes: Iterable[ProcessInfo], rows: Sequence[BoardSession]) -> tuple[Starting, ...]:
-    """The processes no row accounts for: none of the harness's rows in the process's directory
-    has written since the process started (a row that has is the session that process writes;
-    where the start time cannot be read, any row in the directory accounts for it)."""
+    """The processes no row accounts for. A working or waiting row accounts for the processes
+    in its directory (the same tie that keeps it working or waiting); an idle row only for
+    those it has written since they started (a process started after its last write is a new
+    launch or a resume that has written nothing yet); where a process's start time cannot be
+    read, any row in its directory accounts for it."""
+    live: set[str] = set()
     newest: dict[str, datetime | None] = {}
     for r in rows:
         if not r.cwd:
             continue
         where = _norm(r.cwd)
+        if r.state in ("working", "needs_input"):
+            live.add(where)
         seen = newest.get(where)
         if where not in newest or (r.last_active_at is not None and (seen is None or r.last_active_at > seen)):
             newest[where] = r.last_active_at
@@ -180,6 +185,8 @@ def _starting(processes: Iterable[ProcessInfo], rows: Sequence[BoardSession]) ->
             continue
         started = datetime.fromtimestamp(p.started_at, UTC) if p.started_at is not None else None
         where = _norm(p.cwd)
+        if where in live:
+            continue
         if where in newest:
             last = newest[where]
             if started is None or (last is not None and last >= started - timedelta(seconds=START_SLACK_S)):
