@@ -132,3 +132,20 @@ def test_a_recorded_store_holds_nothing_this_build_does_not_understand(scenario:
     home, truth = copy_golden(scenario, tmp_path)
     board = golden_board(_plugin(key), key, home, truth)
     assert all(row.unknown_records == () for row in board.sessions), [r.unknown_records for r in board.sessions]
+
+
+#: The recorded stores that name the CLI version that wrote them (Gemini CLI's and pi's do not).
+VERSIONED = {"claude", "codex", "copilot", "opencode"}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_drift_is_named_with_the_version_the_recorded_store_names(scenario: str, tmp_path: Path) -> None:
+    truth_file = json.loads((GOLDEN / scenario / "truth.json").read_text())
+    key = KEYS[truth_file["harness"]]
+    home, truth = copy_golden(scenario, tmp_path)
+    board = golden_board(_plugin(key), key, home, truth)
+    versions = {row.harness_version for row in board.sessions}
+    if key in VERSIONED:
+        assert versions == {truth_file["harness_version"]}, versions
+    else:
+        assert versions == {None}, versions

@@ -57,6 +57,24 @@ def test_blob_readers_take_any_bytes(data: bytes) -> None:
         assert all(len(i) == 64 for i in ids)
     name = blobs.model_name(data)
     assert name is None or isinstance(name, str)
+    role = blobs.message_role(data)
+    assert role is None or isinstance(role, str)
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.sampled_from(["role", "id", "content", "providerOptions"]), _json, max_size=4))
+def test_any_json_message_reads_a_model_and_a_role_or_none(message: dict[str, object]) -> None:
+    data = json.dumps(message).encode()
+    name = blobs.model_name(data)
+    assert name is None or (isinstance(name, str) and name == name.strip() and name)
+    role = blobs.message_role(data)
+    assert role == (message["role"] if isinstance(message.get("role"), str) else None)
 
 
 @given(st.lists(st.binary(min_size=32, max_size=32), max_size=20), st.binary(max_size=50))

@@ -382,3 +382,23 @@ def test_a_parent_whose_messages_name_no_model_does_not_fall_back_to_its_meta(ho
     chat.user("hi", at=ago(60))
     chat.assistant("Hello.", at=ago(55), model=None)
     assert board(home).sessions[0].model is None
+
+
+def test_a_model_named_only_on_the_content_blocks_is_the_messages_model(home: Path) -> None:
+    """The shape third-party readers recorded from real cursor-agent stores (Cursor CLI is
+    closed source; no real Cursor store is in this repository's test data): an assistant
+    message's ``providerOptions.cursor.modelName`` sits on its content blocks (a ``reasoning``
+    block), the message level holding only a ``requestId`` — yashas-salankimatt/sidecar
+    ``docs/plans/cursor-cli-adapter.md`` at 4b2305721b2f6f672368bbc0483e41b0fae8d6f4. Read
+    that way, a subagent's pill carries the model its own messages name, not its meta's."""
+    chat = CursorChat(home, workspace=str(home / "w"), name="lead", created_at=ago(60))
+    chat.user("look around", at=ago(60))
+    chat.reasoned("On it.", at=ago(55), model="claude-4.5-opus-high-thinking")
+    child = chat.subagent("explore", at=ago(40))
+    child.payload["lastUsedModel"] = "an-older-pick"
+    child.user("explore the parser", at=ago(40))
+    child.reasoned("Reading.", at=ago(5), model="gemini-3-flash")
+    (row,) = board(home).sessions
+    assert row.model == "claude-4.5-opus-high-thinking"
+    (pill,) = row.subagents
+    assert (pill.name, pill.model) == ("explore", "gemini-3-flash")

@@ -341,12 +341,20 @@ def test_refresh_reads_only_appended_lines(tmp_path: Path) -> None:
 
 
 def test_a_model_named_only_inside_a_resume_snapshot_is_still_the_sessions_model(tmp_path: Path) -> None:
+    """The shape is Gemini CLI's own (google-gemini/gemini-cli
+    ``packages/core/src/services/chatRecordingService.ts`` at
+    016443b5e7bf36fc40313db8a901f639a4426a14): a resume appends ``{"$set": {"sessionId"}}``;
+    ``updateMessagesFromHistory`` writes the thread as ``{"$set": {"messages", "lastUpdated"}}``
+    whose records are the existing ones (``{...existing, content}``, so a gemini message keeps
+    ``model``) and, for a turn new to the history such as a compression summary, a fresh record
+    of ``id``, ``timestamp``, ``type`` and ``content`` only (no ``model``)."""
     chat = GeminiStore(tmp_path).session(SID, cwd="/w/a", at=T0)
     chat.prompt("first", at=T0)
     chat.reply("one", at=T0 + timedelta(seconds=1), output_tokens=10, model="gemini-3-pro")
-    chat.resume(at=T0 + timedelta(seconds=60))  # the resumed session's $set.messages snapshot
+    chat.resume(at=T0 + timedelta(seconds=60))  # $set.sessionId, then the $set.messages snapshot
     lines = chat.path.read_text().splitlines()
-    header, snapshot = lines[0], lines[-1]
+    header, resumed, snapshot = lines[0], lines[-2], lines[-1]
+    assert json.loads(resumed) == {"$set": {"sessionId": SID}}
     assert '"$set"' in snapshot and "gemini-3-pro" in snapshot
     # Compression writes the context again as a snapshot whose messages name no model, then
     # the session goes on with a prompt: the model is recorded only inside the first snapshot.
@@ -356,8 +364,9 @@ def test_a_model_named_only_inside_a_resume_snapshot_is_still_the_sessions_model
         }
     }
     prompt = {"id": "p2", "timestamp": "2026-11-30T11:51:10.000Z", "type": "user", "content": [{"text": "go on"}]}
-    chat.path.write_text("\n".join([header, snapshot, json.dumps(compressed), json.dumps(prompt)]) + "\n")
+    chat.path.write_text("\n".join([header, resumed, snapshot, json.dumps(compressed), json.dumps(prompt)]) + "\n")
     ctx = ctx_of(tmp_path)
     reading = read_all(ctx)[SID]
     model = plugin.model(reading=reading, ctx=ctx)
     assert model is not None and model.id == "gemini-3-pro"
+    assert reading.unknown_records == (), "a resume's $set.sessionId is the CLI's own patch, not drift"

@@ -54,6 +54,9 @@ def test_message_parser_takes_anything(raw: str, created: object, updated: objec
     assert message.output_tokens is None or message.output_tokens >= 0
     records.prompt_text(raw)
     records.model_id(raw)
+    kind, text = records.part_type(raw)
+    assert kind is None or isinstance(kind, str)
+    assert text is None or isinstance(text, str)
 
 
 @given(json_values, json_values, json_values, json_values, json_values)

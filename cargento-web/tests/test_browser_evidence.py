@@ -114,7 +114,24 @@ def test_a_running_cli_with_no_session_yet_is_shown_starting(serve: Any, page_fo
     registry = load_registry(entry_points=False, extra=[("copilot", copilot)])
     builder = BoardBuilder(registry, env={"HOME": str(home)}, home=home, processes=table)
     server = serve(builder, all_sessions=True)
+    data = httpx.get(server.url + "/api/data").json()
+    rows = {r["session_id"]: r for r in data["sessions"]}
+    starting = rows["pid-4242"]
+    assert (starting["state"], starting["title"], starting["model"], starting["output_tokens_total"]) == (
+        "starting",
+        None,
+        None,
+        None,
+    )
+    assert starting["evidence"][0]["source"] == "process table · pid 4242" and data["counts"]["starting"] == 1
+    assert "pid-4243" not in rows, "the process in /w/old is that session's: it wrote there since it started"
     page = page_for(server.url + "/")
+    row = page.locator(f"main li.row[data-key='{starting['key']}']")
+    assert row.locator(".c-state .badge").inner_text().strip() == "Starting"
+    assert (row.locator(".c-state .badge").get_attribute("title") or "").startswith("Starting because:")
+    assert row.locator("a.title").inner_text() == "new session, nothing written yet"
+    assert row.locator(".c-now").inner_text().strip() == "starting · no session store yet"
+    assert row.locator(".c-model").inner_text().strip() == "no model recorded"
     item = page.locator(".strip li.harness[data-harness='copilot']")
     assert item.locator(".hstarting").inner_text() == "+1 starting"
     assert "1 starting (a running process with no session yet: /w/fresh)" in (item.get_attribute("title") or "")

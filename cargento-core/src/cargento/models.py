@@ -120,8 +120,9 @@ class ProcessTie:
     Core lists the processes (through psutil, on every platform) and matches *names* against
     the basename of the executable, or of the script an interpreter such as ``node`` runs.
     With ``cwd`` in *ties*, a session whose working directory no running process of the
-    harness has is not shown working or waiting on a live person, and a running process
-    whose directory no session has appears as starting.
+    harness has is not shown working or waiting on a live person; with ``cwd`` or ``pid file``,
+    a running process in whose directory no session of the harness has written since it
+    started appears as starting (:mod:`cargento.board.starting`).
     """
 
     names: tuple[str, ...]

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
+from cargento.drift import DriftCounter, UnknownRecord
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext
 from cargento.readers import open_ro
@@ -53,10 +54,25 @@ class Conversation:
     settled_max: int = -1
     settled_responses: int = 0
     settled_broken: int = 0
+    #: Schema drift among the folded steps: name -> steps (see :attr:`StepFacts.unknown`).
+    settled_unknown: dict[str, int] = attrs.Factory(dict)
     trajectory: Trajectory = attrs.Factory(Trajectory)
     model: str | None = None
     #: Readings that could not be made ("Source not fully read").
     missing: tuple[str, ...] = ()
+
+    def unknown_records(self) -> tuple[UnknownRecord, ...]:
+        """What this build did not understand in the steps and the trajectory (schema drift)."""
+        drift = DriftCounter()
+        for name, n in self.settled_unknown.items():
+            for _ in range(n):
+                drift.field(name)
+        for step in self.steps:
+            for name in step.unknown:
+                drift.field(name)
+        for name in self.trajectory.unknown:
+            drift.field(name)
+        return drift.snapshot()
 
     def broken_steps(self) -> int:
         return self.settled_broken + sum(1 for s in self.steps if s.broken)
@@ -170,7 +186,7 @@ def _read_steps(conn: sqlite3.Connection, prior: Conversation) -> Conversation:
         count = conn.execute("SELECT count(*) FROM steps WHERE idx <= ?", (prior.settled_max,)).fetchone()[0]
         if count != prior.settled_rows:
             current = Conversation()
-    state = attrs.evolve(current, steps=[], missing=())
+    state = attrs.evolve(current, steps=[], missing=(), settled_unknown=dict(current.settled_unknown))
     cursor = conn.execute(
         "SELECT idx, step_type, status, metadata FROM steps WHERE idx > ? ORDER BY idx", (state.settled_max,)
     )
@@ -198,3 +214,5 @@ def _settle(state: Conversation, step: StepFacts) -> None:
         state.settled_tokens += step.output_tokens or 0
     if step.broken:
         state.settled_broken += 1
+    for name in step.unknown:
+        state.settled_unknown[name] = state.settled_unknown.get(name, 0) + 1

@@ -91,6 +91,7 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading:
         agent_name=(trajectory.role or trajectory.kind) if trajectory.parent_id else None,
         agent_role=trajectory.kind if trajectory.parent_id else None,
         missing=conv.missing,
+        unknown_records=conv.unknown_records(),
         evidence=_evidence(path, written, last_step, ctx),
     )
 

@@ -20,12 +20,14 @@ from datetime import UTC, datetime
 import attrs
 from cargento.labels import clip
 
-from cargento_harness_antigravity.protobuf import decode, read_varint
+from cargento_harness_antigravity.protobuf import Decoded, decode, read_varint
 
 __all__ = [
     "MODEL_TAIL_BYTES",
     "PROMPT_STEP",
     "RESPONSE_STEP",
+    "STEP_FIELDS",
+    "TRAJECTORY_FIELDS",
     "StepFacts",
     "Trajectory",
     "model_name",
@@ -33,6 +35,10 @@ __all__ = [
     "trajectory",
 ]
 
+#: The step metadata fields this build reads, by number, with the wire type it reads each as.
+STEP_FIELDS = {1: 2, 9: 2, 30: 2, 31: 2}
+#: The ``main`` trajectory fields this build reads, with their wire types.
+TRAJECTORY_FIELDS = {5: 2, 6: 2, 8: 2}
 PROMPT_STEP = 14
 RESPONSE_STEP = 15
 #: How many trailing bytes of a generation-metadata blob are read for the model name.
@@ -54,6 +60,8 @@ class StepFacts:
     action: str | None = None
     #: The metadata blob did not decode to its end (a truncated or foreign field).
     broken: bool = False
+    #: Fields this build reads met in a wire type it does not (schema drift), named.
+    unknown: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -64,6 +72,20 @@ class Trajectory:
     role: str | None = None
     kind: str | None = None
     broken: bool = False
+    #: Fields this build reads met in a wire type it does not (schema drift), named.
+    unknown: tuple[str, ...] = ()
+
+
+def _mismatched(msg: Decoded, expected: dict[int, int], where: str) -> tuple[str, ...]:
+    """The fields of *msg* this build reads that arrive in another wire type than it reads
+    them as: a protobuf schema change the reader would otherwise pass over in silence. Field
+    numbers it does not read are not drift: the schema is not public, and most fields are
+    content, which is never decoded."""
+    return tuple(
+        f"{where} field {number} as wire type {wire}"
+        for number, wire, _ in msg.fields
+        if number in expected and wire != expected[number]
+    )
 
 
 def _int(value: object) -> int | None:
@@ -104,6 +126,7 @@ def step_facts(idx: object, step_type: object, status: object, metadata: object)
         output_tokens=tokens,
         summary=_label(msg.text(30)),
         action=_label(msg.text(31)),
+        unknown=_mismatched(msg, STEP_FIELDS, "step metadata"),
         broken=blob is not None
         and (
             not msg.complete
@@ -131,6 +154,7 @@ def trajectory(data: object, own_id: str) -> Trajectory:
         role=_label(labels.text(2)) if labels else None,
         kind=_label(labels.text(1)) if labels else None,
         broken=not msg.complete,
+        unknown=_mismatched(msg, TRAJECTORY_FIELDS, "trajectory"),
     )
 
 

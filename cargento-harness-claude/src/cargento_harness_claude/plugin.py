@@ -73,7 +73,7 @@ def harness_info() -> HarnessInfo:
         process=ProcessTie(
             names=("claude",),
             ties=("pid file",),
-            coverage="A running Claude Code process is tied to its session by the pid file it keeps (sessions/<pid>.json, verified by start time); a process with no pid file cannot be tied, and no directory tie is made.",
+            coverage="A running Claude Code process is tied to its session by the pid file it keeps (sessions/<pid>.json, verified by start time); a process with no pid file cannot be tied to a session, and no session is judged by directory. A running claude process in whose directory no session has written since it started (Claude Code writes its transcript on the first prompt) shows as starting.",
         ),
     )
 

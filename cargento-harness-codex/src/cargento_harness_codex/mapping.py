@@ -69,6 +69,8 @@ def reading(ref: SessionRef, rollout: Rollout, ctx: HarnessContext) -> SessionRe
             ended="the rollout's newest turn boundary is a task_complete event",
             opened="the rollout's newest turn boundary is a task_started event",
         ),
+        harness_version=meta.cli_version,
+        unknown_records=summary.drift.snapshot(),
     )
 
 

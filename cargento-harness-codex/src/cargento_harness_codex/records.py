@@ -21,7 +21,16 @@ from cargento.timestamps import parse_ts
 
 from cargento_harness_codex.plan import PlanStep, plan_from_arguments, plan_from_exec_source
 
-__all__ = ["Fact", "FactKind", "fact_from_line", "fact_from_record", "is_injected", "rate_limits"]
+__all__ = [
+    "KNOWN_ENVELOPES",
+    "KNOWN_ITEMS",
+    "Fact",
+    "FactKind",
+    "fact_from_line",
+    "fact_from_record",
+    "is_injected",
+    "rate_limits",
+]
 
 FactKind = Literal[
     "other",
@@ -65,6 +74,39 @@ _SKIP_EVENTS = {
     b"background_event",
     b"item_started",
 }
+#: Envelope types the CLI writes (``RolloutItem`` and the lines beside it): any other is counted
+#: as schema drift.
+KNOWN_ENVELOPES = frozenset(
+    {"session_meta", "world_state", "compacted", "event_msg", "response_item", "turn_context", "token_usage_record"}
+)
+#: ``response_item`` payload types (codex-rs ``protocol/src/models.rs`` ``ResponseItem``, and the
+#: older ``ghost_snapshot``): any other is counted as schema drift. ``event_msg`` payload types are
+#: not counted: the CLI persists a large and mode-dependent share of its event vocabulary, almost
+#: all of it on purpose unused here, so an unfamiliar event says nothing about a missed reading.
+KNOWN_ITEMS = frozenset(
+    {
+        "additional_tools",
+        "message",
+        "agent_message",
+        "reasoning",
+        "local_shell_call",
+        "function_call",
+        "tool_search_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call_output",
+        "tool_search_output",
+        "web_search_call",
+        "image_generation_call",
+        "compaction",
+        "compaction_summary",
+        "compaction_trigger",
+        "context_compaction",
+        "ghost_snapshot",
+        "other",
+    }
+)
 _TURN_STARTS = {"task_started", "turn_started"}
 _TURN_ENDS = {"task_complete", "turn_complete", "turn_aborted", "task_aborted"}
 _INJECTED_TAG = re.compile(r"^<[A-Za-z_][\w\-]*(?:\s[^>]*)?>")
@@ -95,6 +137,8 @@ class Fact:
     call_id: str | None = None
     boot_call: bool = False
     boot: SpacedockBoot | None = None
+    #: The record type this build does not know, when the record is one (schema drift).
+    unknown: str | None = None
 
 
 def is_injected(text: str) -> bool:
@@ -278,6 +322,8 @@ def _item_fact(payload: dict[str, Any], at: datetime | None) -> Fact:
             call_id=call if isinstance(call, str) else None,
             boot=_boot_output(payload.get("output"), at),
         )
+    if isinstance(kind, str) and kind not in KNOWN_ITEMS:
+        return Fact(kind="other", at=at, unknown=f"response_item {kind}")
     return Fact(kind="other", at=at)
 
 
@@ -319,6 +365,8 @@ def fact_from_record(record: dict[str, Any]) -> Fact:
     payload = record.get("payload")
     if kind == "compacted":
         return Fact(kind="compaction", at=at)
+    if not isinstance(kind, str) or kind not in KNOWN_ENVELOPES:
+        return Fact(kind="other", at=at, unknown=kind[:80] if isinstance(kind, str) else "line without a type")
     if not isinstance(payload, dict):
         return Fact(kind="other", at=at)
     if kind == "event_msg":

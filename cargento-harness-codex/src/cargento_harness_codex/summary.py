@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 import attrs
+from cargento.drift import DriftCounter
 from cargento.models import RateLimit, SpacedockBoot, TurnEvidence
 from cargento.turns import QUIET_GAP_S, TurnClock
 
@@ -90,6 +91,9 @@ class Summary:
     #: The newest ``spacedock status --boot`` result, and the boot calls still awaiting one.
     spacedock: SpacedockBoot | None = None
     boot_calls: list[str] = attrs.Factory(list)
+    #: Record types this build does not know among the records read, counted (schema drift):
+    #: the cold walk's share (it stops once every reading is settled) and everything appended.
+    drift: DriftCounter = attrs.Factory(DriftCounter)
 
     @classmethod
     def empty(cls, meta: RolloutMeta) -> Summary:
@@ -101,6 +105,8 @@ class Summary:
         """Fold one appended record into the summary."""
         if fact.at is not None:
             self.last_at = fact.at
+        if fact.unknown is not None:
+            self.drift.record_type(fact.unknown)
         kind = fact.kind
         if kind == "prompt" and fact.text:
             said = Said(fact.text, fact.at)
@@ -226,6 +232,8 @@ def walk_summary(meta: RolloutMeta, facts: Iterable[Fact], now: datetime) -> Sum
     index = 0
     for index, fact in enumerate(facts):
         kind = fact.kind
+        if fact.unknown is not None:
+            out.drift.record_type(fact.unknown)
         if out.spacedock is None:
             if kind == "tool_output" and fact.boot is not None and fact.call_id and len(boots) < MAX_BOOT_CALLS:
                 boots.setdefault(fact.call_id, fact.boot)

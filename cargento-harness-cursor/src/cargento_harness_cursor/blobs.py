@@ -15,7 +15,10 @@ import re
 import attrs
 import orjson
 
-__all__ = ["PendingGate", "child_ids", "model_name", "pending_gate", "readable_message"]
+__all__ = ["KNOWN_ROLES", "PendingGate", "child_ids", "message_role", "model_name", "pending_gate", "readable_message"]
+
+#: Message roles Cursor writes; any other is counted as schema drift.
+KNOWN_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 _CONTRACTS = b'"pendingToolExecutionContracts"'
 _STAMP = re.compile(rb'"pendingToolCallStartedAtMs"\s*:\s*(\d{1,16})(?![\d.eE])')
@@ -98,18 +101,44 @@ def readable_message(blob: bytes) -> bool:
     return blob.lstrip()[:1] == b"{"
 
 
+def message_role(blob: bytes) -> str | None:
+    """The ``role`` of a message blob that reads in full as a JSON object, else ``None``."""
+    if blob[:1] != b"{":
+        return None
+    try:
+        message = orjson.loads(blob)
+    except orjson.JSONDecodeError:
+        return None
+    role = message.get("role") if isinstance(message, dict) else None
+    return role[:80] if isinstance(role, str) else None
+
+
+def _named(holder: object) -> str | None:
+    """``providerOptions.cursor.modelName`` of a message or of one content block."""
+    options = holder.get("providerOptions") if isinstance(holder, dict) else None
+    cursor = options.get("cursor") if isinstance(options, dict) else None
+    name = cursor.get("modelName") if isinstance(cursor, dict) else None
+    return name.strip() if isinstance(name, str) and name.strip() else None
+
+
 def model_name(blob: bytes) -> str | None:
-    """``providerOptions.cursor.modelName`` of one message blob, verbatim, or ``None``."""
+    """``providerOptions.cursor.modelName`` of one message blob, verbatim, or ``None``.
+
+    The message's own ``providerOptions`` is read first, then its content blocks', newest
+    first: an assistant message as the CLI writes it carries the model on its blocks (a
+    ``reasoning`` or ``tool-call`` block's ``providerOptions.cursor.modelName``) while the
+    message level holds only a ``requestId``, or nothing."""
     if blob[:1] == b"{":
         try:
             message = orjson.loads(blob)
         except orjson.JSONDecodeError:
             message = None
         if isinstance(message, dict):
-            options = message.get("providerOptions")
-            cursor = options.get("cursor") if isinstance(options, dict) else None
-            name = cursor.get("modelName") if isinstance(cursor, dict) else None
-            return name.strip() if isinstance(name, str) and name.strip() else None
+            named = _named(message)
+            content = message.get("content")
+            if named is None and isinstance(content, list):
+                named = next((n for block in reversed(content) if (n := _named(block)) is not None), None)
+            return named
     found = _MODEL.search(blob)
     if found is None or (found.start() > 0 and blob[found.start() - 1 : found.start()] == b"\\"):
         return None

@@ -173,6 +173,25 @@ class CursorChat:
         self.add(message, at)
         return self
 
+    def reasoned(self, text: str, at: datetime, *, model: str, request_id: str = "req-1") -> CursorChat:
+        """An assistant reply in the shape recorded from real cursor-agent stores
+        (yashas-salankimatt/sidecar ``docs/plans/cursor-cli-adapter.md`` at 4b23057): the model
+        only on the content blocks (a ``reasoning`` block's
+        ``providerOptions.cursor.modelName``), the message itself carrying no model."""
+        block = {"providerOptions": {"cursor": {"modelName": model}}}
+        message: dict[str, Any] = {
+            "id": "1",
+            "role": "assistant",
+            "content": [
+                {"type": "reasoning", "text": "Let me look.", **block, "signature": "sig"},
+                {"type": "text", "text": text},
+            ],
+        }
+        if request_id:
+            message["providerOptions"] = {"cursor": {"requestId": request_id}}
+        self.add(message, at)
+        return self
+
     def _call(self, tool: str, args: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
         self._calls += 1
         call = f"call_{self.id[:8]}_{self._calls}"

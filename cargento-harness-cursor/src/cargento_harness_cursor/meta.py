@@ -16,12 +16,18 @@ import attrs
 import orjson
 from cargento.timestamps import parse_ts
 
-__all__ = ["SECRET_KEYS", "WORKSPACE_KEYS", "ChatMeta", "decode_payload", "parse_meta"]
+__all__ = ["KNOWN_KEYS", "SECRET_KEYS", "WORKSPACE_KEYS", "ChatMeta", "decode_payload", "parse_meta"]
 
 #: Keys never read (credentials); removed from every decoded payload at once.
 SECRET_KEYS = frozenset({"blobEncryptionKey"})
 #: Fallback spellings of a workspace in the payload, beneath ``meta.json``'s ``cwd``.
 WORKSPACE_KEYS = ("workspacePath", "workspace", "rootPath", "projectPath", "folder", "cwd")
+#: Every key of the meta payload this build knows, read or not; any other is schema drift.
+KNOWN_KEYS = frozenset(
+    {"agentId", "latestRootBlobId", "name", "mode", "createdAt", "lastUsedModel", "subagentInfo"}
+    | SECRET_KEYS
+    | set(WORKSPACE_KEYS)
+)
 _HEX = re.compile(rb"^[0-9a-fA-F]+$")
 _ROOT_ID = re.compile(r"^[0-9a-fA-F]{64}$")
 #: A meta value larger than this is not a chat's meta payload.
@@ -75,6 +81,8 @@ class ChatMeta:
     workspaces: tuple[str, ...] = ()
     #: ``lastUsedModel``: the model the chat last ran on, as Cursor names it.
     last_used_model: str | None = None
+    #: Payload keys this build does not know (schema drift), sorted.
+    unknown_keys: tuple[str, ...] = ()
 
 
 def parse_meta(payload: dict[str, Any]) -> ChatMeta:
@@ -94,4 +102,6 @@ def parse_meta(payload: dict[str, Any]) -> ChatMeta:
         type_name=type_name,
         workspaces=tuple(w for k in WORKSPACE_KEYS if (w := _text(payload.get(k)))),
         last_used_model=_text(payload.get("lastUsedModel")),
+        # The secret was dropped by decode_payload; a payload given here with it is not drift either.
+        unknown_keys=tuple(sorted(k[:80] for k in payload if k not in KNOWN_KEYS)),
     )

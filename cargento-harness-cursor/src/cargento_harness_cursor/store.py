@@ -22,6 +22,7 @@ from cargento import (
     SessionReading,
     SessionRef,
 )
+from cargento.drift import DriftCounter, UnknownRecord
 from cargento.errors import HarnessFormatUnsupported
 from cargento.evidence import shown_path
 from cargento.locations import describe
@@ -63,6 +64,8 @@ class StoreFacts:
     last_write: datetime | None = None
     missing: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: Meta keys and message roles this build does not know (schema drift).
+    unknown: tuple[UnknownRecord, ...] = ()
 
 
 def _stat(path: str) -> os.stat_result | None:
@@ -140,9 +143,10 @@ def _meta(conn: sqlite3.Connection, name: str) -> ChatMeta:
     raise HarnessFormatUnsupported(f"{name}: the meta payload does not decode")
 
 
-def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> tuple[str | None, bool]:
+def _model(conn: sqlite3.Connection, root_id: str | None, name: str, drift: DriftCounter) -> tuple[str | None, bool]:
     """``(model, read)``: the newest probed message's model name, and whether every message
-    probed read in full. ``(None, True)`` means the messages read and none names a model."""
+    probed read in full. ``(None, True)`` means the messages read and none names a model.
+    A probed message with a role this build does not know is counted in *drift*."""
     if root_id is None:
         return None, True
     rows = sqlite.query(
@@ -169,6 +173,9 @@ def _model(conn: sqlite3.Connection, root_id: str | None, name: str) -> tuple[st
         if not blobs.readable_message(head):
             clean = False
             continue
+        role = blobs.message_role(head)
+        if role is not None and role not in blobs.KNOWN_ROLES:
+            drift.record_type(f"message role {role}")
         found = blobs.model_name(head)
         if found is not None:
             return found, True
@@ -195,13 +202,16 @@ def read_facts(db: str) -> StoreFacts:
     conn = sqlite.open_ro(db)
     try:
         chat = _meta(conn, name)
+        drift = DriftCounter()
+        for key in chat.unknown_keys:
+            drift.field(f"meta.{key}")
         missing: list[str] = []
         notes: list[str] = []
         model = None
         pending = None
         if "data" in sqlite.columns(conn, "blobs", name=name):
             try:
-                model, clean = _model(conn, chat.root_blob_id, name)
+                model, clean = _model(conn, chat.root_blob_id, name, drift)
                 if model is None and clean and chat.parent_id is not None:
                     # A subagent's messages that read in full and name no model: its own
                     # store's meta still says which model it ran on.
@@ -223,6 +233,7 @@ def read_facts(db: str) -> StoreFacts:
         last_write=_last_write(db),
         missing=tuple(missing),
         notes=tuple(notes),
+        unknown=drift.snapshot(),
     )
 
 
@@ -275,6 +286,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         missing=got.missing,
         notes=got.notes,
         evidence=_evidence(got, shown_path(ref.path, str(ctx.home)), child),
+        unknown_records=got.unknown,
     )
 
 

@@ -257,7 +257,18 @@ class GeminiChat:
         self.append({"$rewindTo": message_id}, at)
 
     def resume(self, at: datetime) -> None:
-        """A resumed session: the whole history written again as a ``$set.messages`` snapshot."""
+        """A resumed session, as Gemini CLI's ``ChatRecordingService`` writes one
+        (``packages/core/src/services/chatRecordingService.ts``, google-gemini/gemini-cli at
+        016443b5e7bf36fc40313db8a901f639a4426a14): ``initialize`` with the resumed session's
+        data appends ``{"$set": {"sessionId": ...}}``, and the next history sync
+        (``updateMessagesFromHistory``) writes the whole thread again as one ``$set.messages``
+        snapshot of full message records, each gemini message keeping its ``model``."""
+        self.append({"$set": {"sessionId": self.session_id}}, at)
+        self.sync_history(at)
+
+    def sync_history(self, at: datetime) -> None:
+        """``updateMessagesFromHistory``: the thread as a ``$set.messages`` snapshot, with
+        ``lastUpdated``."""
         self.append({"$set": {"messages": list(self.messages.values()), "lastUpdated": _iso(at)}}, at)
 
     def directories(self, dirs: Sequence[str], at: datetime) -> None:

@@ -26,8 +26,23 @@ KNOWN_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 KNOWN_FIELDS = frozenset(
     {"id", "timestamp", "type", "content", "displayContent", "toolCalls", "thoughts", "tokens", "model"}
 )
-#: ``$set`` patch keys the CLI writes.
-KNOWN_PATCHES = frozenset({"lastUpdated", "messages", "summary", "directories"})
+#: ``$set`` patch keys the CLI writes: any field of its ``ConversationRecord``
+#: (``packages/core/src/services/chatRecordingTypes.ts``), ``sessionId`` on every resume among
+#: them, and ``memoryScratchpad``, which its loader reads from a patch.
+KNOWN_PATCHES = frozenset(
+    {
+        "sessionId",
+        "projectHash",
+        "startTime",
+        "lastUpdated",
+        "messages",
+        "summary",
+        "directories",
+        "kind",
+        "activeExtensionName",
+        "memoryScratchpad",
+    }
+)
 
 
 class ChatState:

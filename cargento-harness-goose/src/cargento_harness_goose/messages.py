@@ -17,11 +17,37 @@ from typing import Any
 import attrs
 import orjson
 from cargento import Instruction, TurnEvidence
+from cargento.drift import DriftKind
 from cargento.labels import clip
 from cargento.timestamps import parse_ts
 from cargento.turns import TurnClock
 
-__all__ = ["Message", "Summary", "parse_message", "summarise", "tool_label"]
+__all__ = ["KNOWN_CONTENT", "KNOWN_ROLES", "Message", "Summary", "parse_message", "summarise", "tool_label"]
+
+#: Message roles Goose writes (``rmcp::model::Role``); any other is counted as schema drift.
+KNOWN_ROLES = frozenset({"user", "assistant"})
+#: Content part types Goose writes (the ``MessageContent`` enum of block/goose's
+#: ``crates/goose/src/conversation/message.rs``, and the older compaction markers); any other is
+#: counted as schema drift.
+KNOWN_CONTENT = frozenset(
+    {
+        "text",
+        "image",
+        "toolRequest",
+        "toolResponse",
+        "toolConfirmationRequest",
+        "actionRequired",
+        "frontendToolRequest",
+        "toolInputDelta",
+        "thinking",
+        "redactedThinking",
+        "systemNotification",
+        "reasoning",
+        "contextLengthExceeded",
+        "summarizationRequested",
+        "conversationCompacted",
+    }
+)
 
 _TOOL_RESPONSE = re.compile(rb'"type"\s*:\s*"toolResponse"')
 _TOOL_REQUEST = re.compile(rb'"type"\s*:\s*"(?:toolRequest|frontendToolRequest)"')
@@ -44,6 +70,9 @@ class Message:
     #: Tool names requested by an assistant message, in order.
     tools: tuple[str, ...] = ()
     tool_response: bool = False
+    #: What this build does not know in the message (schema drift): ``(kind, name)`` pairs for
+    #: its role and its content part types, read only where the content parsed in full.
+    unknown: tuple[tuple[DriftKind, str], ...] = ()
 
 
 def _as_bytes(value: object) -> bytes:
@@ -104,6 +133,26 @@ def parse_message(raw: dict[str, Any]) -> Message | None:
     at = parse_ts(raw.get("created_timestamp"))
     content = _as_bytes(raw.get("content_json"))
     parts = _parts(content)
+    unknown = _unknown(role, parts)
+    if unknown:
+        return attrs.evolve(_parse(role, at, content, parts, raw), unknown=unknown)
+    return _parse(role, at, content, parts, raw)
+
+
+def _unknown(role: str, parts: list[dict[str, Any]] | None) -> tuple[tuple[DriftKind, str], ...]:
+    found: list[tuple[DriftKind, str]] = []
+    if role not in KNOWN_ROLES:
+        found.append(("record type", f"message role {role[:40]}"))
+    for part in parts or ():
+        kind = part.get("type")
+        if isinstance(kind, str) and kind not in KNOWN_CONTENT:
+            found.append(("field", f"content type {kind[:40]}"))
+    return tuple(found)
+
+
+def _parse(
+    role: str, at: datetime | None, content: bytes, parts: list[dict[str, Any]] | None, raw: dict[str, Any]
+) -> Message:
     if role == "assistant":
         if parts is not None:
             tools = tuple(

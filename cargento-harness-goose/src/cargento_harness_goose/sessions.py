@@ -10,12 +10,14 @@ from typing import Any
 import attrs
 from cargento.timestamps import parse_ts
 
-__all__ = ["HIDDEN_TYPES", "SessionRow", "model_of_config", "normalise_type", "parse_row"]
+__all__ = ["HIDDEN_TYPES", "KNOWN_TYPES", "SessionRow", "model_of_config", "normalise_type", "parse_row"]
 
 #: Infrastructure session types that are never a row of their own.
 HIDDEN_TYPES = frozenset({"hidden", "terminal", "gateway", "acp"})
 #: Session types that mark a subagent (``sub_agent`` in some builds, ``subagent`` in others).
 SUBAGENT_TYPES = frozenset({"subagent"})
+#: Every session type this build knows, normalised; any other is counted as schema drift.
+KNOWN_TYPES = frozenset({"user", "scheduled"}) | SUBAGENT_TYPES | HIDDEN_TYPES
 _NON_ALNUM = re.compile(r"[^a-z0-9]")
 
 

@@ -27,6 +27,7 @@ from cargento import (
     StoreLocation,
     Usage,
 )
+from cargento.drift import DriftCounter
 from cargento.evidence import shown_path
 from cargento.locations import describe
 from cargento.rates import RATE_WINDOW_S, tokens_in_window
@@ -34,7 +35,7 @@ from cargento.readers import sqlite
 from cargento.timestamps import FUTURE_TOLERANCE_S, newest_plausible, parse_ts
 
 from cargento_harness_goose import database, locations, messages
-from cargento_harness_goose.sessions import SessionRow, parse_row
+from cargento_harness_goose.sessions import KNOWN_TYPES, SessionRow, parse_row
 
 __all__ = ["KEY", "Catalogue", "discover", "model", "read", "usage"]
 
@@ -139,12 +140,19 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     schema, row = found
     missing: list[str] = []
     notes: list[str] = []
+    drift = DriftCounter()
+    if row.kind not in KNOWN_TYPES:
+        drift.record_type(f"session type {row.kind[:40]}")
     failed = False
     conn = None
     try:
         conn = sqlite.open_ro(ref.path)
         rows = database.message_rows(conn, schema, row.id, Path(ref.path).name)
-        summary = messages.summarise(m for r in rows if (m := messages.parse_message(r)) is not None)
+        parsed = [m for r in rows if (m := messages.parse_message(r)) is not None]
+        summary = messages.summarise(parsed)
+        for message in parsed:
+            for kind, name in message.unknown:
+                drift.add(kind, name)
     except HarnessError as exc:
         summary = messages.Summary()
         failed = True
@@ -185,6 +193,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
                 said="the session row's updated_at (bumped on each message insert; Goose records no turn end)",
             ),
         ),
+        unknown_records=drift.snapshot(),
     )
     if not failed:
         ctx.cache.set(_reading_key(ref.path, ref.session_id), reading)

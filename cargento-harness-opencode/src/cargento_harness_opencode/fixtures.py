@@ -183,6 +183,18 @@ class OpenCodeSession:
             at=at,
         )
 
+    def part(self, data: dict[str, Any], at: Moment) -> None:
+        """A part of any shape on the newest message (a new build's part type, for drift)."""
+        message = self.assistant_id or self.user_id
+        assert message is not None, "part after a prompt or reply"
+        self._part(self.store.new_id("prt", at), message, data, at)
+
+    def message(self, data: dict[str, Any], at: Moment) -> str:
+        """A message of any shape (a new build's role, for drift). Returns its id."""
+        ident = self.store.new_id("msg", at)
+        self._message(ident, data, at)
+        return ident
+
     # -- what a session does --------------------------------------------------------------------
 
     def prompt(self, text: str, at: Moment) -> str:

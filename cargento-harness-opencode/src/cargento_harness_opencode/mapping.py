@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import attrs
+from cargento.drift import DriftCounter, UnknownRecord
 from cargento.errors import HarnessError
 from cargento.evidence import shown_path, turn_record
 from cargento.labels import clip, one_line
@@ -89,6 +90,8 @@ class Detail:
     prompts: tuple[tuple[str, datetime | None], ...] = ()
     tasks: tuple[Task, ...] = ()
     missing: tuple[str, ...] = ()
+    #: Message roles and part types among the rows read that this build does not know.
+    unknown: tuple[UnknownRecord, ...] = ()
 
 
 def _title(row: store.SessionRow) -> str | None:
@@ -110,7 +113,7 @@ def _messages(conn: sqlite3.Connection, name: str, sid: str) -> list[records.Mes
 
 
 def _prompts(
-    conn: sqlite3.Connection, name: str, users: list[records.Message]
+    conn: sqlite3.Connection, name: str, users: list[records.Message], drift: DriftCounter
 ) -> tuple[tuple[str, datetime | None], ...]:
     wanted = users[-PROMPT_MESSAGES:]
     if not wanted:
@@ -125,13 +128,15 @@ def _prompts(
     )
     texts: dict[str, list[str]] = {}
     for message_id, raw in rows:
-        text = records.prompt_text(raw)
+        kind, text = records.part_type(raw)
+        if kind is not None and kind not in records.KNOWN_PARTS:
+            drift.field(f"part type {kind}")
         if text is not None and isinstance(message_id, str):
             texts.setdefault(message_id, []).append(text)
     return tuple(("\n".join(texts[m.id]), m.created_at) for m in wanted if m.id in texts)
 
 
-def _tools(conn: sqlite3.Connection, name: str, message_id: str) -> list[records.ToolPart]:
+def _tools(conn: sqlite3.Connection, name: str, message_id: str, drift: DriftCounter) -> list[records.ToolPart]:
     guard = "CASE WHEN json_valid(data) THEN {} END"
     fields = [
         guard.format("json_extract(data, '$.type')"),
@@ -147,6 +152,9 @@ def _tools(conn: sqlite3.Connection, name: str, message_id: str) -> list[records
         name=name,
         max_rows=MAX_PARTS,
     )
+    for row in rows:
+        if isinstance(row[0], str) and row[0] not in records.KNOWN_PARTS:
+            drift.field(f"part type {row[0]}")
     return [tool for row in rows if (tool := records.tool_part(*row)) is not None]
 
 
@@ -227,17 +235,21 @@ def _detail(conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: st
     tools: list[records.ToolPart] = []
     total: int | None = None
     tasks: tuple[Task, ...] = ()
+    drift = DriftCounter()
     if snap.has_messages:
         try:
             messages = _messages(conn, name, row.id)
+            for message in messages:
+                if message.unknown_role is not None:
+                    drift.record_type(f"message role {message.unknown_role}")
             total = _tokens_total(conn, name, [row.id, *_descendants(row.id, snap)])
         except HarnessError:
             missing += ["turn", "token rate", "model"]
         if snap.has_parts and messages:
             try:
-                prompts = _prompts(conn, name, [m for m in messages if m.role == "user"])
+                prompts = _prompts(conn, name, [m for m in messages if m.role == "user"], drift)
                 if messages[-1].role == "assistant":
-                    tools = _tools(conn, name, messages[-1].id)
+                    tools = _tools(conn, name, messages[-1].id, drift)
             except HarnessError:
                 missing.append("prompt")
     if snap.has_todos:
@@ -276,6 +288,7 @@ def _detail(conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: st
         prompts=prompts,
         tasks=tasks,
         missing=tuple(missing),
+        unknown=drift.snapshot(),
     )
 
 
@@ -358,6 +371,8 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         missing=detail.missing,
         notes=(note,) if note else (),
         evidence=_evidence(row, detail, shown_path(str(path), str(ctx.home))),
+        harness_version=row.version,
+        unknown_records=detail.unknown,
     )
 
 

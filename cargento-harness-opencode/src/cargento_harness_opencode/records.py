@@ -18,7 +18,39 @@ import attrs
 import orjson
 from cargento.timestamps import parse_ts
 
-__all__ = ["Message", "ToolPart", "model_id", "parse_message", "prompt_text", "tool_part"]
+__all__ = [
+    "KNOWN_PARTS",
+    "KNOWN_ROLES",
+    "Message",
+    "ToolPart",
+    "model_id",
+    "parse_message",
+    "part_type",
+    "prompt_text",
+    "tool_part",
+]
+
+#: Message roles the CLI writes (``MessageV2.User`` / ``Assistant``): any other is schema drift.
+KNOWN_ROLES = frozenset({"user", "assistant"})
+#: Part types the CLI writes (the ``MessageV2.Part`` union of sst/opencode's
+#: ``session/message-v2.ts``): any other is counted as schema drift.
+KNOWN_PARTS = frozenset(
+    {
+        "text",
+        "subtask",
+        "reasoning",
+        "file",
+        "tool",
+        "step-start",
+        "step-finish",
+        "snapshot",
+        "patch",
+        "agent",
+        "retry",
+        "compaction",
+        "compaction-restore",
+    }
+)
 
 
 def _loads(raw: object) -> dict[str, Any]:
@@ -68,6 +100,8 @@ class Message:
     output_tokens: int | None = None
     finish: str | None = None
     error: bool = False
+    #: The role as written when it is not one this build knows (schema drift).
+    unknown_role: str | None = None
 
     @property
     def generating(self) -> bool:
@@ -91,15 +125,26 @@ def parse_message(ident: object, created: object, updated: object, raw: object) 
         output_tokens=_count(tokens.get("output")),
         finish=_str(data.get("finish")),
         error=isinstance(data.get("error"), dict),
+        unknown_role=role[:80] if isinstance(role, str) and role not in KNOWN_ROLES else None,
     )
 
 
 def prompt_text(raw: object) -> str | None:
     """The typed text of a user message's part, or ``None`` for any other part."""
-    data = _loads(raw)
+    return _prompt_of(_loads(raw))
+
+
+def _prompt_of(data: dict[str, Any]) -> str | None:
     if data.get("type") != "text" or data.get("synthetic") is True or data.get("ignored") is True:
         return None
     return _str(data.get("text"))
+
+
+def part_type(raw: object) -> tuple[str | None, str | None]:
+    """A part's ``type`` and, for a typed text part, its prompt text (one parse of ``data``)."""
+    data = _loads(raw)
+    kind = data.get("type")
+    return (kind if isinstance(kind, str) else None), _prompt_of(data)
 
 
 @attrs.frozen

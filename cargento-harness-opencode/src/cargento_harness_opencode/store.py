@@ -29,7 +29,7 @@ MAX_SESSIONS = 200
 MAX_ALL = 5000
 #: Slack added to the display window: ``session.time_updated`` can lag its messages.
 SLACK = timedelta(hours=1)
-_OPTIONAL = ("parent_id", "directory", "title", "time_created", "model", "agent")
+_OPTIONAL = ("parent_id", "directory", "title", "time_created", "model", "agent", "version")
 
 
 @attrs.frozen
@@ -44,6 +44,8 @@ class SessionRow:
     updated_at: datetime | None
     model_raw: str | None
     agent: str | None
+    #: The OpenCode version that wrote the session row (``session.version``), where it has one.
+    version: str | None
     #: Newest ``time_updated`` (epoch ms) of the session, its messages, their parts and todos.
     newest_ms: int
     stamps: str
@@ -140,7 +142,7 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
     has_parts = "part" in tables
     has_todos = "todo" in tables and "session_id" in sqlite.columns(conn, "todo", name=name)
     out: dict[str, SessionRow] = {}
-    for ident, updated, parent, directory, title, created, model, agent in rows:
+    for ident, updated, parent, directory, title, created, model, agent, version in rows:
         if not isinstance(ident, str) or not ident or ident in out:
             continue
         newest, stamps = _stamps(conn, name, ident, _ms(updated), has_messages, has_parts, has_todos)
@@ -153,6 +155,7 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
             updated_at=parse_ts(updated) if isinstance(updated, int | float) else None,
             model_raw=model if isinstance(model, str) else None,
             agent=agent if isinstance(agent, str) and agent else None,
+            version=version[:40] if isinstance(version, str) and version else None,
             newest_ms=newest,
             stamps=stamps,
         )

@@ -23,7 +23,7 @@ from cargento.board import Board, BoardSession
 __all__ = ["STATE_RANK", "StableOrder"]
 
 #: The order of the state groups on the board.
-STATE_RANK = {"needs_input": 0, "working": 1, "idle": 2}
+STATE_RANK = {"needs_input": 0, "working": 1, "starting": 2, "idle": 3}
 
 
 @attrs.frozen

@@ -67,3 +67,11 @@ def test_subagents_starting_and_stopping_are_the_delegation_record(row: Row, boa
     done = Subagent(name="explorer", session_id="c1", running=False)
     made = seen.observe(board_of(T0, row("p", state="working", subagents=(done,))))
     assert [(o.kind, o.detail) for o in made] == [("subagent_ended", "explorer")]
+
+
+def test_a_starting_row_is_not_a_session_the_history_keeps(row: Row, board_of: Boards) -> None:
+    seen = BoardObserver(known=lambda h, s: False, days=14)
+    starting = row("pid-4242", state="starting", last_active_at=T0, state_source="process table")
+    assert seen.observe(board_of(T0, starting)) == []
+    made = seen.observe(board_of(T0 + timedelta(seconds=5), row("s", state="working", last_active_at=T0)))
+    assert [(o.session_id, o.kind) for o in made] == [("s", "state")]

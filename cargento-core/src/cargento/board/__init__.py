@@ -12,6 +12,8 @@ plugins read. One concept per module:
 - :mod:`~cargento.board.state` — the state and its precedence, live-event :class:`Overlay`;
 - :mod:`~cargento.board.detail` — the detail line and :func:`ago`;
 - :mod:`~cargento.board.derivation` — one folded session becomes its row;
+- :mod:`~cargento.board.liveness` — the process table's word on a harness's rows;
+- :mod:`~cargento.board.starting` — the row of a running harness process with no store yet;
 - :mod:`~cargento.board.identity` — identity, project label and display ids;
 - :mod:`~cargento.board.strip` — the harness strip;
 - :mod:`~cargento.board.redaction` — :func:`redact_board`;

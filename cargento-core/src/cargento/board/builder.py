@@ -27,6 +27,7 @@ from cargento.board.identity import DisplayIds
 from cargento.board.liveness import Listing, apply_liveness
 from cargento.board.revision import ContentHash
 from cargento.board.session_row import SessionKey
+from cargento.board.starting import starting_row
 from cargento.board.state import Overlay, board_order
 from cargento.board.strip import discovered_entry, finish_strip, plugin_of, undiscovered_entry
 from cargento.board.watchdog import DEFAULT_READ_BUDGET_S, Busy, Done, Overran, Watchdog
@@ -225,6 +226,7 @@ class BoardBuilder:
             derived, starting = apply_liveness(derived, tie, self._listing.of(tie) if tie is not None else None, moment)
             if starting:
                 entry = attrs.evolve(entry, starting=starting)
+                derived.extend(starting_row(info, process, home) for process in starting)
             entries.append(entry)
             sessions.extend(derived)
             faulted = any(r.faults for r in read.rows) or bool(self.registry.faults.get(key))

@@ -40,7 +40,8 @@ __all__ = [
     "count",
 ]
 
-State = Literal["working", "needs_input", "idle"]
+#: ``starting``: a running harness process with no session store yet (:mod:`.starting`).
+State = Literal["working", "needs_input", "idle", "starting"]
 #: The document's schema version (``"schema"``).
 SCHEMA = 1
 
@@ -186,6 +187,8 @@ class Counts:
     idle: int
     subagents_running: int
     subagents: int
+    #: Rows of a running harness process with no session store yet.
+    starting: int = 0
 
 
 @attrs.frozen(kw_only=True)
@@ -210,6 +213,7 @@ def count(sessions: list[BoardSession]) -> Counts:
         working=sum(s.state == "working" for s in sessions),
         needs_input=sum(s.state == "needs_input" for s in sessions),
         idle=sum(s.state == "idle" for s in sessions),
+        starting=sum(s.state == "starting" for s in sessions),
         subagents_running=sum(a.running for s in sessions for a in s.subagents),
         subagents=sum(len(s.subagents) for s in sessions),
     )

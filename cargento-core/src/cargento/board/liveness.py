@@ -8,8 +8,9 @@ a replay, the demo or a test table: then nothing is claimed):
   which only a running process sends) whose directory no running process of the harness has,
   while every such process's directory could be read, is not shown working or waiting: it
   reads idle, and its evidence names the overrule (the process table over the store);
-* a running process of the harness whose directory no row of the harness has is *starting*:
-  it has no store yet (or none inside the window), and appears on the harness's strip entry.
+* a running process of the harness in whose directory no row of the harness has written since
+  the process started is *starting*: it has no store yet, and appears as a row of its own
+  (:mod:`.starting`) and on the harness's strip entry.
 
 The listing is read at most every :data:`LISTING_TTL_S` seconds, not on every build.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 
 import attrs
@@ -30,10 +31,13 @@ from cargento.board.evidence import signal_of_source
 from cargento.models import Evidence, Overruled, ProcessTie
 from cargento.processes import ProcessInfo, ProcessTable
 
-__all__ = ["LISTING_TTL_S", "HarnessProcesses", "Listing", "apply_liveness", "match"]
+__all__ = ["LISTING_TTL_S", "START_SLACK_S", "HarnessProcesses", "Listing", "apply_liveness", "match"]
 
 #: How long one listing of the process table serves successive builds.
 LISTING_TTL_S = 5.0
+#: A row written this long before its directory's process started still counts as that
+#: process's session (start times and file times come from different clocks' rounding).
+START_SLACK_S = 2.0
 #: Interpreters a CLI may run under: the script after them names the CLI.
 _INTERPRETERS = frozenset({"node", "node.exe", "bun", "bun.exe", "deno", "python", "python3", "python.exe"})
 
@@ -123,9 +127,16 @@ def _exited(row: BoardSession, found: HarnessProcesses) -> Evidence:
 def apply_liveness(
     rows: Sequence[BoardSession], tie: ProcessTie | None, found: HarnessProcesses | None, now: datetime
 ) -> tuple[list[BoardSession], tuple[Starting, ...]]:
-    """*rows* of one harness with the process table's word applied, and its starting processes."""
-    if tie is None or found is None or "cwd" not in tie.ties:
+    """*rows* of one harness with the process table's word applied, and its starting processes.
+
+    A harness tied by ``cwd`` gets both; one tied only by its ``pid file`` keeps its own word on
+    which session is live (the plugin verifies the pid file against the process table) and
+    gets the starting processes only: a process whose directory the listing reads is either
+    the session of a row written there since it started, or has written nothing yet."""
+    if tie is None or found is None or not {"cwd", "pid file"} & set(tie.ties):
         return list(rows), ()
+    if "cwd" not in tie.ties:
+        return list(rows), _starting(found.processes, rows)
     live = found.cwds
     out: list[BoardSession] = []
     for row in rows:
@@ -152,14 +163,33 @@ def apply_liveness(
 
 
 def _starting(processes: Iterable[ProcessInfo], rows: Sequence[BoardSession]) -> tuple[Starting, ...]:
-    known = {_norm(r.cwd) for r in rows if r.cwd}
-    found = [
-        Starting(
-            pid=p.pid,
-            cwd=p.cwd,
-            started_at=datetime.fromtimestamp(p.started_at, UTC) if p.started_at is not None else None,
-        )
-        for p in processes
-        if p.cwd and _norm(p.cwd) not in known
-    ]
+    """The processes no row accounts for. A working or waiting row accounts for the processes
+    in its directory (the same tie that keeps it working or waiting); an idle row only for
+    those it has written since they started (a process started after its last write is a new
+    launch or a resume that has written nothing yet); where a process's start time cannot be
+    read, any row in its directory accounts for it."""
+    live: set[str] = set()
+    newest: dict[str, datetime | None] = {}
+    for r in rows:
+        if not r.cwd:
+            continue
+        where = _norm(r.cwd)
+        if r.state in ("working", "needs_input"):
+            live.add(where)
+        seen = newest.get(where)
+        if where not in newest or (r.last_active_at is not None and (seen is None or r.last_active_at > seen)):
+            newest[where] = r.last_active_at
+    found: list[Starting] = []
+    for p in processes:
+        if not p.cwd:
+            continue
+        started = datetime.fromtimestamp(p.started_at, UTC) if p.started_at is not None else None
+        where = _norm(p.cwd)
+        if where in live:
+            continue
+        if where in newest:
+            last = newest[where]
+            if started is None or (last is not None and last >= started - timedelta(seconds=START_SLACK_S)):
+                continue
+        found.append(Starting(pid=p.pid, cwd=p.cwd, started_at=started))
     return tuple(sorted(found, key=lambda s: s.pid))

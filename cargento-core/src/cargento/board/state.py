@@ -28,7 +28,7 @@ __all__ = [
 
 #: Activity newer than this reads Working where the store records no turn boundary.
 WORKING_WINDOW_S = 90.0
-_STATE_ORDER = {"needs_input": 0, "working": 1, "idle": 2}
+_STATE_ORDER = {"needs_input": 0, "working": 1, "starting": 2, "idle": 3}
 
 
 @attrs.frozen(kw_only=True)
@@ -100,6 +100,7 @@ def resolve_state(
 
 
 def board_order(session: BoardSession) -> tuple[int, float]:
-    """Sort key: needs input, then working, then idle; most recently active first within each."""
+    """Sort key: needs input, then working, then starting, then idle; most recently active first
+    within each."""
     last = session.last_active_at.timestamp() if session.last_active_at else 0.0
     return (_STATE_ORDER[session.state], -last)

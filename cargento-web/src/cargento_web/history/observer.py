@@ -86,6 +86,10 @@ class BoardObserver:
         out: list[Observation] = []
         seen: dict[tuple[str, str], RowFacts] = {}
         for s in board.sessions:
+            if s.state == "starting":
+                # A running process with no store yet is not a session: its row is named by
+                # its pid and leaves once the session it starts writes, so nothing is kept.
+                continue
             key = (s.harness, s.session_id)
             facts = _facts(s)
             seen[key] = facts

@@ -75,7 +75,7 @@ function navigate(hash) {
 
 // -- small readings -----------------------------------------------------------------------------
 
-const ORDER = { needs_input: 0, working: 1, idle: 2 };
+const ORDER = { needs_input: 0, working: 1, starting: 2, idle: 3 };
 function scopeSessions(board, project) {
   return board.sessions
     .filter((s) => (s.project || "") === project)

@@ -34,7 +34,7 @@ export function plural(n, one, many) {
   return `${n} ${n === 1 ? one : many || one + "s"}`;
 }
 
-export const STATE_TEXT = { needs_input: "Needs input", working: "Working", idle: "Idle" };
+export const STATE_TEXT = { needs_input: "Needs input", working: "Working", idle: "Idle", starting: "Starting" };
 
 export const SCANNING_NOTE = "Read by scanning: no turn end can be observed here";
 

@@ -218,6 +218,11 @@ function hasMore(s) {
   return Boolean(s.instruction || s.tasks.length || s.subagents.length || s.missing.length || s.loop || s.faults.length || s.turn);
 }
 
+// What a row without a title says in its place: a starting row has written nothing yet.
+function untitled(s) {
+  return s.state === "starting" ? "new session, nothing written yet" : "untitled session";
+}
+
 export function SessionRow({ session, ctx, onToggle }) {
   const s = session;
   const needs = s.state === "needs_input";
@@ -240,7 +245,7 @@ export function SessionRow({ session, ctx, onToggle }) {
         ? html`<span class="scan-mark" title=${SCANNING_NOTE}><span aria-hidden="true">◌</span><span class="sr-only">read by scanning</span></span>`
         : null}</span>
       <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
-      <span class="c-title"><a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>${s.role
+      <span class="c-title"><a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">${untitled(s)}</span>`}</a>${s.role
         ? html` <span class="role">${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}<${Slot} name="row.marks" session=${s} ctx=${ctx} />
         <span class="sid" title=${s.session_id}>${s.display_id}</span></span>
       <span class="c-proj proj" title=${s.project || "no project label"}>${s.project || html`<span class="sr-only">no project label</span>`}</span>
@@ -366,6 +371,7 @@ function stateSummary(list) {
   const parts = [];
   if (n("needs_input")) parts.push(`${n("needs_input")} need you`);
   if (n("working")) parts.push(`${n("working")} working`);
+  if (n("starting")) parts.push(`${n("starting")} starting`);
   if (n("idle")) parts.push(`${n("idle")} idle`);
   return parts.join(" · ");
 }
@@ -562,7 +568,7 @@ function NeedsItem({ session, board, ctx }) {
     <div class="row-head">
       <${HarnessBadge} session=${s} />
       <${StateBadge} state=${s.state} session=${s} />
-      <a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">untitled session</span>`}</a>
+      <a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">${untitled(s)}</span>`}</a>
       <span class="proj">${s.project || "no project"}</span>
     </div>
     <div class="question">${w ? html`<b>${w.kind}</b>: ${w.text || s.detail}` : s.detail}
@@ -627,7 +633,7 @@ export function SessionPage({ board, ctx, route }) {
   return html`${crumbs}<section class="session-page" data-key=${s.key}>
     <header class="sp-head">
       <${HarnessBadge} session=${s} />
-      <h2 class="view-h" id="view-h" tabindex="-1">${s.title || html`<span class="muted">untitled session</span>`}</h2>
+      <h2 class="view-h" id="view-h" tabindex="-1">${s.title || html`<span class="muted">${untitled(s)}</span>`}</h2>
       <${StateBadge} state=${s.state} session=${s} />
       ${s.role ? html`<span class="role">${s.role}</span>` : null}
     </header>
