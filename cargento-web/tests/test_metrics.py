@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
+import attrs
 import httpx
 import pytest
 from cargento.board import Board
@@ -290,3 +291,12 @@ def test_the_latency_histograms_count_builds_and_stream_publications(metrics_ser
         time.sleep(0.1)
     stop.set()
     assert published >= 1, "a revision published on the stream is timed"
+
+
+def test_a_starting_row_is_counted_under_its_own_state(builder_for: Any, tmp_path: Path) -> None:
+    board: Board = builder_for([("ok", FakeHarness("ok", [FakeSession("s1", age_s=2)]))], tmp_path).build()
+    starting = attrs.evolve(board.sessions[0], state="starting")
+    board = attrs.evolve(board, sessions=(*board.sessions, attrs.evolve(starting, session_id="pid-4242")))
+    counted = {s.labels["state"]: s.value for s in board_samples(board) if s.name == "cargento_sessions"}
+    assert counted["starting"] == 1, "a running process with no store yet is neither working nor idle"
+    assert sum(counted.values()) == len(board.sessions)

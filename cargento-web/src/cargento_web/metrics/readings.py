@@ -25,7 +25,7 @@ PROJECT_LIMIT = 50
 WINDOW_LIMIT = 8
 OTHER = "other"
 NO_PROJECT = "none"
-STATES = ("working", "needs_input", "idle")
+STATES = ("working", "needs_input", "idle", "starting")
 #: Every series name this module can publish (a counter gains ``_total`` in the text format).
 SERIES = (
     "cargento_sessions",
