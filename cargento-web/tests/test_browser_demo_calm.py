@@ -157,9 +157,8 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
         f"page work per revision over {len(durations)} revisions: median {statistics.median(durations):.1f} ms, "
         f"90th percentile {p90:.1f} ms, max {max(durations):.1f} ms"
     )
-    # How fast is a benchmark figure (bench/page.py, under 16 ms), not this test's: on a loaded
-    # CI machine the same page measured 20 ms. Here: every revision was measured and finished.
-    assert all(d >= 0 for d in durations), durations
+    # How fast is a benchmark figure (under 16 ms), not this test's: on a loaded CI machine the
+    # same page measured 20 ms.
 
     # The loop and the long turn stand in Attention's At risk.
     page.keyboard.press("a")
