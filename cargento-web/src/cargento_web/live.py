@@ -3,8 +3,9 @@
 A :class:`LiveBoard` keeps one :class:`Feed` per flavour of board (the display window, and
 ``?all=1``). A feed with no stream subscriber does nothing at all; ``/api/data`` builds on
 request then. While a page holds a stream, the feed watches the harness store roots from the
-last discovery (watchfiles), coalesces a burst of changes into one rebuild, and runs a slow
-timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
+last discovery (inotify read on the loop itself on Linux, :mod:`.runtime.inotify`; watchfiles
+elsewhere), coalesces a burst of changes into one rebuild, and runs a slow timer for the
+changes only the clock makes (a turn read as ended after 90 s of quiet). A new
 board revision is pushed to subscribers only when the board's content changed.
 
 While a raise lane is on (a hub whose ``needs_fixed_scan`` is true: the desktop
@@ -33,6 +34,7 @@ from cargento.board import Board, BoardBuilder
 
 from cargento_web.extensions import Extensions
 from cargento_web.order import StableOrder
+from cargento_web.runtime import inotify
 from cargento_web.settings import Settings
 
 __all__ = ["Feed", "LiveBoard", "watch_targets"]
@@ -172,6 +174,7 @@ class LiveBoard:
         self._watcher: asyncio.Task[None] | None = None
         self._watching: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._watch_stop: asyncio.Event | None = None
+        self._inotify: inotify.InotifyWatch | None = None
         self._kick: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
@@ -399,15 +402,42 @@ class LiveBoard:
             deep |= d
             shallow |= s
         targets = (frozenset(deep), frozenset(shallow - deep))
-        if targets == self._watching and self._watcher is not None and not self._watcher.done():
+        if targets == self._watching and self._watch_alive():
             return
+        self._end_watch()
         self._watching = targets
+        if inotify.available():
+            try:
+                watch = inotify.InotifyWatch(targets[0], targets[1], self._on_inotify)
+            except OSError as exc:
+                log.info("watching the stores with watchfiles: inotify refused (%s)", exc)
+            else:
+                watch.start(asyncio.get_running_loop())
+                self._inotify = watch
+                return
+        self._watch_stop = asyncio.Event()
+        self._watcher = asyncio.create_task(self._watch(targets, self._watch_stop), name="cargento-watch")
+
+    def _watch_alive(self) -> bool:
+        if self._inotify is not None:
+            return True
+        return self._watcher is not None and not self._watcher.done()
+
+    def _end_watch(self) -> None:
+        if self._inotify is not None:
+            self._inotify.close()
+            self._inotify = None
         if self._watch_stop is not None:
             self._watch_stop.set()
         if self._watcher is not None:
             self._watcher.cancel()
-        self._watch_stop = asyncio.Event()
-        self._watcher = asyncio.create_task(self._watch(targets, self._watch_stop), name="cargento-watch")
+
+    def _on_inotify(self, paths: list[str] | None) -> None:
+        if paths is None:
+            # A queue overflow or a watched root gone: rescan everything, and set the watches
+            # again from the next discovery.
+            self._watching = (frozenset(), frozenset())
+        self._mark_dirty(paths)
 
     async def _watch(self, targets: tuple[frozenset[str], frozenset[str]], stop: asyncio.Event) -> None:
         deep, shallow = targets
@@ -444,19 +474,18 @@ class LiveBoard:
             self._watching = (frozenset(), frozenset())
 
     async def _stop_watcher(self) -> None:
-        if self._watch_stop is not None:
-            self._watch_stop.set()
-        if self._watcher is not None:
-            self._watcher.cancel()
+        watcher = self._watcher
+        self._end_watch()
+        if watcher is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._watcher
+                await watcher
         self._watcher = None
         self._watching = (frozenset(), frozenset())
 
     @property
     def watching(self) -> tuple[frozenset[str], frozenset[str]]:
         """The (recursive, shallow) paths watched now; empty while no page is open."""
-        if self._watcher is None or self._watcher.done():
+        if not self._watch_alive():
             return (frozenset(), frozenset())
         return self._watching
 
