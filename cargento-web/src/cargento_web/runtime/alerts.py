@@ -169,6 +169,9 @@ class Alerts:
     def forget_kind(self, harness: str, session_id: str, kind: str) -> None:
         """The moment of one kind of alert ended (a wait answered, a new turn started): drop
         it if held back, and let the next transition raise again."""
+        key = (harness, session_id, kind)
+        if key not in self._pending and key not in self._told:
+            return  # nothing of it is held or told: every board asks this of every row
         with self._lock:
             dropped = self._pending.pop((harness, session_id, kind), None)
             if dropped is not None and not dropped.announced:
