@@ -227,3 +227,26 @@ def test_a_hub_change_builds_once_for_the_hub_with_no_page_open(serve: Any, buil
     assert len(hub.boards) == 1  # coalesced, and no timer keeps scanning afterwards
     server.stop()
     assert hub.closed and hub.callbacks == []
+
+
+def test_a_lone_write_is_built_at_once_not_after_the_debounce(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    """The debounce spaces builds out during a burst; a write after a quiet while does not
+    wait it out (it was the whole of the store-write latency's floor)."""
+    from cargento_harness_claude import plugin as claude
+
+    home, transcript, _ = _golden_claude(tmp_path)
+    server = serve(builder_for([("claude", claude)], home), rescan_s=3600, all_sessions=True, debounce_s=2.0)
+    stream = events(server.url + "/api/stream", seconds=10)
+    next(stream)
+    live = server.app.state.live
+    deadline = time.monotonic() + 5
+    while not any(live.watching) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(2.1)  # a quiet while, longer than the debounce, since the first build
+    append(transcript, prompt_record(transcript, "SCENARIO-A: a lone write"))
+    started = time.monotonic()
+    for name, _data in stream:
+        if name == "board":
+            break
+    assert time.monotonic() - started < 1.0
+    stream.close()

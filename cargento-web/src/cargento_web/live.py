@@ -4,8 +4,8 @@ A :class:`LiveBoard` keeps one :class:`Feed` per flavour of board (the display w
 ``?all=1``). A feed with no stream subscriber does nothing at all; ``/api/data`` builds on
 request then. While a page holds a stream, the feed watches the harness store roots from the
 last discovery (inotify read on the loop itself on Linux, :mod:`.runtime.inotify`; watchfiles
-elsewhere), coalesces a burst of changes into one rebuild, and runs a slow timer for the
-changes only the clock makes (a turn read as ended after 90 s of quiet). A new
+elsewhere), builds a change at once and coalesces the rest of a burst into one rebuild per
+``debounce_s``, and runs a slow timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
 board revision is pushed to subscribers only when the board's content changed.
 
 While a raise lane is on (a hub whose ``needs_fixed_scan`` is true: the desktop
@@ -382,7 +382,12 @@ class LiveBoard:
                     else:
                         feed.touch_all()
                 if not feed.hub_only:
-                    await asyncio.sleep(self.settings.debounce_s)
+                    # At most one store-driven build per debounce_s: a write after a quiet
+                    # while is built at once, the rest of a burst waits out the interval
+                    # and is built together.
+                    since = time.monotonic() - feed.built_at
+                    if since < self.settings.debounce_s:
+                        await asyncio.sleep(self.settings.debounce_s - since)
                 feed.hub_only = False
                 feed.dirty.clear()
         except asyncio.CancelledError:
