@@ -8,7 +8,8 @@ Chromium driven by Playwright, as the browser tests do:
   performance measure), each revision caused by one record appended to one transcript;
 - ``page_idle_cpu_percent``: the renderer's CPU (Chrome DevTools Protocol ``Performance``
   metrics: script, layout, style and task time) over a quiet window with the board open and
-  nothing changing, as a share of one core.
+  no store written, as a share of one core (``revisions_drawn`` says how many revisions the
+  clock alone made the server publish meanwhile: an idle row's "last active" wording).
 
 Run alone with ``python bench/page.py [--per-harness 64] [--revisions 20] [--idle 30]``.
 """
@@ -75,9 +76,26 @@ def figures(per_harness: int, *, revisions: int = 20, idle_s: float = 30.0) -> d
                 "n => document.querySelectorAll('li.row[data-key]').length >= n", arg=sessions, timeout=30_000
             )
             time.sleep(1.0)
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            time.sleep(2.0)
+
+            def metrics() -> dict[str, float]:
+                got = cdp.send("Performance.getMetrics")
+                return {m["name"]: float(m["value"]) for m in got["metrics"]}
+
+            drawn_js = "performance.getEntriesByName('cargento:revision').length"
+            revisions_before = page.evaluate(drawn_js)
+            start = metrics()
+            wall = time.perf_counter()
+            time.sleep(idle_s)
+            end = metrics()
+            wall = time.perf_counter() - wall
+            busy = _cpu_s(end) - _cpu_s(start)
+            revisions_during = page.evaluate(drawn_js) - revisions_before
             renders: list[float] = []
             for i in range(revisions):
-                count = page.evaluate("performance.getEntriesByName('cargento:revision').length")
+                count = page.evaluate(drawn_js)
                 live = lives[(i * 7) % len(lives)]
                 live.append(datetime.now(UTC))
                 try:
@@ -87,29 +105,18 @@ def figures(per_harness: int, *, revisions: int = 20, idle_s: float = 30.0) -> d
                 except Exception:
                     continue
                 renders.append(
-                    page.evaluate("(() => { const e = performance.getEntriesByName('cargento:revision'); "
-                                  "return e[e.length - 1].duration; })()")
+                    page.evaluate(
+                        "(() => { const e = performance.getEntriesByName('cargento:revision'); "
+                        "return e[e.length - 1].duration; })()"
+                    )
                 )
                 time.sleep(0.3)
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            time.sleep(2.0)
-
-            def metrics() -> dict[str, float]:
-                got = cdp.send("Performance.getMetrics")
-                return {m["name"]: float(m["value"]) for m in got["metrics"]}
-
-            start = metrics()
-            wall = time.perf_counter()
-            time.sleep(idle_s)
-            end = metrics()
-            wall = time.perf_counter() - wall
-            busy = _cpu_s(end) - _cpu_s(start)
             browser.close()
         out: dict[str, Any] = {
             "sessions": sessions,
             "idle": {
                 "window_s": wall,
+                "revisions_drawn": revisions_during,
                 "task_s": busy,
                 "script_s": end.get("ScriptDuration", 0.0) - start.get("ScriptDuration", 0.0),
                 "layout_s": end.get("LayoutDuration", 0.0) - start.get("LayoutDuration", 0.0),

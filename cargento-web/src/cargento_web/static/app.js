@@ -1,4 +1,5 @@
 // The Cargento page: fetches the board, follows the live stream, routes on the URL fragment.
+import "/static/steadytext.js";
 import { h, render } from "preact";
 import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
