@@ -250,3 +250,43 @@ def test_a_lone_write_is_built_at_once_not_after_the_debounce(serve: Any, builde
             break
     assert time.monotonic() - started < 1.0
     stream.close()
+
+
+class _HoldingHub(_Hub):
+    """A hub that says when it holds a raise back, counting the ticks it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ticks = 0
+        self.holding = False
+        self.wake: Any = None
+
+    def on_hold(self, callback: Any) -> None:
+        self.wake = callback
+
+    def tick(self, now: datetime | None = None) -> list[str]:
+        self.ticks += 1
+        return []
+
+
+def test_held_raises_are_judged_every_second_only_while_one_is_held(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    hub = _HoldingHub()
+    fake = FakeHarness("fake", [FakeSession("s1")])
+    serve(builder_for([("fake", fake)], tmp_path), hub=hub, rescan_s=3600)
+    deadline = time.monotonic() + 3
+    while hub.wake is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert hub.wake is not None
+    time.sleep(2.3)
+    assert hub.ticks == 0, "nothing held: the judging timer sleeps"
+    hub.holding = True
+    hub.wake()  # from the hub's own thread, as Alerts does
+    time.sleep(2.5)
+    assert 2 <= hub.ticks <= 3
+    hub.holding = False
+    time.sleep(1.2)  # the tick in flight, then sleep again
+    settled = hub.ticks
+    time.sleep(2.2)
+    assert hub.ticks == settled

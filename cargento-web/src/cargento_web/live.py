@@ -13,8 +13,9 @@ notifications or a listener such as the reach nudges), the same slow timer keeps
 board warm with no page open, events on or off: one build per ``rescan_s``, handed to the hub,
 so a wait only a store records (Copilot's, Cursor's, a transcript's) still raises, and an end
 is still read, with no browser attached. An event still asks for its own rebuild at once. A
-hub with ``tick(now)`` is also ticked every :data:`TICK_S` seconds, so a raise held back for
-its confirmation delay is confirmed on time between builds.
+hub with ``tick(now)`` is also ticked every :data:`TICK_S` seconds while it holds a raise back
+(and not at all otherwise, when it says so), so a raise held for its confirmation delay is
+confirmed on time between builds.
 """
 
 from __future__ import annotations
@@ -311,9 +312,26 @@ class LiveBoard:
             self._ticker = loop.create_task(self._tick(tick), name="cargento-raise-tick")
 
     async def _tick(self, tick: Callable[[], Any]) -> None:
-        """Judge the hub's held-back raises every :data:`TICK_S` (a dictionary look when
-        nothing is held)."""
+        """Judge the hub's held-back raises every :data:`TICK_S` while it holds one; a hub
+        that says when it holds (``holding`` and ``on_hold(callback)``) is not woken at all
+        while it holds nothing."""
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        on_hold: Callable[[Callable[[], None]], Any] | None = getattr(self.hub, "on_hold", None)
+        told = callable(on_hold) and hasattr(self.hub, "holding")
+        if told and on_hold is not None:
+
+            def held() -> None:
+                with contextlib.suppress(RuntimeError):  # the loop closed: nothing to wake
+                    loop.call_soon_threadsafe(wake.set)
+
+            on_hold(held)
         while not self._closing:
+            if told:
+                wake.clear()
+                if not getattr(self.hub, "holding", True):
+                    await wake.wait()
+                    continue
             await asyncio.sleep(TICK_S)
             try:
                 tick()

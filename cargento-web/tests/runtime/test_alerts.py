@@ -183,3 +183,15 @@ def test_no_backend_raises_never_push_real_delivery_history_out(tmp_path: Path) 
     reread.load()
     kept = [d.session_id for d in reread.all()]
     assert kept == ["blind49", "blind48", "blind47", "real3", "real2", "real1", "real0"]
+
+
+def test_holding_a_raise_back_wakes_whoever_judges_held_raises(tmp_path: Path) -> None:
+    """The live board sleeps while nothing is held; a raise held for its confirmation delay
+    or a floor tells it, so it is judged on time."""
+    a = Alerts(MemoryNotifier(), DeliveriesStore(tmp_path), clock=lambda: T0, confirm=timedelta(seconds=3))
+    woken: list[int] = []
+    a.on_hold = lambda: woken.append(1)
+    assert a.gate("claude", "s1", "t", "b", at(0)) == "confirming"
+    assert woken == [1] and len(a.pending) == 1
+    a.forget_kind("claude", "s1", "gate")
+    assert not a.pending

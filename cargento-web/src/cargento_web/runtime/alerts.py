@@ -108,6 +108,9 @@ class Alerts:
         self._gate_last: datetime | None = None
         self._question_last: datetime | None = None
         self._pending: dict[tuple[str, str, str], Pending] = {}
+        #: Called (under the lock; it must not block) whenever a raise is held back, so the
+        #: live board's judging timer runs only while something is held.
+        self.on_hold: Callable[[], None] | None = None
         #: Transitions already raised and not yet ended (a gate, a turn end): at most once each.
         self._told: set[tuple[str, str, str]] = set()
         self._tab_lane_at: datetime | None = None
@@ -227,7 +230,7 @@ class Alerts:
             floor_last = self._question_last if question else self._gate_last
             floor = QUESTION_FLOOR if question else GATE_FLOOR
             if floor_last is not None and now - floor_last < floor:
-                self._pending.setdefault(key, item)
+                self._hold(key, item)
                 return "held"
             self._pending.pop(key, None)
             tab_at = self._tab_lane_at
@@ -264,11 +267,17 @@ class Alerts:
         )
         return "raised"
 
+    def _hold(self, key: tuple[str, str, str], item: Pending) -> None:
+        """Hold *item* back (under the lock) and tell whoever judges held raises on time."""
+        self._pending.setdefault(key, item)
+        if self.on_hold is not None:
+            self.on_hold()
+
     def _precision(self, item: Pending, key: tuple[str, str, str], now: datetime) -> str | None:
         """The rules every lane shares; ``None`` lets the raise through."""
         with self._lock:
             if item.kind in CONFIRMED_KINDS and now - item.first_at < self.confirm:
-                self._pending.setdefault(key, item)
+                self._hold(key, item)
                 return "confirming"
             if self.presence is not None and self.presence.showing(item.harness, item.session_id, now):
                 self._pending.pop(key, None)

@@ -470,9 +470,20 @@ class EventHub:
     def _label_of(self, s: BoardSession) -> str:
         return clip(f"{s.harness_label} · {s.title or s.project or s.display_id}", 80)
 
+    @property
+    def holding(self) -> bool:
+        """True while a raise is held back (its confirmation delay or a floor runs)."""
+        return bool(self.alerts.pending)
+
+    def on_hold(self, callback: Callable[[], None]) -> None:
+        """Call *callback* (from any thread; it must not block) whenever a raise is held
+        back: the live board then judges held raises every second, and sleeps otherwise."""
+        self.alerts.on_hold = callback
+
     def tick(self, now: datetime | None = None) -> list[str]:
         """Confirm or withdraw the raises held back (the confirmation delay, the floors);
-        cheap when nothing is held, so the live board calls it every second."""
+        cheap when nothing is held, so the live board calls it every second while
+        :attr:`holding`."""
         if not self.alerts.pending:
             return []
         return self.alerts.retry(now or self.clock(), self._still_wanted)
