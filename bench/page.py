@@ -50,6 +50,58 @@ def _cpu_s(metrics: dict[str, float]) -> float:
     return metrics.get("TaskDuration", 0.0)
 
 
+_DRAWN = "performance.getEntriesByName('cargento:revision').length"
+
+
+def _idle(page: Any, idle_s: float) -> dict[str, Any]:
+    """The renderer's busy time over *idle_s* quiet seconds (CDP Performance metrics)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    time.sleep(2.0)
+
+    def metrics() -> dict[str, float]:
+        got = cdp.send("Performance.getMetrics")
+        return {m["name"]: float(m["value"]) for m in got["metrics"]}
+
+    drawn = page.evaluate(_DRAWN)
+    start = metrics()
+    wall = time.perf_counter()
+    time.sleep(idle_s)
+    end = metrics()
+    wall = time.perf_counter() - wall
+    busy = _cpu_s(end) - _cpu_s(start)
+    return {
+        "window_s": wall,
+        "revisions_drawn": page.evaluate(_DRAWN) - drawn,
+        "task_s": busy,
+        "script_s": end.get("ScriptDuration", 0.0) - start.get("ScriptDuration", 0.0),
+        "layout_s": end.get("LayoutDuration", 0.0) - start.get("LayoutDuration", 0.0),
+        "style_s": end.get("RecalcStyleDuration", 0.0) - start.get("RecalcStyleDuration", 0.0),
+        "page_idle_cpu_percent": 100.0 * busy / wall,
+    }
+
+
+def _renders(page: Any, lives: list[Any], revisions: int) -> list[float]:
+    """The page's work on each of *revisions* revisions, one record appended for each."""
+    renders: list[float] = []
+    for i in range(revisions):
+        count = page.evaluate(_DRAWN)
+        live = lives[(i * 7) % len(lives)]
+        live.append(datetime.now(UTC))
+        try:
+            page.wait_for_function(f"n => {_DRAWN} > n", arg=count, timeout=5_000)
+        except Exception:  # no revision within the wait: not a render to time
+            continue
+        renders.append(
+            page.evaluate(
+                "(() => { const e = performance.getEntriesByName('cargento:revision'); "
+                "return e[e.length - 1].duration; })()"
+            )
+        )
+        time.sleep(0.3)
+    return renders
+
+
 def figures(per_harness: int, *, revisions: int = 20, idle_s: float = 30.0) -> dict[str, Any]:
     """Render time of *revisions* revisions at ``per_harness * 10`` sessions, and the page's
     CPU over *idle_s* quiet seconds."""
@@ -76,54 +128,11 @@ def figures(per_harness: int, *, revisions: int = 20, idle_s: float = 30.0) -> d
                 "n => document.querySelectorAll('li.row[data-key]').length >= n", arg=sessions, timeout=30_000
             )
             time.sleep(1.0)
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            time.sleep(2.0)
-
-            def metrics() -> dict[str, float]:
-                got = cdp.send("Performance.getMetrics")
-                return {m["name"]: float(m["value"]) for m in got["metrics"]}
-
-            drawn_js = "performance.getEntriesByName('cargento:revision').length"
-            revisions_before = page.evaluate(drawn_js)
-            start = metrics()
-            wall = time.perf_counter()
-            time.sleep(idle_s)
-            end = metrics()
-            wall = time.perf_counter() - wall
-            busy = _cpu_s(end) - _cpu_s(start)
-            revisions_during = page.evaluate(drawn_js) - revisions_before
-            renders: list[float] = []
-            for i in range(revisions):
-                count = page.evaluate(drawn_js)
-                live = lives[(i * 7) % len(lives)]
-                live.append(datetime.now(UTC))
-                try:
-                    page.wait_for_function(
-                        "n => performance.getEntriesByName('cargento:revision').length > n", arg=count, timeout=5_000
-                    )
-                except Exception:
-                    continue
-                renders.append(
-                    page.evaluate(
-                        "(() => { const e = performance.getEntriesByName('cargento:revision'); "
-                        "return e[e.length - 1].duration; })()"
-                    )
-                )
-                time.sleep(0.3)
+            out: dict[str, Any] = {"sessions": sessions}
+            if idle_s > 0:
+                out["idle"] = _idle(page, idle_s)
+            renders = _renders(page, lives, revisions)
             browser.close()
-        out: dict[str, Any] = {
-            "sessions": sessions,
-            "idle": {
-                "window_s": wall,
-                "revisions_drawn": revisions_during,
-                "task_s": busy,
-                "script_s": end.get("ScriptDuration", 0.0) - start.get("ScriptDuration", 0.0),
-                "layout_s": end.get("LayoutDuration", 0.0) - start.get("LayoutDuration", 0.0),
-                "style_s": end.get("RecalcStyleDuration", 0.0) - start.get("RecalcStyleDuration", 0.0),
-                "page_idle_cpu_percent": 100.0 * busy / wall,
-            },
-        }
         if renders:
             out["page_revision_ms"] = {**_summary(renders), "p90": sorted(renders)[int(0.9 * (len(renders) - 1))]}
         return out
