@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cargento_web.runtime import inotify
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.skipif(not inotify.available(), reason="inotify is Linu
 Reports = list[list[str] | None]
 
 
-def _run(body: Callable[[Reports], Awaitable[None]]) -> Reports:
+def _run(body: Callable[[Reports], Coroutine[Any, Any, None]]) -> Reports:
     reports: Reports = []
     asyncio.run(body(reports))
     return reports
