@@ -181,6 +181,10 @@ class LiveBoard:
         self._ticker: asyncio.Task[None] | None = None
         #: Number of boards built, for tests and ``/api/health``-free diagnostics.
         self.builds = 0
+        #: An invalidate is scheduled on the loop and has not run yet.
+        self._invalidating = False
+        #: The thread handing a build to the features, while it does.
+        self._features_thread: int | None = None
 
     def latest(self) -> Board | None:
         """The board most recently built of the default flavour (``None`` before the first)."""
@@ -234,7 +238,11 @@ class LiveBoard:
                 else:
                     if isinstance(amended, Board):
                         board = amended
-            self.extensions.on_board(board)
+            self._features_thread = threading.get_ident()
+            try:
+                self.extensions.on_board(board)
+            finally:
+                self._features_thread = None
             return feed.stamp(board, self.extensions.generation)
 
     async def _build(self, feed: Feed) -> Board:
@@ -262,14 +270,34 @@ class LiveBoard:
 
     def invalidate(self) -> None:
         """Mark every live board out of date (thread-safe); the event hub calls this when an
-        overlay changes, since no store file did."""
+        overlay changes, since no store file did.
+
+        Calls made before the loop has taken the last one are one: an event reaches here
+        twice (the hub's subscribers, then the ingress route's answer), and a second build
+        queued behind the first held the GIL while the first revision was being sent."""
         loop = self._loop
-        if loop is None or loop.is_closed():
+        if loop is None or loop.is_closed() or self._invalidating:
             return
+        self._invalidating = True
         try:
-            loop.call_soon_threadsafe(self._mark_dirty, None, True)
+            loop.call_soon_threadsafe(self._invalidated)
         except RuntimeError:
-            pass
+            self._invalidating = False
+
+    def extension_changed(self) -> None:
+        """A feature's share of the document moved: publish a new revision. Said from inside
+        the features' ``on_board`` of a build, the build under way stamps it already (its
+        revision is taken after them), so no second build follows; said from anywhere else,
+        the boards are rebuilt as for :meth:`invalidate`."""
+        if self._features_thread == threading.get_ident():
+            return
+        self.invalidate()
+
+    def _invalidated(self) -> None:
+        # Cleared before marking: an invalidate that sees the flag still set is covered by
+        # the build this mark causes.
+        self._invalidating = False
+        self._mark_dirty(None, True)
 
     def _mark_dirty(self, paths: Iterable[str] | None = None, hub: bool = False) -> None:
         """A rebuild is due: because store *paths* changed, or (``hub``) an overlay changed
