@@ -35,16 +35,21 @@ from cargento.board import BoardBuilder  # noqa: E402
 from cargento.plugins import load_registry  # noqa: E402
 from cargento.processes import StaticProcesses  # noqa: E402
 
-#: name -> (target, unit, lower is better)
+#: name -> (target, unit); every figure is met at or below its target (issue 24's figures).
 TARGETS: dict[str, tuple[float, str]] = {
     "warm_one_append_640_ms": (5.0, "ms"),
     "warm_one_append_300mb_ms": (5.0, "ms"),
     "warm_50k_files_ms": (20.0, "ms"),
+    "full_rescan_50k_ms": (300.0, "ms"),
     "cold_640_ms": (600.0, "ms"),
-    "event_to_sse_p50_ms": (10.0, "ms"),
-    "event_to_sse_p99_ms": (50.0, "ms"),
-    "store_write_to_sse_p50_ms": (100.0, "ms"),
-    "store_write_to_sse_p99_ms": (300.0, "ms"),
+    "cold_1500_ms": (1000.0, "ms"),
+    "one_append_640_vs_40": (1.5, "x"),
+    "event_to_sse_p50_ms": (3.0, "ms"),
+    "event_to_sse_p99_ms": (15.0, "ms"),
+    "store_write_to_sse_p50_ms": (25.0, "ms"),
+    "store_write_to_sse_p99_ms": (100.0, "ms"),
+    "page_revision_640_ms": (16.0, "ms"),
+    "page_idle_cpu_percent": (1.0, "%"),
     "server_rss_640_mb": (150.0, "MB"),
     "first_board_json_160_s": (0.30, "s"),
     "first_board_json_640_s": (0.50, "s"),
@@ -139,6 +144,24 @@ def board_scale(per_harness: int, runs: int) -> dict[str, Any]:
             "refresh_after_one_append_ms": summary(one),
             "refresh_after_append_to_every_session_ms": summary(every),
         }
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def cold_across_harnesses(per_harness: int, runs: int) -> dict[str, Any]:
+    """The first board of a fresh builder over *per_harness* active sessions of each of the
+    ten harnesses (1,500 at 150), and nothing else: the scale issue 24 names."""
+    root = Path(tempfile.mkdtemp(prefix="cargento-bench-cold-"))
+    try:
+        home = root / "home"
+        lives = stores.populate(home, per_harness, datetime.now(UTC))
+        env = env_for(home, root / "state")
+
+        def first() -> None:
+            board = BoardBuilder(load_registry(env={}), env=env, home=home, processes=StaticProcesses()).build()
+            assert len(board.sessions) == len(lives), (len(board.sessions), len(lives))
+
+        return {"sessions": len(lives), "cold_first_board_ms": summary([timed(first) for _ in range(runs)])}
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -399,8 +422,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=60)
     parser.add_argument("--skip-large", action="store_true", help="skip the 50,000-file and 300 MB stores")
     parser.add_argument("--skip-eta", action="store_true", help="skip the turn-estimate error (bench/eta.py)")
+    parser.add_argument("--skip-page", action="store_true", help="skip the page's figures in Chromium (bench/page.py)")
     args = parser.parse_args(argv)
-    scales = (4, 16) if args.quick else (4, 16, 64)
+    # 640 sessions at every pass: the latency, render and flat-refresh targets are set there.
+    scales = (4, 16, 64)
     runs = 3 if args.quick else args.runs
     results: dict[str, Any] = {
         "when": datetime.now(UTC).isoformat(),
@@ -410,9 +435,19 @@ def main(argv: list[str] | None = None) -> int:
     for per in scales:
         print(f"board at {per * 10} sessions…", flush=True)
         results["scales"][str(per * 10)] = board_scale(per, runs)
+    print("cold first board at 1,500 sessions across the ten harnesses…", flush=True)
+    results["cold_1500"] = cold_across_harnesses(150, runs)
     biggest = str(scales[-1] * 10)
     print(f"server at {biggest} sessions…", flush=True)
-    results["server"] = server_figures(scales[-1], 20 if args.quick else args.samples)
+    results["server"] = server_figures(scales[-1], 40 if args.quick else args.samples)
+    if not args.skip_page:
+        import page
+
+        print("the page in Chromium: a revision's render at 640, idle at 160…", flush=True)
+        results["page"] = {
+            "640": page.figures(64, revisions=10 if args.quick else 30, idle_s=0.0),
+            "160": page.figures(16, revisions=0, idle_s=20.0 if args.quick else 60.0),
+        }
     if not args.skip_large:
         print("large stores…", flush=True)
         results["large"] = {
@@ -451,6 +486,19 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
     top = results["scales"].get("640") or results["scales"][max(results["scales"], key=int)]
     figures["cold_640_ms"] = top["cold_first_board_ms"]["median"]
     figures["warm_one_append_640_ms"] = top["refresh_after_one_append_ms"]["median"]
+    small = results["scales"].get("40")
+    if small is not None and "640" in results["scales"]:
+        figures["one_append_640_vs_40"] = (
+            results["scales"]["640"]["refresh_after_one_append_ms"]["median"]
+            / small["refresh_after_one_append_ms"]["median"]
+        )
+    if "cold_1500" in results:
+        figures["cold_1500_ms"] = results["cold_1500"]["cold_first_board_ms"]["median"]
+    shown = results.get("page", {})
+    if "page_revision_ms" in shown.get("640", {}):
+        figures["page_revision_640_ms"] = shown["640"]["page_revision_ms"]["median"]
+    if "idle" in shown.get("160", {}):
+        figures["page_idle_cpu_percent"] = shown["160"]["idle"]["page_idle_cpu_percent"]
     srv = results.get("server", {})
     if "server_rss_mb" in srv:
         figures["server_rss_640_mb"] = srv["server_rss_mb"]
@@ -463,6 +511,7 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
     large = results.get("large", {})
     if "claude_50k_files" in large:
         figures["warm_50k_files_ms"] = large["claude_50k_files"]["refresh_after_one_append_ms"]["median"]
+        figures["full_rescan_50k_ms"] = large["claude_50k_files"]["warm_nothing_changed_full_rescan_ms"]["median"]
     overall = results.get("eta", {}).get("overall", {})
     if overall.get("mean_abs_error_s") is not None:
         figures["eta_mean_abs_error_s"] = overall["mean_abs_error_s"]
@@ -490,7 +539,7 @@ def print_table(figures: dict[str, Any]) -> None:
         if value is None:
             print(f"{name:<28} {'—':>10} {target:>8g} {unit}  not measured")
             continue
-        verdict = "met" if value < target else "MISSED"
+        verdict = "met" if value <= target else "MISSED"
         print(f"{name:<28} {value:>8.1f} {unit} {target:>6g} {unit}  {verdict}")
 
 

@@ -728,3 +728,56 @@ def test_the_session_page_prints_what_became_of_a_raise(
         assert page.errors == []
     finally:
         hub.close()
+
+
+def test_one_sessions_change_leaves_every_other_rows_nodes_untouched(
+    serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
+) -> None:
+    """A revision redraws the row that moved and no other: a MutationObserver over the whole
+    list sees no change inside any other row, through the revision and the clock redraws that
+    follow it, and every other row is still the very element it was."""
+    quiet_since = datetime.now(UTC) - timedelta(hours=3, minutes=10)  # "3h": stable for the test
+    titles = {f"rows-{i:02d}": f"Session number {i}" for i in range(30)}
+
+    def script(sid: str) -> Script:
+        def read(ref: SessionRef, now: datetime) -> SessionReading:
+            return SessionReading(
+                ref=ref,
+                title=titles[sid],
+                cwd=f"/home/dev/code/p{sid[-1]}",
+                started_at=quiet_since - timedelta(minutes=5),
+                last_active_at=quiet_since,
+            )
+
+        return read
+
+    pi = Scripted(HarnessInfo(key="pi", label="Pi"), {sid: script(sid) for sid in titles})
+    server = serve(builder_for([("pi", pi)], tmp_path), all_sessions=True, rescan_s=0.3)
+    page = page_for(server.url + "/")
+    page.wait_for_function("document.querySelectorAll('main li.row[data-key]').length === 30")
+    time.sleep(1.5)  # the first clock redraws settle
+    page.evaluate(
+        """() => {
+        window.__rows = [...document.querySelectorAll('main li.row[data-key]')];
+        window.__touched = [];
+        new MutationObserver((records) => {
+          for (const r of records) {
+            const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+            const row = el && el.closest('li.row[data-key]');
+            window.__touched.push(row ? row.dataset.key : '(' + r.type + ' outside the rows)');
+          }
+        }).observe(document.querySelector('main'), { subtree: true, childList: true, attributes: true, characterData: true });
+      }"""
+    )
+    titles["rows-07"] = "Renamed while you watched"
+    page.wait_for_selector("main li.row[data-key='pi:rows-07'] >> text=Renamed while you watched", timeout=10_000)
+    time.sleep(2.5)  # two more clock redraws, and the slow timer's rebuilds
+    touched = set(page.evaluate("window.__touched"))
+    inside_rows = {key for key in touched if not key.startswith("(")}
+    assert inside_rows == {"pi:rows-07"}, touched
+    same = page.evaluate(
+        """() => window.__rows.map((el) => el.isConnected
+            && document.querySelector(`main li.row[data-key='${el.dataset.key}']`) === el)"""
+    )
+    assert all(same), "every row is the element it was (keyed rows: nothing rebuilt)"
+    assert page.errors == []

@@ -12,7 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
+from cargento.board import BoardBuilder
 from cargento.models import Gate
+from cargento.plugins import load_registry
+from cargento.processes import StaticProcesses
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento.testing.homes import copy_golden
 from cargento_web.live import watch_targets
@@ -227,3 +230,102 @@ def test_a_hub_change_builds_once_for_the_hub_with_no_page_open(serve: Any, buil
     assert len(hub.boards) == 1  # coalesced, and no timer keeps scanning afterwards
     server.stop()
     assert hub.closed and hub.callbacks == []
+
+
+def test_a_lone_write_is_built_at_once_not_after_the_debounce(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    """The debounce spaces builds out during a burst; a write after a quiet while does not
+    wait it out (it was the whole of the store-write latency's floor)."""
+    from cargento_harness_claude import plugin as claude
+
+    home, transcript, _ = _golden_claude(tmp_path)
+    server = serve(builder_for([("claude", claude)], home), rescan_s=3600, all_sessions=True, debounce_s=2.0)
+    stream = events(server.url + "/api/stream", seconds=10)
+    next(stream)
+    live = server.app.state.live
+    deadline = time.monotonic() + 5
+    while not any(live.watching) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(2.1)  # a quiet while, longer than the debounce, since the first build
+    append(transcript, prompt_record(transcript, "SCENARIO-A: a lone write"))
+    started = time.monotonic()
+    for name, _data in stream:
+        if name == "board":
+            break
+    assert time.monotonic() - started < 1.0
+    stream.close()
+
+
+class _MovesOnEveryBoard:
+    """A feature whose share moves on every board it sees (as history or cockpit do when a
+    state changes), telling the server from inside on_board."""
+
+    name = "moves"
+
+    def __init__(self) -> None:
+        self.tell: Any = None
+        self.seen = 0
+
+    def on_board(self, board: Any) -> None:
+        self.seen += 1
+        self.tell()
+
+    def on_timing(self, kind: str, seconds: float) -> None:
+        pass
+
+
+def test_a_share_moved_inside_on_board_is_stamped_by_that_build_not_built_again(tmp_path: Path) -> None:
+    import asyncio
+
+    from cargento_web.extensions import Extensions
+    from cargento_web.live import LiveBoard
+    from cargento_web.settings import Settings
+
+    feature = _MovesOnEveryBoard()
+    extensions = Extensions([feature])  # type: ignore[list-item]
+    fake = FakeHarness("fake", [FakeSession("s1")])
+    registry = load_registry(entry_points=False, extra=[("fake", fake)])
+    builder = BoardBuilder(registry, env={"HOME": str(tmp_path)}, home=tmp_path, processes=StaticProcesses())
+
+    async def run() -> tuple[int, int, int, int]:
+        live = LiveBoard(builder, Settings(rescan_s=3600, watch=False), extensions=extensions)
+        feature.tell = extensions.changed
+        extensions.listen(live.extension_changed)
+        async with live.subscribe(False) as queue:
+            first = await asyncio.wait_for(queue.get(), 5)
+            await asyncio.sleep(0.3)
+            builds_after_first = live.builds
+            live.extension_changed()  # from outside a build: one more build, a new revision
+            second = await asyncio.wait_for(queue.get(), 5)
+            await asyncio.sleep(0.3)
+            builds = live.builds
+        await live.close()
+        return first or 0, second or 0, builds_after_first, builds
+
+    first, second, builds_after_first, builds = asyncio.run(run())
+    assert builds_after_first == 1, "the share moved inside the build: no second build"
+    assert builds == 2 and second > first
+
+
+def test_invalidations_before_the_loop_takes_one_are_one() -> None:
+    from cargento_web.live import LiveBoard
+    from cargento_web.settings import Settings
+
+    scheduled: list[Any] = []
+
+    class Loop:
+        def is_closed(self) -> bool:
+            return False
+
+        def call_soon_threadsafe(self, fn: Any, *args: Any) -> None:
+            scheduled.append((fn, args))
+
+    registry = load_registry(entry_points=False, extra=[("fake", FakeHarness("fake", []))])
+    live = LiveBoard(BoardBuilder(registry, env={}, processes=StaticProcesses()), Settings())
+    live._loop = Loop()  # type: ignore[assignment]
+    live.invalidate()
+    live.invalidate()  # the ingress route's, after the hub's own
+    assert len(scheduled) == 1
+    fn, args = scheduled[0]
+    fn(*args)  # the loop takes it
+    live.invalidate()
+    assert len(scheduled) == 2

@@ -23,6 +23,8 @@ SHIPPED = [
     "cargento_web/static/views.js",
     "cargento_web/static/format.js",
     "cargento_web/static/marks.js",
+    "cargento_web/static/sameness.js",
+    "cargento_web/static/steadytext.js",
     "cargento_web/static/config.js",
     "cargento_web/static/api.js",
     "cargento_web/static/slots.js",

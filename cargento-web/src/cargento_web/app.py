@@ -161,7 +161,7 @@ def create_app(
     install_log_redaction()
     features = extensions if extensions is not None else Extensions()
     live = LiveBoard(builder, settings, hub, extensions=features)
-    features.listen(live.invalidate)
+    features.listen(live.extension_changed)
     guard = Guard(settings)
     resets = _store_resets(hub) + [
         {

@@ -3,8 +3,9 @@
 A :class:`LiveBoard` keeps one :class:`Feed` per flavour of board (the display window, and
 ``?all=1``). A feed with no stream subscriber does nothing at all; ``/api/data`` builds on
 request then. While a page holds a stream, the feed watches the harness store roots from the
-last discovery (watchfiles), coalesces a burst of changes into one rebuild, and runs a slow
-timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
+last discovery (inotify read on the loop itself on Linux, :mod:`.runtime.inotify`; watchfiles
+elsewhere), builds a change at once and coalesces the rest of a burst into one rebuild per
+``debounce_s``, and runs a slow timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
 board revision is pushed to subscribers only when the board's content changed.
 
 While a raise lane is on (a hub whose ``needs_fixed_scan`` is true: the desktop
@@ -34,6 +35,7 @@ from cargento.board import Board, BoardBuilder
 
 from cargento_web.extensions import Extensions
 from cargento_web.order import StableOrder
+from cargento_web.runtime import inotify
 from cargento_web.settings import Settings
 
 __all__ = ["Feed", "LiveBoard", "watch_targets"]
@@ -185,6 +187,7 @@ class LiveBoard:
         self._watcher: asyncio.Task[None] | None = None
         self._watching: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         self._watch_stop: asyncio.Event | None = None
+        self._inotify: inotify.InotifyWatch | None = None
         self._kick: asyncio.Task[None] | None = None
         self._warm: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
@@ -196,6 +199,10 @@ class LiveBoard:
         #: When anything last made a built board out of date (monotonic): a board begun
         #: before it is never handed out as fresh, so a read after an accepted event sees it.
         self._changed_at = 0.0
+        #: An invalidate is scheduled on the loop and has not run yet.
+        self._invalidating = False
+        #: The thread handing a build to the features, while it does.
+        self._features_thread: int | None = None
 
     def latest(self) -> Board | None:
         """The board most recently built of the default flavour (``None`` before the first)."""
@@ -249,7 +256,11 @@ class LiveBoard:
                 else:
                     if isinstance(amended, Board):
                         board = amended
-            self.extensions.on_board(board)
+            self._features_thread = threading.get_ident()
+            try:
+                self.extensions.on_board(board)
+            finally:
+                self._features_thread = None
             return feed.stamp(board, self.extensions.generation)
 
     async def _build(self, feed: Feed) -> Board:
@@ -281,14 +292,34 @@ class LiveBoard:
 
     def invalidate(self) -> None:
         """Mark every live board out of date (thread-safe); the event hub calls this when an
-        overlay changes, since no store file did."""
+        overlay changes, since no store file did.
+
+        Calls made before the loop has taken the last one are one: an event reaches here
+        twice (the hub's subscribers, then the ingress route's answer), and a second build
+        queued behind the first held the GIL while the first revision was being sent."""
         loop = self._loop
-        if loop is None or loop.is_closed():
+        if loop is None or loop.is_closed() or self._invalidating:
             return
+        self._invalidating = True
         try:
-            loop.call_soon_threadsafe(self._mark_dirty, None, True)
+            loop.call_soon_threadsafe(self._invalidated)
         except RuntimeError:
-            pass
+            self._invalidating = False
+
+    def extension_changed(self) -> None:
+        """A feature's share of the document moved: publish a new revision. Said from inside
+        the features' ``on_board`` of a build, the build under way stamps it already (its
+        revision is taken after them), so no second build follows; said from anywhere else,
+        the boards are rebuilt as for :meth:`invalidate`."""
+        if self._features_thread == threading.get_ident():
+            return
+        self.invalidate()
+
+    def _invalidated(self) -> None:
+        # Cleared before marking: an invalidate that sees the flag still set is covered by
+        # the build this mark causes.
+        self._invalidating = False
+        self._mark_dirty(None, True)
 
     def _mark_dirty(self, paths: Iterable[str] | None = None, hub: bool = False) -> None:
         """A rebuild is due: because store *paths* changed, or (``hub``) an overlay changed
@@ -428,7 +459,12 @@ class LiveBoard:
                     else:
                         feed.touch_all()
                 if not feed.hub_only:
-                    await asyncio.sleep(self.settings.debounce_s)
+                    # At most one store-driven build per debounce_s: a write after a quiet
+                    # while is built at once, the rest of a burst waits out the interval
+                    # and is built together.
+                    since = time.monotonic() - feed.built_at
+                    if since < self.settings.debounce_s:
+                        await asyncio.sleep(self.settings.debounce_s - since)
                 feed.hub_only = False
                 feed.dirty.clear()
         except asyncio.CancelledError:
@@ -448,15 +484,42 @@ class LiveBoard:
             deep |= d
             shallow |= s
         targets = (frozenset(deep), frozenset(shallow - deep))
-        if targets == self._watching and self._watcher is not None and not self._watcher.done():
+        if targets == self._watching and self._watch_alive():
             return
+        self._end_watch()
         self._watching = targets
+        if inotify.available():
+            try:
+                watch = inotify.InotifyWatch(targets[0], targets[1], self._on_inotify)
+            except OSError as exc:
+                log.info("watching the stores with watchfiles: inotify refused (%s)", exc)
+            else:
+                watch.start(asyncio.get_running_loop())
+                self._inotify = watch
+                return
+        self._watch_stop = asyncio.Event()
+        self._watcher = asyncio.create_task(self._watch(targets, self._watch_stop), name="cargento-watch")
+
+    def _watch_alive(self) -> bool:
+        if self._inotify is not None:
+            return True
+        return self._watcher is not None and not self._watcher.done()
+
+    def _end_watch(self) -> None:
+        if self._inotify is not None:
+            self._inotify.close()
+            self._inotify = None
         if self._watch_stop is not None:
             self._watch_stop.set()
         if self._watcher is not None:
             self._watcher.cancel()
-        self._watch_stop = asyncio.Event()
-        self._watcher = asyncio.create_task(self._watch(targets, self._watch_stop), name="cargento-watch")
+
+    def _on_inotify(self, paths: list[str] | None) -> None:
+        if paths is None:
+            # A queue overflow or a watched root gone: rescan everything, and set the watches
+            # again from the next discovery.
+            self._watching = (frozenset(), frozenset())
+        self._mark_dirty(paths)
 
     async def _watch(self, targets: tuple[frozenset[str], frozenset[str]], stop: asyncio.Event) -> None:
         deep, shallow = targets
@@ -493,19 +556,18 @@ class LiveBoard:
             self._watching = (frozenset(), frozenset())
 
     async def _stop_watcher(self) -> None:
-        if self._watch_stop is not None:
-            self._watch_stop.set()
-        if self._watcher is not None:
-            self._watcher.cancel()
+        watcher = self._watcher
+        self._end_watch()
+        if watcher is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._watcher
+                await watcher
         self._watcher = None
         self._watching = (frozenset(), frozenset())
 
     @property
     def watching(self) -> tuple[frozenset[str], frozenset[str]]:
         """The (recursive, shallow) paths watched now; empty while no page is open."""
-        if self._watcher is None or self._watcher.done():
+        if not self._watch_alive():
             return (frozenset(), frozenset())
         return self._watching
 

@@ -26,6 +26,7 @@ from starlette.applications import Starlette
 from cargento_web.environment import Served
 from cargento_web.extensions import ExtensionContext, Extensions, load_extensions
 from cargento_web.probe import bind_socket, is_in_use, probe
+from cargento_web.quietserver import QuietServer, quiet_config
 from cargento_web.settings import Settings
 from cargento_web.statefile import remove_state, write_state
 
@@ -48,7 +49,7 @@ def busy_message(host: str, port: int) -> str:
     )
 
 
-class DashboardServer(uvicorn.Server):
+class DashboardServer(QuietServer):
     """uvicorn's server, ending the live streams first so a shutdown does not wait on them."""
 
     def __init__(self, config: uvicorn.Config, app: Starlette) -> None:
@@ -162,7 +163,7 @@ def serve(options: Options, served: Served, *, log_path: str | None = None, port
         log=log_path,
     )
     app, hub = build_app(options, served, settings)
-    config = uvicorn.Config(
+    config = quiet_config(
         app,
         log_level="info" if options.verbose else "warning",
         access_log=options.verbose,

@@ -26,7 +26,8 @@ class Settings:
     all_sessions: bool = False
     #: The board is evaluated at a fixed moment (``--as-of``): marked in the board document.
     as_of: bool = False
-    #: Quiet period that coalesces a burst of store changes into one rebuild, in seconds.
+    #: The least time between two store-driven rebuilds, in seconds: a change after a quiet
+    #: while is built at once, the rest of a burst is coalesced into one rebuild per interval.
     debounce_s: float = 0.02
     #: The slow timer for clock-driven changes only (a turn end after 90 s of quiet, a gate
     #: that ages in); store changes are picked up by the file watcher.

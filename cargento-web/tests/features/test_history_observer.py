@@ -75,3 +75,28 @@ def test_a_starting_row_is_not_a_session_the_history_keeps(row: Row, board_of: B
     assert seen.observe(board_of(T0, starting)) == []
     made = seen.observe(board_of(T0 + timedelta(seconds=5), row("s", state="working", last_active_at=T0)))
     assert [(o.session_id, o.kind) for o in made] == [("s", "state")]
+
+
+def test_a_row_object_seen_before_is_not_compared_again(row: Row, board_of: Boards, monkeypatch: Any) -> None:
+    """The builder hands on the same frozen object for a row that did not change: it has
+    nothing new to say, so its facts are not taken again (the per-board cost at 640 rows)."""
+    from cargento_web.history import observer
+
+    taken: list[str] = []
+    real = observer._facts
+
+    def counting(s: BoardSession) -> Any:
+        taken.append(s.session_id)
+        return real(s)
+
+    monkeypatch.setattr(observer, "_facts", counting)
+    seen = BoardObserver(known=lambda h, s: False, days=14)
+    a, b = row("a", state="idle", last_active_at=T0), row("b", state="idle", last_active_at=T0)
+    seen.observe(board_of(T0, a, b))
+    assert taken == ["a", "b"]
+    taken.clear()
+    assert seen.observe(board_of(T0, a, b)) == []
+    assert taken == []
+    moved = row("b", state="working", last_active_at=T0)
+    assert kinds(seen.observe(board_of(T0, a, moved))) == ["state", "turn_started"]
+    assert taken == ["b"]

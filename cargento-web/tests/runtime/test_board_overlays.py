@@ -172,3 +172,25 @@ def test_a_turn_end_mark_tells_a_finished_turn_from_a_quiet_one(make_hub: Callab
     # A write after the stop (the next prompt typed with no hook): the mark no longer applies.
     later = build(hub, [FakeSession("done", age_s=100)], clock)
     assert row(later, "done").detail.startswith("last active")
+
+
+def test_an_unchanged_marked_row_stays_the_same_object(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    """The turn-end mark is applied to every board; a row read the same gets the very object
+    the last board published, so the revision hash and every feature skip it."""
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "done", "hook_event_name": "Stop", "prompt_id": "p"})
+    clock.tick(600)
+    registry = load_registry(
+        entry_points=False,
+        extra=[("claude", FakeHarness("claude", [FakeSession("done", at=clock() - timedelta(seconds=601))]))],
+    )
+    builder = BoardBuilder(registry, env={"HOME": "/home/u"}, clock=clock, processes=StaticProcesses())
+    first = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
+    again = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
+    assert row(first, "done").detail.startswith("turn ended · last active")
+    assert row(again, "done") is row(first, "done")
+    clock.tick(3600)  # the wording moves: a new object with the new wording
+    later = hub.on_board(builder.build(overlays=hub.overlays(clock())))
+    assert row(later, "done") is not row(first, "done")
+    assert row(later, "done").detail != row(first, "done").detail
+    assert row(later, "done").detail.startswith("turn ended · last active")

@@ -26,7 +26,7 @@ from cargento.board.folding import fold
 from cargento.board.identity import DisplayIds
 from cargento.board.liveness import Listing, apply_liveness
 from cargento.board.revision import ContentHash
-from cargento.board.session_row import SessionKey
+from cargento.board.session_row import SessionKey, SessionRow
 from cargento.board.starting import starting_row
 from cargento.board.state import Overlay, board_order
 from cargento.board.strip import discovered_entry, finish_strip, plugin_of, undiscovered_entry
@@ -60,6 +60,9 @@ class _Settled:
     at: datetime
     entry: BoardHarness
     rows: tuple[BoardSession, ...]
+    #: The folded rows they were derived from, by session id (an overlay that moves for one
+    #: session re-derives that row alone, see BoardBuilder._rederive).
+    folded: Mapping[str, SessionRow] = attrs.field(factory=dict)
 
 
 class BoardBuilder:
@@ -180,15 +183,22 @@ class BoardBuilder:
                 clean
                 and settled is not None
                 and tick < settled.until
-                and settled.overlays == mine_overlays
                 and settled.all_sessions == all_sessions
                 and timedelta(0) <= moment - settled.at < timedelta(seconds=DERIVED_REUSE_S)
             ):
-                # Nothing of this harness changed and it was evaluated against the clock less
-                # than DERIVED_REUSE_S ago: its rows stand as they were.
-                entries.append(settled.entry)
-                sessions.extend(settled.rows)
-                continue
+                # Nothing of this harness's store changed and it was evaluated against the
+                # clock less than DERIVED_REUSE_S ago: its rows stand as they were, but for
+                # those of the sessions whose overlay (an event) moved since.
+                patched = (
+                    settled
+                    if settled.overlays == mine_overlays
+                    else self._rederive(settled, mine_overlays, overlays, moment, home)
+                )
+                if patched is not None:
+                    self._settled[key] = patched
+                    entries.append(patched.entry)
+                    sessions.extend(patched.rows)
+                    continue
             ctx = self.context(
                 key,
                 now=moment,
@@ -221,7 +231,8 @@ class BoardBuilder:
             entry = discovered_entry(info, plugin, discovery)
             # Children fold only onto a parent of their own harness, so each harness's rows
             # are derived on their own.
-            derived = [self._deriver.derive(r, moment, overlays, home) for r in fold(read.rows, moment)]
+            folded = fold(read.rows, moment)
+            derived = [self._deriver.derive(r, moment, overlays, home) for r in folded]
             tie = info.process
             derived, starting = apply_liveness(derived, tie, self._listing.of(tie) if tie is not None else None, moment)
             if starting:
@@ -240,6 +251,7 @@ class BoardBuilder:
                     at=moment,
                     entry=entry,
                     rows=tuple(derived),
+                    folded={r.reading.ref.session_id: r for r in folded},
                 )
         if not all_sessions:
             sessions = within_window(sessions, moment, self.window_hours)
@@ -261,6 +273,31 @@ class BoardBuilder:
             self._content = content
             self.revision += 1
         return attrs.evolve(board, revision=self.revision)
+
+    def _rederive(
+        self,
+        settled: _Settled,
+        mine: _HarnessOverlays,
+        overlays: Mapping[SessionKey, Overlay],
+        moment: datetime,
+        home: str,
+    ) -> _Settled | None:
+        """*settled* with the rows of the sessions whose overlay moved derived again (at
+        *moment*, liveness applied), the others as they stand; ``None`` when an overlay that
+        moved names no row of it (a folded child's): the harness is then read again."""
+        before, after = dict(settled.overlays), dict(mine)
+        moved = {sid for sid in before.keys() | after.keys() if before.get(sid) != after.get(sid)}
+        if any(sid not in settled.folded for sid in moved):
+            return None
+        info = settled.entry
+        tie = self.registry.harnesses[info.key].process
+        listing = self._listing.of(tie) if tie is not None else None
+        rows = list(settled.rows)
+        for i, row in enumerate(rows):
+            if row.session_id in moved:
+                fresh = self._deriver.derive(settled.folded[row.session_id], moment, overlays, home)
+                rows[i] = apply_liveness([fresh], tie, listing, moment)[0][0]
+        return attrs.evolve(settled, overlays=mine, rows=tuple(rows))
 
     def _pass(
         self,

@@ -80,17 +80,25 @@ class BoardObserver:
         self.days = days
         self.end_reason = end_reason
         self._rows: dict[tuple[str, str], RowFacts] = {}
+        #: The row object each session's facts were last taken from: the builder hands on
+        #: the very same (frozen) object for a row that did not change, which then has
+        #: nothing new to say.
+        self._objects: dict[tuple[str, str], BoardSession] = {}
 
     def observe(self, board: Board) -> list[Observation]:
         now = board.generated_at
         out: list[Observation] = []
         seen: dict[tuple[str, str], RowFacts] = {}
+        objects = self._objects
         for s in board.sessions:
             if s.state == "starting":
                 # A running process with no store yet is not a session: its row is named by
                 # its pid and leaves once the session it starts writes, so nothing is kept.
                 continue
             key = (s.harness, s.session_id)
+            if objects.get(key) is s:
+                continue
+            objects[key] = s
             facts = _facts(s)
             seen[key] = facts
             prior = self._rows.get(key)

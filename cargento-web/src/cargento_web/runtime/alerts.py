@@ -319,6 +319,8 @@ class Alerts:
         """The moment of one kind of alert ended (a wait answered, a new turn started): drop
         it if held back, and let the next transition raise again."""
         key = (harness, session_id, kind)
+        if key not in self._pending and key not in self._told and key not in self._quiet_held:
+            return  # nothing of it is held or told: every board asks this of every row
         with self._lock:
             dropped = self._pending.pop(key, None)
             if dropped is not None and not dropped.announced:

@@ -135,6 +135,8 @@ class EventHub:
         self._seq = 0
         self._subscribers: list[Callable[[], None]] = []
         self._turn_ends: OrderedDict[tuple[str, str], datetime] = OrderedDict()
+        #: The rows the last board marked ended or turn-ended: (the row read, the marked row).
+        self._marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]] = {}
         self._overrules: deque[Overrule] = deque(maxlen=OVERRULE_LIMIT)
         self._reports = ReportLog()
         self._quota: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
@@ -546,13 +548,14 @@ class EventHub:
             return board
         sessions = list(board.sessions)
         touched = False
+        marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]] = {}
         for i, s in enumerate(sessions):
             if s.state != "idle":
                 continue
             idle_for = (now - s.last_active_at).total_seconds() if s.last_active_at is not None else None
             end = self.ends.get(s.harness, s.session_id) if self.ends is not None else None
             if end is not None and not s.ended and (s.last_active_at is None or s.last_active_at <= end.at + GRACE):
-                sessions[i] = attrs.evolve(s, ended=True, detail=f"session ended · last active {ago(idle_for)}")
+                sessions[i] = self._marked_row(marked, s, True, f"session ended · last active {ago(idle_for)}")
                 touched = True
                 continue
             turn_end = self._turn_ends.get((s.harness, s.session_id))
@@ -562,9 +565,29 @@ class EventHub:
                 and turn_end is not None
                 and (s.last_active_at is None or s.last_active_at <= turn_end + GRACE)
             ):
-                sessions[i] = attrs.evolve(s, detail=f"turn ended · last active {ago(idle_for)}")
+                sessions[i] = self._marked_row(marked, s, s.ended, f"turn ended · last active {ago(idle_for)}")
                 touched = True
+        self._marked = marked
         return attrs.evolve(board, sessions=tuple(sessions)) if touched else board
+
+    def _marked_row(
+        self,
+        marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]],
+        s: BoardSession,
+        ended: bool,
+        detail: str,
+    ) -> BoardSession:
+        """*s* with the mark; the previous board's marked object itself when it was made from
+        this very row with the same wording (so a row that did not change stays the same
+        object for everything that compares rows by identity)."""
+        key = (s.harness, s.session_id)
+        prior = self._marked.get(key)
+        if prior is not None and prior[0] is s and prior[1].ended == ended and prior[1].detail == detail:
+            row = prior[1]
+        else:
+            row = attrs.evolve(s, ended=ended, detail=detail)
+        marked[key] = (s, row)
+        return row
 
     # -- other lanes in -------------------------------------------------------------------
 

@@ -1,9 +1,11 @@
 // The Cargento page: fetches the board, follows the live stream, routes on the URL fragment.
+import "/static/steadytext.js";
 import { h, render } from "preact";
 import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import { STATE_TEXT, clock, nativeNotifications, parseRoute, plural } from "/static/format.js";
 import { learnHarnesses } from "/static/marks.js";
+import { reuseUnchanged } from "/static/sameness.js";
 import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, Strip } from "/static/views.js";
 import { CONFIG } from "/static/config.js";
 import { Slot, hasView, tabs as featureTabs, viewFor } from "/static/slots.js";
@@ -280,7 +282,8 @@ async function refresh() {
       const text = await r.text();
       // The page's own work on a revision runs from here to the render's commit (see App).
       performance.mark("cargento:board");
-      const board = JSON.parse(text);
+      // Rows equal to the drawn ones stay the drawn objects: only what moved redraws.
+      const board = reuseUnchanged(JSON.parse(text), state.board);
       learnHarnesses(board.harnesses);
       const changes = notifyTransitions(board);
       const now = Date.now();

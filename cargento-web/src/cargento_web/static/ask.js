@@ -101,4 +101,5 @@ function RowMark({ session, ctx }) {
 
 fill("attention.needs", NeedsQuestions);
 fill("session.sections", SessionQuestions);
-fill("row.marks", RowMark);
+fill("row.marks", RowMark, (board, s, ctx) =>
+  laneOn() && board ? questionsOf(board, ctx, s.harness, s.session_id).map((q) => q.text) : null);

@@ -361,4 +361,8 @@ if (annotations) {
   fillPanel(DriftSection);
   if (annotations.on) fillLogRow(LogRaises);
 } else fill("session.sections", DriftSection);
-fill("row.marks", DriftMark);
+fill("row.marks", DriftMark, (board, s, ctx) => {
+  const rec = recordOf(board, s.harness, s.session_id);
+  if (!rec || !rec.departed) return null;
+  return [rec.departed_at, rec.departed_revision, rec.revision, rec.departed_at ? ago(since(ctx, rec.departed_at)) : null];
+});

@@ -147,7 +147,7 @@ fill("row.marks", ({ session, ctx }) => {
   if (r.dirty === false) chips.push(html`<span class="ending-chip clean-chip" data-mark="clean" title=${outcomeWords(r)}>clean</span>`);
   if (r.conflict) chips.push(html`<span class="risk-chip ending-chip" data-mark="conflict" title=${r.conflict}>conflict</span>`);
   return chips.length ? chips : null;
-});
+}, (board, s) => (board ? readingOf(board, s) : null));
 
 // -- the session page: how it landed ----------------------------------------------------------
 

@@ -555,7 +555,10 @@ function LogRow({ row, ctx, typedOn }) {
 
 fill("header", ShareKeeper);
 fill("session.first", IntentPanel);
-fill("row.now", RowGoal);
+fill("row.now", RowGoal, (board, s) => {
+  const a = board ? board.annotations : null;
+  return [on(), a ? a.on : null, a && a.sessions ? a.sessions[s.key] || null : null];
+});
 fill("sessions.above", AboveRows);
 fill("project.goals", ProjectGoals);
 view("intent", IntentLog, { label: "Intent", key: "i" });

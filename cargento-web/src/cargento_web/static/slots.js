@@ -6,6 +6,12 @@
 // The views render <Slot name=... /> at each place, handing every component the same props
 // ({board, ctx} and, per slot, {session} or {route}); row slots get {session, ctx} only, and
 // read the document as ctx.board.
+//
+// A row slot's fill says what it shows, as fill(slot, Component, reads): reads(board,
+// session, ctx) returns the values its part of one row is drawn from (the row's slice of the
+// feature's share, and any wording that moves with the clock). A row is drawn again only
+// when its session, its clock or one of these moved (see views.js Rows); a row fill that
+// says nothing makes every row draw again on every render, which is right but slow.
 import { h } from "preact";
 
 const filled = new Map();
@@ -47,10 +53,28 @@ export const SLOTS = [
   "projects.project",
 ];
 
-export function fill(slot, component) {
+const readsOf = new Map();
+const ROW_SLOTS = ["row.marks", "row.now", "row.more"];
+
+export function fill(slot, component, reads = null) {
   if (!SLOTS.includes(slot)) throw new Error(`no slot named ${slot}`);
   if (!filled.has(slot)) filled.set(slot, []);
   filled.get(slot).push(component);
+  if (reads) readsOf.set(component, reads);
+}
+
+// What the row slots of one row are drawn from, as their fills say; null when a fill says
+// nothing (the row is then drawn again every time).
+export function rowSlotReads(session, ctx) {
+  const out = [];
+  for (const slot of ROW_SLOTS) {
+    for (const C of filledWith(slot)) {
+      const reads = readsOf.get(C);
+      if (!reads) return null;
+      out.push(reads(ctx.board, session, ctx));
+    }
+  }
+  return out;
 }
 
 export function filledWith(slot) {

@@ -88,5 +88,7 @@ function RowMore({ session, board }) {
 }
 
 // Row slots receive {session, ctx}; the board travels on ctx (see cockpit.js's ctx.board).
-fill("row.marks", ({ session, ctx }) => html`<${RowStrip} session=${session} board=${ctx && ctx.board} />`);
-fill("row.more", ({ session, ctx }) => html`<${RowMore} session=${session} board=${ctx && ctx.board} />`);
+fill("row.marks", ({ session, ctx }) => html`<${RowStrip} session=${session} board=${ctx && ctx.board} />`,
+  (board, s) => (board && s.role === "spacedock:first-officer" ? workflowsOf(board, s.key) : null));
+fill("row.more", ({ session, ctx }) => html`<${RowMore} session=${session} board=${ctx && ctx.board} />`,
+  (board, s) => (board ? workflowsOf(board, s.key) : null));

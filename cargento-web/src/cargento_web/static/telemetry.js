@@ -78,6 +78,9 @@ function TelemetryCoverage({ board, ctx }) {
   return html`<p class="telemetry-coverage" data-receiver=${r.state || "off"}>Telemetry receiver: ${where}; ${fed}. Telemetry corroborates figures and never decides a state.</p>`;
 }
 
-fill("row.marks", TelemetryMark);
+fill("row.marks", TelemetryMark, (board, s, ctx) => {
+  const f = figuresOf(board, s);
+  return f ? [isStale(f, ctx), describe(f, ctx), ago(since(ctx, f.last_at))] : null;
+});
 fill("attention.coverage", TelemetryCoverage);
 fill("session.sections", TelemetrySection);

@@ -1,5 +1,5 @@
 // The dashboard's views: the harness strip, Sessions, Projects, Attention and the session page.
-import { h } from "preact";
+import { Component, h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import {
@@ -8,7 +8,8 @@ import {
 } from "/static/format.js";
 import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
-import { Slot, claimsFrom, offCountFrom, raised } from "/static/slots.js";
+import { Slot, claimsFrom, offCountFrom, raised, rowSlotReads } from "/static/slots.js";
+import { same } from "/static/sameness.js";
 
 const html = htm.bind(h);
 
@@ -280,13 +281,42 @@ function ColumnHeads() {
   </div>`;
 }
 
+// The time a row shows, at the grain it shows it: a working, waiting or opened row's figures
+// (turn, wait age, details) move every second; an idle row's only when its age's wording does.
+function rowClock(s, ctx, open) {
+  if (open || s.state === "working" || s.state === "needs_input") return Math.floor(ctx.boardNow / 1000);
+  const age = since(ctx, s.last_active_at);
+  return `${shortAge(age)}|${ago(age)}`;
+}
+
+// One row, drawn again only when what it shows moved: its session (the same object while its
+// value stands, see sameness.js), its clock, what the features' parts of it read (slots.js
+// rowSlotReads), or the page's own state it reads. A board of 640 rows where one moved
+// redraws one.
+class MemoRow extends Component {
+  shouldComponentUpdate(next) {
+    const a = this.props;
+    return !(
+      a.session === next.session && a.open === next.open && a.clock === next.clock &&
+      a.reads !== null && same(a.reads, next.reads) && a.ctx.stalled === next.ctx.stalled &&
+      a.ctx.browserNotify === next.ctx.browserNotify && a.ctx.native === next.ctx.native
+    );
+  }
+
+  render({ session, ctx, onToggle }) {
+    return html`<${SessionRow} session=${session} ctx=${ctx} onToggle=${onToggle} />`;
+  }
+}
+
 function Rows({ sessions, ctx, empty, heads = true }) {
   const [, setN] = useState(0);
   if (!sessions.length) return html`<p class="empty">${empty}</p>`;
   const onToggle = () => setN((n) => n + 1);
-  return html`<div class="table">${heads ? html`<${ColumnHeads} />` : null}<ul class="rows">${sessions.map(
-    (s) => html`<${SessionRow} key=${s.key} session=${s} ctx=${ctx} onToggle=${onToggle} />`,
-  )}</ul></div>`;
+  return html`<div class="table">${heads ? html`<${ColumnHeads} />` : null}<ul class="rows">${sessions.map((s) => {
+    const open = s.state === "needs_input" || opened.has(s.key);
+    return html`<${MemoRow} key=${s.key} session=${s} ctx=${ctx} open=${open} clock=${rowClock(s, ctx, open)}
+      reads=${rowSlotReads(s, ctx)} onToggle=${onToggle} />`;
+  })}</ul></div>`;
 }
 
 // -- caveats, said once per view -------------------------------------------------------------

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from cargento_web.quietserver import QuietServer, quiet_config
 from cargento_web.security import read_body
 from cargento_web.telemetry.ledger import Ledger
 from cargento_web.telemetry.otlp import BODY_LIMIT, Malformed, decode_logs, decode_metrics, encoding_of, inflate
@@ -105,8 +106,8 @@ class Receiver:
             log.warning("the telemetry receiver did not start: %s", self.reason)
             return
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off", server_header=False)
-        server = uvicorn.Server(config)
+        config = quiet_config(self.app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+        server = QuietServer(config)
         self._server = server
         self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="cargento-otlp-receiver", daemon=True
