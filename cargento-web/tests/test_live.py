@@ -247,7 +247,7 @@ def test_a_request_during_the_first_build_is_answered_by_it(builder_for: Any, tm
         time.sleep(0.3)
         return real(**kwargs)
 
-    builder.build = slow_build  # type: ignore[method-assign]
+    builder.build = slow_build
     live = LiveBoard(builder, Settings(watch=False))
 
     async def start_then_ask() -> tuple[Any, Any]:
@@ -274,7 +274,7 @@ def test_a_failed_first_build_reaches_the_request_that_waited_for_it(builder_for
         time.sleep(0.2)
         raise RuntimeError("the store vanished")
 
-    builder.build = broken_build  # type: ignore[method-assign]
+    builder.build = broken_build
     live = LiveBoard(builder, Settings(watch=False))
 
     async def start_then_ask() -> str:
