@@ -199,3 +199,21 @@ def test_the_forwarders_state_read_never_blocks_on_a_named_pipe(tmp_path: Path) 
     os.mkfifo(tmp_path / "cargento-4553.json")
     assert _post.read_state(4553, env) is None
     assert _post.read_state(4554, env) is None  # missing
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=100))
+def test_the_status_line_memo_name_is_the_patterns(conversation: str) -> None:
+    from cargento.forwarders.statusline_hook import MEMO_PREFIX, _memo_path
+
+    expected = re.sub(r"[^A-Za-z0-9._-]", "_", conversation)[:80] if conversation else "none"
+    assert _memo_path("/state", conversation or None) == f"/state/{MEMO_PREFIX}{expected}.json"
+
+
+def test_read_object_refuses_what_read_json_object_refuses(tmp_path: Path) -> None:
+    from cargento.readers.jsonobject import read_json_object
+
+    for content in (b'{"state": "idle"}', b"[]", b"{", b'{"a": Infinity}', b"x" * 5000):
+        path = tmp_path / "memo.json"
+        path.write_bytes(content)
+        assert _post.read_object(str(path), 4096) == read_json_object(path, max_bytes=4096)

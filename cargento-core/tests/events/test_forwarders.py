@@ -370,7 +370,7 @@ def test_a_wrong_proof_is_refused(dashboard: tuple[Recorder, dict[str, str]]) ->
     assert server.requests == [] and len(server.gets) == 1
 
 
-@pytest.mark.parametrize("module", ["event_hook", "notify_hook"])
+@pytest.mark.parametrize("module", ["event_hook", "notify_hook", "statusline_hook"])
 def test_a_forwarder_imports_nothing_it_does_not_need(module: str) -> None:
     """A forwarder runs on every tool call (Codex waits on its PermissionRequest hook before
     drawing the prompt): it loads the standard library's few modules and its own, never the

@@ -39,6 +39,7 @@ __all__ = [
     "port_from",
     "post",
     "proven",
+    "read_object",
     "read_payload",
     "read_state",
 ]
@@ -107,11 +108,18 @@ def read_state(port: int, env: Mapping[str, str]) -> dict[str, Any] | None:
     """The running dashboard's state document for *port*, as
     :func:`cargento.statedir.read_state` reads it (a regular file of at most 64 KiB holding
     one JSON object, never blocking on a named pipe), or ``None``."""
+    return read_object(state_file_path(port, env), STATE_LIMIT)
+
+
+def read_object(path: str, limit: int) -> dict[str, Any] | None:
+    """The JSON object in the regular file *path* of at most *limit* bytes (a larger one is
+    refused, not cut), as :func:`cargento.readers.jsonobject.read_json_object` reads it, or
+    ``None``; the open never blocks on a named pipe."""
     try:
-        data = read_regular(state_file_path(port, env), STATE_LIMIT + 1)
+        data = read_regular(path, limit + 1)
     except OSError:
         return None
-    if len(data) > STATE_LIMIT:
+    if len(data) > limit:
         return None
     try:
         value = leanjson.loads(data.decode("utf-8"), constants=False)
