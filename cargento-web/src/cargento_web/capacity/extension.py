@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from cargento.board import Board
 from cargento.diagnose import OwnStore
 from cargento.events import EventVocabulary
@@ -50,6 +49,8 @@ from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.outbound import OutboundJSON
 
 if TYPE_CHECKING:
+    import httpx
+
     from cargento_web.app import Guard
 
 __all__ = ["PING_S", "USAGE_BODY_LIMIT", "Capacity"]
@@ -64,6 +65,8 @@ EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
 def _client() -> httpx.Client:
+    import httpx  # on the first vendor poll: most runs never poll, and httpx costs every start ~8 ms
+
     return httpx.Client(timeout=httpx.Timeout(10.0, connect=5.0), follow_redirects=False, trust_env=False)
 
 
