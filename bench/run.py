@@ -57,6 +57,12 @@ TARGETS: dict[str, tuple[float, str]] = {
     "first_board_server_640_s": (0.50, "s"),
     "forwarder_ms": (20.0, "ms"),
     "forwarder_no_dashboard_ms": (20.0, "ms"),
+    "forwarder_installed_script_ms": (20.0, "ms"),
+    "forwarder_installed_script_no_dashboard_ms": (20.0, "ms"),
+    "forwarder_installed_module_ms": (20.0, "ms"),
+    "forwarder_installed_module_no_dashboard_ms": (20.0, "ms"),
+    "server_peak_rss_640_mb": (45.0, "MB"),
+    "soak_growth_mb": (5.0, "MB"),
     "idle_cpu_percent": (0.3, "%"),
 }
 
@@ -465,6 +471,10 @@ def main(argv: list[str] | None = None) -> int:
         for per in ((16,) if args.quick else (16, 64))
     }
     results["forwarder"] = startup.forwarder(10 if args.quick else 30)
+    results["forwarder"].update(startup.forwarder_installed(10 if args.quick else 30))
+    print("server memory at 640 sessions after appends, and the demo soak (leak check)…", flush=True)
+    results["memory"] = startup.memory(64, appends_s=30.0 if args.quick else 300.0)
+    results["soak"] = startup.soak(120.0 if args.quick else 600.0)
     if not args.skip_eta:
         import eta
 
@@ -525,7 +535,13 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
         if "idle" in scale:
             figures["idle_cpu_percent"] = scale["idle"]["idle_cpu_percent"]
     for key, value in results.get("forwarder", {}).items():
-        figures[key] = value["median"]
+        if key.endswith("_ms"):
+            figures[key] = value["median"]
+    peak = results.get("memory", {}).get("server_peak_rss_640_mb")
+    if isinstance(peak, (int, float)):
+        figures["server_peak_rss_640_mb"] = peak
+    if "growth_after_warm_mb" in results.get("soak", {}):
+        figures["soak_growth_mb"] = results["soak"]["growth_after_warm_mb"]
     warm_s = large.get("codex_300mb", {}).get("warm_s")
     if isinstance(warm_s, (int, float)):
         figures["warm_one_append_300mb_ms"] = warm_s * 1000.0

@@ -7,7 +7,16 @@
 - ``forwarder_ms`` (dashboard answering) and ``forwarder_no_dashboard_ms``: one
   ``cargento-event-hook`` process, start to exit;
 - ``idle_cpu_percent``: the server's CPU over a quiet window with one stream client open and
-  nothing changing, as a share of one core.
+  nothing changing, as a share of one core;
+- ``forwarder_installed_*``: the same forwarder installed from wheels (non-editable) into a
+  fresh virtual environment, as ``pip install cargento`` leaves it, both as its console script
+  and as ``python -m cargento.forwarders.event_hook`` (the form ``cargento hooks install``
+  writes); the development checkout's editable installs add a ``.pth`` file per package that
+  every interpreter start processes;
+- ``server_peak_rss_<n>_mb``: the server's peak resident memory (``VmHWM``) at *n* active
+  sessions plus the old files, with one stream open, after a window of appends;
+- ``soak``: the ``--demo`` server's resident memory sampled over a window with one stream open
+  and the page's polling, its growth from the first minute to the end (the leak check).
 
 Every process runs with Python's bytecode cache, as an installed Cargento does
 (``PYTHONDONTWRITEBYTECODE`` is removed from its environment).
@@ -31,6 +40,8 @@ from typing import Any
 
 import httpx
 import stores
+
+REPO = Path(__file__).resolve().parent.parent
 
 BIN = Path(sys.executable).parent
 
@@ -184,5 +195,203 @@ def forwarder(runs: int) -> dict[str, Any]:
         finally:
             _stop(proc)
         return {"forwarder_no_dashboard_ms": _summary(none), "forwarder_ms": _summary(answering)}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _hook_once(command: list[str], payload: bytes, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, input=payload, env=env, check=True, capture_output=True)
+    return (time.perf_counter() - started) * 1000.0
+
+
+def _installed_venv(root: Path) -> Path:
+    """A fresh virtual environment holding cargento-core installed from its wheel (no
+    editable ``.pth``), the only distribution a forwarder imports (a test holds it to that)."""
+    wheels = root / "wheels"
+    subprocess.run(
+        [str(BIN / "pip"), "wheel", "-q", "--no-deps", str(REPO / "cargento-core"), "-w", str(wheels)],
+        check=True,
+        capture_output=True,
+    )
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    subprocess.run(
+        [str(BIN / "pip"), "--python", str(venv / "bin" / "python"), "install", "-q", "--no-deps", "--no-index"]
+        + [str(w) for w in wheels.glob("*.whl")],
+        check=True,
+        capture_output=True,
+    )
+    return venv / "bin"
+
+
+def forwarder_installed(runs: int) -> dict[str, Any]:
+    """The forwarder as a user's installation runs it: from wheels, no dashboard and one."""
+    root = Path(tempfile.mkdtemp(prefix="cargento-forwarder-installed-"))
+    try:
+        bindir = _installed_venv(root)
+        home = root / "home"
+        home.mkdir()
+        env = _env(home, root / "state")
+        payload = json.dumps({"hook_event_name": "PreToolUse", "session_id": "s1", "tool_name": "Bash"}).encode()
+        port = _free_port()
+        forms = {
+            "script": [str(bindir / "cargento-event-hook"), "claude", str(port)],
+            "module": [str(bindir / "python"), "-m", "cargento.forwarders.event_hook", "claude", str(port)],
+            "bare_interpreter": [str(bindir / "python"), "-c", "pass"],
+        }
+        out: dict[str, Any] = {}
+        for name, command in forms.items():
+            _hook_once(command, payload, env)
+            out[f"forwarder_installed_{name}_no_dashboard_ms"] = _summary(
+                [_hook_once(command, payload, env) for _ in range(runs)]
+            )
+        proc, _ = _serve(env, port)
+        try:
+            for name in ("script", "module"):
+                _hook_once(forms[name], payload, env)
+                out[f"forwarder_installed_{name}_ms"] = _summary(
+                    [_hook_once(forms[name], payload, env) for _ in range(runs)]
+                )
+        finally:
+            _stop(proc)
+        return out
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _peak_rss_mb(pid: int) -> float | None:
+    """The process's peak resident set (``VmHWM``), in MB; ``None`` off Linux."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
+
+
+def _rss_mb(pid: int) -> float:
+    import psutil
+
+    return float(psutil.Process(pid).memory_info().rss) / (1024.0 * 1024.0)
+
+
+class _Listener:
+    """One page's stream, read in a thread until stopped."""
+
+    def __init__(self, url: str) -> None:
+        self.stop = threading.Event()
+        self.events = 0
+        self._thread = threading.Thread(target=self._run, args=(url,), daemon=True)
+        self._thread.start()
+
+    def _run(self, url: str) -> None:
+        with httpx.stream("GET", url, timeout=None) as response:
+            for line in response.iter_lines():
+                if line.startswith("event: board"):
+                    self.events += 1
+                if self.stop.is_set():
+                    return
+
+
+def memory(per_harness: int, *, appends_s: float, old: int = 5000) -> dict[str, Any]:
+    """Peak RSS of a server at ``per_harness * 10`` active sessions after *appends_s* of
+    appends (one store record every 50 ms, round the sessions) with one stream open."""
+    root = Path(tempfile.mkdtemp(prefix="cargento-memory-"))
+    try:
+        home = root / "home"
+        lives = stores.populate(home, per_harness, datetime.now(UTC))
+        _old_files(home, old)
+        env = _env(home, root / "state")
+        port = _free_port()
+        proc, _ = _serve(env, port)
+        listener = _Listener(f"http://127.0.0.1:{port}/api/stream")
+        try:
+            time.sleep(2.0)
+            first = _rss_mb(proc.pid)
+            deadline = time.monotonic() + appends_s
+            i = 0
+            while time.monotonic() < deadline:
+                lives[(i * 7) % len(lives)].append(datetime.now(UTC))
+                i += 1
+                time.sleep(0.05)
+            time.sleep(1.0)
+            httpx.get(f"http://127.0.0.1:{port}/api/data", timeout=30)
+            n = per_harness * 10
+            return {
+                "sessions": n,
+                "appends": i,
+                "appends_s": appends_s,
+                "board_events": listener.events,
+                "rss_after_start_mb": first,
+                "rss_end_mb": _rss_mb(proc.pid),
+                f"server_peak_rss_{n}_mb": _peak_rss_mb(proc.pid),
+            }
+        finally:
+            listener.stop.set()
+            _stop(proc)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dict[str, Any]:
+    """The leak check: the ``--demo`` server (its scripted sessions keep appending and firing
+    events) with one stream open and ``/api/data`` fetched on every revision as the page does,
+    its RSS sampled every *sample_s*. Growth is from the end of the first *warm_s* (caches fill
+    while the first boards are built) to the end of the window."""
+    root = Path(tempfile.mkdtemp(prefix="cargento-soak-"))
+    try:
+        home = root / "home"
+        home.mkdir()
+        env = _env(home, root / "state")
+        port = _free_port()
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [str(BIN / "cargento"), "--demo", "--port", str(port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/api/data", timeout=5).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.05)
+            listener = _Listener(f"http://127.0.0.1:{port}/api/stream")
+            samples: list[tuple[float, float]] = []
+            seen = 0
+            try:
+                end = time.monotonic() + seconds
+                next_sample = time.monotonic()
+                while time.monotonic() < end:
+                    if listener.events != seen:  # the page refetches on each revision
+                        seen = listener.events
+                        httpx.get(f"http://127.0.0.1:{port}/api/data", timeout=30)
+                    if time.monotonic() >= next_sample:
+                        samples.append((time.perf_counter() - started, _rss_mb(proc.pid)))
+                        next_sample += sample_s
+                    time.sleep(0.2)
+                samples.append((time.perf_counter() - started, _rss_mb(proc.pid)))
+            finally:
+                listener.stop.set()
+            after_warm = [rss for at, rss in samples if at >= warm_s] or [samples[-1][1]]
+            return {
+                "window_s": seconds,
+                "revisions": listener.events,
+                "rss_first_mb": samples[0][1],
+                "rss_after_warm_mb": after_warm[0],
+                "rss_end_mb": samples[-1][1],
+                "rss_max_mb": max(rss for _, rss in samples),
+                "growth_after_warm_mb": samples[-1][1] - after_warm[0],
+                "peak_rss_mb": _peak_rss_mb(proc.pid),
+                "samples": [[round(at, 1), round(rss, 2)] for at, rss in samples],
+            }
+        finally:
+            _stop(proc)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -225,7 +225,7 @@ class _EntryPoint:
 def test_serve_without_a_registered_implementation_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import importlib.metadata as md
+    from cargento import entrypoints
 
     groups: list[str] = []
 
@@ -233,7 +233,7 @@ def test_serve_without_a_registered_implementation_says_what_to_install(
         groups.append(group)
         return [_EntryPoint("web", ImportError("gone"))]
 
-    monkeypatch.setattr(md, "entry_points", entry_points)
+    monkeypatch.setattr(entrypoints, "entry_points", entry_points)
     assert main(["--port", "4999"]) == 2
     assert groups == ["cargento.serve"]
     assert (
@@ -243,8 +243,7 @@ def test_serve_without_a_registered_implementation_says_what_to_install(
 
 
 def test_serve_hands_the_options_to_the_registered_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.metadata as md
-
+    from cargento import entrypoints
     from cargento.cli import Options
 
     seen: list[Options] = []
@@ -254,7 +253,7 @@ def test_serve_hands_the_options_to_the_registered_implementation(monkeypatch: p
         return 7
 
     monkeypatch.setattr(
-        md, "entry_points", lambda group: [_EntryPoint("zzz", ImportError("x")), _EntryPoint("web", run)]
+        entrypoints, "entry_points", lambda group: [_EntryPoint("zzz", ImportError("x")), _EntryPoint("web", run)]
     )
     assert main(["--port", "4999", "--no-notify"]) == 7
     assert [(o.port, o.no_notify) for o in seen] == [(4999, True)]

@@ -11,7 +11,7 @@ import base64
 import string
 
 import pytest
-from cargento.redact import FAMILIES, MARK, redact
+from cargento.redact import FAMILIES, MARK, redact, redact_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -227,3 +227,51 @@ def test_every_family_has_a_name_and_most_have_a_generated_test() -> None:
     names = [f.name for f in FAMILIES]
     assert len(names) == len(set(names))
     assert len(SECRETS) >= 20
+
+
+_TEXTS = st.sampled_from(
+    ["working", "claude", "api_key=abcd1234efgh", "sk-ant-" + "a" * 30, "see https://u:pw@example.com/x", ""]
+) | st.text(max_size=30)
+_TREES = st.recursive(
+    _TEXTS | st.integers() | st.none() | st.booleans(),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.sampled_from(["a", "b", "token", "text"]), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+def _each_string(value: object) -> object:
+    """The tree with :func:`redact` applied to every string one by one (the definition)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _each_string(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_each_string(v) for v in value]
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TREES)
+def test_redact_tree_is_redact_on_every_string_repeated_or_not(tree: object) -> None:
+    assert redact_tree(tree) == _each_string(tree)
+
+
+def test_redact_tree_redacts_each_distinct_string_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import cargento.redact as module
+
+    calls: list[str] = []
+    real = module.redact
+
+    def counting(text: str) -> str:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(module, "redact", counting)
+    rows = [{"state": "working", "harness": "claude", "text": f"row {i} token=abcd{i}efgh"} for i in range(50)]
+    out = module.redact_tree({"sessions": rows})
+    assert sorted(calls) == sorted({"working", "claude", *(r["text"] for r in rows)})
+    assert out["sessions"][7]["text"] == f"row 7 token={MARK}"

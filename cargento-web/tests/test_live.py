@@ -329,3 +329,62 @@ def test_invalidations_before_the_loop_takes_one_are_one() -> None:
     fn(*args)  # the loop takes it
     live.invalidate()
     assert len(scheduled) == 2
+def test_a_request_during_the_first_build_is_answered_by_it(builder_for: Any, tmp_path: Path) -> None:
+    """At start the fixed-interval scan (or the hub's kick) begins the first board; a page's
+    ``/api/data`` arriving meanwhile gets that board as soon as it exists, not a second build
+    queued behind it (which doubled the time to the first answer)."""
+    import asyncio
+
+    from cargento_web.live import LiveBoard
+    from cargento_web.settings import Settings
+
+    builder = builder_for([("fake", FakeHarness("fake", [FakeSession("s1", age_s=5)]))], tmp_path)
+    real = builder.build
+    builds: list[float] = []
+
+    def slow_build(**kwargs: Any) -> Any:
+        builds.append(time.monotonic())
+        time.sleep(0.3)
+        return real(**kwargs)
+
+    builder.build = slow_build
+    live = LiveBoard(builder, Settings(watch=False))
+
+    async def start_then_ask() -> tuple[Any, Any]:
+        started = asyncio.get_running_loop().create_task(live._build(live.feed(False)))
+        await asyncio.sleep(0.05)  # the first build is under way
+        asked = await live.board(False)
+        return await started, asked
+
+    first, asked = asyncio.run(start_then_ask())
+    assert len(builds) == 1, "the request waited for the running build instead of starting another"
+    assert asked.sessions == first.sessions and asked.revision == first.revision
+    assert live.feed(False).building is None
+
+
+def test_a_failed_first_build_reaches_the_request_that_waited_for_it(builder_for: Any, tmp_path: Path) -> None:
+    import asyncio
+
+    from cargento_web.live import LiveBoard
+    from cargento_web.settings import Settings
+
+    builder = builder_for([("fake", FakeHarness("fake", [FakeSession("s1")]))], tmp_path)
+
+    def broken_build(**kwargs: Any) -> Any:
+        time.sleep(0.2)
+        raise RuntimeError("the store vanished")
+
+    builder.build = broken_build
+    live = LiveBoard(builder, Settings(watch=False))
+
+    async def start_then_ask() -> str:
+        started = asyncio.get_running_loop().create_task(live._build(live.feed(False)))
+        await asyncio.sleep(0.05)
+        with pytest.raises(RuntimeError, match="vanished"):
+            await live.board(False)
+        with pytest.raises(RuntimeError):
+            await started
+        return "done"
+
+    assert asyncio.run(start_then_ask()) == "done"
+    assert live.feed(False).building is None

@@ -10,8 +10,6 @@ for none of them.
 
 from __future__ import annotations
 
-import importlib
-
 # ``typing`` only for the type checker: the hook forwarders import this package on every hook.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,9 +89,9 @@ def __getattr__(name: str) -> Any:
 
         value: Any = pluggy.HookimplMarker("cargento")
     elif name in _ERRORS:
-        value = getattr(importlib.import_module("cargento.errors"), name)
+        value = getattr(_module("cargento.errors"), name)
     elif name in __all__:
-        value = getattr(importlib.import_module("cargento.models"), name)
+        value = getattr(_module("cargento.models"), name)
     else:
         raise AttributeError(f"module 'cargento' has no attribute {name!r}")
     globals()[name] = value
@@ -102,3 +100,11 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(__all__)
+
+
+def _module(name: str) -> Any:
+    """The module *name*, imported on first use (:mod:`importlib` itself only then: the hook
+    forwarders import this package on every hook)."""
+    import importlib
+
+    return importlib.import_module(name)

@@ -449,9 +449,9 @@ def _snapshot(options: Options) -> int:
 def serve_implementation() -> Callable[[Options], int] | None:
     """The ``run(options)`` of the first loadable :data:`SERVE_GROUP` entry point (by name),
     or ``None`` when no dashboard is installed."""
-    import importlib.metadata as md
+    from cargento.entrypoints import entry_points
 
-    for ep in sorted(md.entry_points(group=SERVE_GROUP), key=lambda e: e.name):
+    for ep in sorted(entry_points(SERVE_GROUP), key=lambda e: e.name):
         try:
             found = ep.load()
         except ImportError:

@@ -8,18 +8,16 @@ or being called.
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 import attrs
 import pluggy
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from cargento import hookspecs
+from cargento import entrypoints, hookspecs
 from cargento.errors import HarnessError
 from cargento.events.payloads import LifecycleEvent
 from cargento.events.vocabulary import EventLane
@@ -311,23 +309,67 @@ class _Candidate:
 
     name: str
     load: Callable[[], object]
-    dist: md.Distribution | None
+    dist_name: str | None = None
+    dist_version: str | None = None
+    requires: tuple[str, ...] = ()
 
 
 def _constant(value: object) -> Callable[[], object]:
     return lambda: value
 
 
-def _requires_core(dist: md.Distribution | None) -> str | None:
-    if dist is None:
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+#: What a bare specifier list (``>=0.1,<0.2``, ``==0.1.*``) is written with: no extras,
+#: marker, URL or parenthesis, which only the full requirement parser reads.
+_SPECIFIER_CHARACTERS = _NAME_CHARACTERS | frozenset("<>=!~*,+ \t")
+
+
+def _requires_core(requires: Sequence[str]) -> str | None:
+    """The specifier of the distribution's unconditional ``cargento-core`` requirement.
+
+    A ``Requires-Dist`` line naming another distribution is passed over by its name alone,
+    and ``cargento-core`` followed by a bare specifier list is read with
+    :class:`~packaging.specifiers.SpecifierSet`; anything else goes through the full PEP 508
+    parser. (``packaging.requirements`` and its marker grammar cost every start about 8 ms,
+    for lines that are nearly always ``cargento-core==0.1.*``.) The answer is the same as the
+    full parser's for every line (a test holds it to that).
+    """
+    for raw in requires:
+        text = raw.strip()
+        end = 0
+        while end < len(text) and text[end] in _NAME_CHARACTERS:
+            end += 1
+        if not _names_core(text[:end]):
+            continue  # a requirement of another distribution, or one no parser reads
+        rest = text[end:]
+        if _SPECIFIER_CHARACTERS.issuperset(rest):
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+            try:
+                return str(SpecifierSet(rest)) or None
+            except InvalidSpecifier:
+                pass
+        found = _full_requirement(text)
+        if found is not None:
+            return found or None
+    return None
+
+
+def _names_core(name: str) -> bool:
+    return name.lower().replace("_", "-") == "cargento-core"
+
+
+def _full_requirement(text: str) -> str | None:
+    """The specifier of *text* when it is an unconditional ``cargento-core`` requirement
+    (``""`` for one with no specifier), else ``None``."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
         return None
-    for raw in dist.requires or []:
-        try:
-            req = Requirement(raw)
-        except InvalidRequirement:
-            continue
-        if req.name.lower().replace("_", "-") == "cargento-core" and not req.marker:
-            return str(req.specifier) or None
+    if _names_core(req.name) and not req.marker:
+        return str(req.specifier)
     return None
 
 
@@ -353,19 +395,26 @@ def load_registry(
     candidates: list[_Candidate] = []
     if entry_points:
         seen: set[tuple[str, str]] = set()
-        for ep in md.entry_points(group=ENTRY_POINT_GROUP):
+        for ep in entrypoints.entry_points(ENTRY_POINT_GROUP):
             key = (ep.name, ep.value)
             if key in seen:
                 continue
             seen.add(key)
-            candidates.append(_Candidate(name=ep.name, load=ep.load, dist=ep.dist))
+            candidates.append(
+                _Candidate(
+                    name=ep.name,
+                    load=ep.load,
+                    dist_name=ep.dist_name,
+                    dist_version=ep.dist_version,
+                    requires=ep.requires,
+                )
+            )
     for name, plugin in extra:
-        candidates.append(_Candidate(name=name, load=_constant(plugin), dist=None))
+        candidates.append(_Candidate(name=name, load=_constant(plugin)))
     for candidate in sorted(candidates, key=lambda c: c.name):
-        name, load, dist = candidate.name, candidate.load, candidate.dist
-        dist_name = dist.metadata["Name"] if dist is not None else None
-        dist_version = dist.version if dist is not None else None
-        requires = _requires_core(dist)
+        name, load = candidate.name, candidate.load
+        dist_name, dist_version = candidate.dist_name, candidate.dist_version
+        requires = _requires_core(candidate.requires)
         base: dict[str, Any] = {"name": name, "dist": dist_name, "version": dist_version, "requires_core": requires}
         if (allow is not None and name not in allow) or name in blocked or "*" in blocked:
             registry.note(PluginRecord(status="blocked", error="switched off for this run", **base))

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from cargento.atomicfile import temporary_prefix
 from cargento.liveness import pid_alive
-from cargento.platforms import home_from
 from cargento.readers.jsonobject import read_json_object
+from cargento.statepath import CAPABILITY_HEADER, HEALTH_CHALLENGE, state_dir_path
 
 # ``typing`` only for the type checker: the hook forwarders import this module on every hook.
 TYPE_CHECKING = False
@@ -38,13 +38,6 @@ __all__ = [
     "valid_challenge",
 ]
 
-#: The header a forwarder sends the per-run capability in.
-CAPABILITY_HEADER = "X-Cargento-Capability"
-#: The ``/api/health`` query parameter a forwarder sends a fresh nonce in. The dashboard that
-#: wrote the state file answers with :func:`health_proof` of it, which only a holder of this
-#: run's capability can compute; a process that took the port after a crash cannot, so it is
-#: sent neither the payload nor the capability.
-HEALTH_CHALLENGE = "challenge"
 _CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 
 
@@ -63,11 +56,7 @@ def health_proof(capability: str, challenge: str) -> str:
 
 def state_dir(env: Mapping[str, str] | None = None) -> Path:
     """``$CARGENTO_HOME``, else ``~/.cargento`` (the user's home as the platform knows it)."""
-    env = os.environ if env is None else env
-    value = env.get("CARGENTO_HOME", "").strip()
-    if value:
-        return Path(value).expanduser()
-    return home_from(env) / ".cargento"
+    return Path(state_dir_path(os.environ if env is None else env))
 
 
 def state_file(port: int, env: Mapping[str, str] | None = None) -> Path:

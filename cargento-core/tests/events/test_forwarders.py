@@ -370,7 +370,7 @@ def test_a_wrong_proof_is_refused(dashboard: tuple[Recorder, dict[str, str]]) ->
     assert server.requests == [] and len(server.gets) == 1
 
 
-@pytest.mark.parametrize("module", ["event_hook", "notify_hook"])
+@pytest.mark.parametrize("module", ["event_hook", "notify_hook", "statusline_hook"])
 def test_a_forwarder_imports_nothing_it_does_not_need(module: str) -> None:
     """A forwarder runs on every tool call (Codex waits on its PermissionRequest hook before
     drawing the prompt): it loads the standard library's few modules and its own, never the
@@ -383,6 +383,11 @@ def test_a_forwarder_imports_nothing_it_does_not_need(module: str) -> None:
     )
     heavy = {"typing", "attr", "attrs", "cattrs", "pluggy", "orjson", "http.client", "email", "tempfile", "psutil"}
     assert not heavy & loaded, sorted(heavy & loaded)
+    # Each of these costs a forwarder milliseconds to import on every hook (docs/benchmark.md,
+    # "Whole processes"): the parts it needs are reached without them.
+    slow = {"re", "enum", "json", "socket", "selectors", "hmac", "hashlib", "_hashlib", "secrets", "base64"}
+    slow |= {"pathlib", "urllib", "urllib.parse", "ipaddress", "collections", "importlib", "contextlib"}
+    assert not slow & loaded, sorted(slow & loaded)
     ours = {m for m in loaded if m.startswith("cargento")}
     assert not any(
         m.startswith(("cargento_harness", "cargento_web", "cargento.models", "cargento.board")) for m in ours

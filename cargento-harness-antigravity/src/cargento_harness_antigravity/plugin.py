@@ -11,7 +11,7 @@ from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionR
 from cargento.events import EventLane, HookTarget
 from cargento.models import HarnessMark, ProcessTie, QuotaWindow, Simulation
 
-from cargento_harness_antigravity import demo, discovery, locations, mapping, quota
+from cargento_harness_antigravity import discovery, locations, mapping, quota
 from cargento_harness_antigravity import event_lane as event_lane_module
 from cargento_harness_antigravity import hook_targets as hook_targets_module
 
@@ -60,6 +60,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_antigravity import demo
+
     return demo.simulate(home, ctx)
 
 

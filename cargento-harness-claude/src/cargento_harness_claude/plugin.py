@@ -42,12 +42,10 @@ from cargento.models import (
 )
 from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_claude import demo, discovery, gates, locations, mapping, quota, reading, work
+from cargento_harness_claude import discovery, gates, locations, mapping, quota, reading, work
 from cargento_harness_claude import event_lane as event_lane_module
 from cargento_harness_claude import hook_targets as hook_targets_module
 from cargento_harness_claude import telemetry as telemetry_module
-from cargento_harness_claude.spacedock_demo import SpacedockDemo
-from cargento_harness_claude.stuck import Showroom, StuckSession
 
 KEY = "claude"
 
@@ -106,6 +104,12 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_claude import demo
+    from cargento_harness_claude.spacedock_demo import SpacedockDemo
+    from cargento_harness_claude.stuck import Showroom, StuckSession
+
     return Showroom(demo.start(home, ctx), StuckSession(home, ctx), SpacedockDemo(home, ctx))
 
 

@@ -26,7 +26,6 @@ from cargento_harness_codex import event_lane as event_lane_module
 from cargento_harness_codex import hook_targets as hook_targets_module
 from cargento_harness_codex import locations, mapping, reading
 from cargento_harness_codex import telemetry as telemetry_module
-from cargento_harness_codex.demo import CodexDemo
 from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
 from cargento_harness_codex.rollout import Rollout, load
 
@@ -101,6 +100,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_codex.demo import CodexDemo
+
     demo = CodexDemo(home, ctx.now)
     demo.step(ctx.now)
     return demo

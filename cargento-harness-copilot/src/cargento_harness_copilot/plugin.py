@@ -23,7 +23,6 @@ from cargento.telemetry import TelemetryVocabulary
 from cargento_harness_copilot import discovery
 from cargento_harness_copilot import mapping as sessions
 from cargento_harness_copilot import telemetry as telemetry_module
-from cargento_harness_copilot.demo import CopilotSimulation
 
 KEY = "copilot"
 
@@ -77,6 +76,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_copilot.demo import CopilotSimulation
+
     return CopilotSimulation(home, ctx.now)
 
 

@@ -20,7 +20,7 @@ from cargento import (
 )
 from cargento.models import HarnessMark, ProcessTie, QuotaEndpoint, QuotaWindow
 
-from cargento_harness_cursor import demo, quota, store
+from cargento_harness_cursor import quota, store
 
 KEY = store.KEY
 
@@ -69,6 +69,10 @@ def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_cursor import demo
+
     return demo.start(home, ctx)
 
 

@@ -10,7 +10,7 @@ from cargento.errors import HarnessDataMissing
 from cargento.models import HarnessMark, ProcessTie, Simulation
 from cargento.readers import follow_summary
 
-from cargento_harness_droid import demo, discovery, mapping
+from cargento_harness_droid import discovery, mapping
 from cargento_harness_droid.transcript import Transcript
 
 KEY = "droid"
@@ -55,4 +55,8 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_droid import demo
+
     return demo.simulate(home, ctx)

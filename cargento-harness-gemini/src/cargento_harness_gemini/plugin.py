@@ -11,7 +11,7 @@ from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark, ProcessTie, Simulation
 from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_gemini import demo, discovery, locations, mapping
+from cargento_harness_gemini import discovery, locations, mapping
 from cargento_harness_gemini import event_lane as event_lane_module
 from cargento_harness_gemini import hook_targets as hook_targets_module
 from cargento_harness_gemini import telemetry as telemetry_module
@@ -61,6 +61,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_gemini import demo
+
     return demo.simulate(home, ctx)
 
 

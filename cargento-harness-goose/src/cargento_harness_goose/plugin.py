@@ -19,7 +19,7 @@ from cargento import (
 from cargento.models import HarnessMark, McpSession, ProcessTie
 from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_goose import demo, store
+from cargento_harness_goose import store
 from cargento_harness_goose import telemetry as telemetry_module
 
 KEY = store.KEY
@@ -70,6 +70,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_goose import demo
+
     return demo.start(home, ctx)
 
 

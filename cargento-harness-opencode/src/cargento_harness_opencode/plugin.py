@@ -24,7 +24,6 @@ from cargento_harness_opencode import discovery
 from cargento_harness_opencode import event_lane as event_lane_module
 from cargento_harness_opencode import hook_targets as hook_targets_module
 from cargento_harness_opencode import mapping as sessions
-from cargento_harness_opencode.demo import OpenCodeSimulation
 
 KEY = "opencode"
 
@@ -79,6 +78,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_opencode.demo import OpenCodeSimulation
+
     return OpenCodeSimulation(home, ctx.now)
 
 

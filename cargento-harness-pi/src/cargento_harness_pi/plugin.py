@@ -23,7 +23,6 @@ from cargento.models import HarnessMark, ProcessTie, WorkRecord
 from cargento_harness_pi import event_lane as event_lane_module
 from cargento_harness_pi import hook_targets as hook_targets_module
 from cargento_harness_pi import locations, mapping, work
-from cargento_harness_pi.demo import PiDemo
 from cargento_harness_pi.discovery import KEY, cached_header, discover_sessions
 from cargento_harness_pi.tree import SessionTree, load
 
@@ -87,6 +86,10 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
 
 @hookimpl
 def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
+    # The demo (and the store builders it writes with) is imported only for --demo: every other
+    # start would pay for modules it never runs.
+    from cargento_harness_pi.demo import PiDemo
+
     demo = PiDemo(home, ctx.now)
     demo.step(ctx.now)
     return demo

@@ -114,6 +114,9 @@ class Feed:
         self._revision_of: tuple[int, int] | None = None
         #: When the first change since the last publication was noticed (monotonic).
         self.dirty_since: float | None = None
+        #: The build running now (its board once done), for a request that finds no board
+        #: to share it instead of queueing a second build behind it.
+        self.building: asyncio.Future[Board] | None = None
 
     def stamp(self, board: Board, generation: int) -> Board:
         """*board* carrying the published revision for its content and the extensions'."""
@@ -270,10 +273,21 @@ class LiveBoard:
             feed.pending = None
         if changes is None:
             feed.full_at = time.monotonic()
-        board = feed.order.apply(await anyio.to_thread.run_sync(self._build_sync, feed, changes))
+        running: asyncio.Future[Board] = asyncio.get_running_loop().create_future()
+        feed.building = running
+        try:
+            board = feed.order.apply(await anyio.to_thread.run_sync(self._build_sync, feed, changes))
+        except BaseException as exc:
+            running.set_exception(exc)
+            running.exception()  # a failed build is its caller's to report; no waiter is needed
+            raise
+        finally:
+            if feed.building is running:
+                feed.building = None
         feed.board = board
         feed.built_at = time.monotonic()
         feed.begun_at = begun
+        running.set_result(board)
         return board
 
     # -- the API ------------------------------------------------------------------------
@@ -288,6 +302,13 @@ class LiveBoard:
             # An extension's share may have moved since the build: the revision says so.
             feed.board = feed.stamp(feed.board, self.extensions.generation)
             return feed.board
+        running = feed.building
+        if running is not None and feed.board is None:
+            # The first board is being built (the fixed-interval scan or the hub's kick began
+            # it at start): answer with it, as soon as it exists, rather than building a
+            # second one behind it.
+            board = await asyncio.shield(running)
+            return feed.stamp(board, self.extensions.generation)
         return await self._build(feed)
 
     def invalidate(self) -> None:

@@ -7,7 +7,6 @@ over loopback and asks ``/api/health``, which scans nothing.
 from __future__ import annotations
 
 import errno
-import http.client
 import socket
 from typing import Any, Literal
 
@@ -39,6 +38,8 @@ def probe(port: int, *, timeout: float = 2.0) -> Occupant:
     """Connect to ``127.0.0.1:port`` and ask who it is."""
     if not _listening(port, timeout):
         return Occupant(kind="free")
+    import http.client  # only when something listens: the server's own start never needs it
+
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         conn.request("GET", "/api/health", headers={"Host": f"127.0.0.1:{port}", "Accept": "application/json"})
@@ -58,6 +59,8 @@ def probe(port: int, *, timeout: float = 2.0) -> Occupant:
 
 def post_shutdown(port: int, *, timeout: float = 5.0) -> bool:
     """Ask the dashboard on *port* to stop; True when it agreed."""
+    import http.client
+
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         conn.request("POST", "/api/shutdown", body=b"", headers={"Host": f"127.0.0.1:{port}", "Content-Length": "0"})

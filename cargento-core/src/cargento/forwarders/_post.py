@@ -10,21 +10,23 @@ stops. Proxies are never consulted (the connection is made directly).
 
 from __future__ import annotations
 
-import hmac
-import json
 import os
-import secrets
 import sys
 import time
-from collections.abc import Mapping
 
+from cargento.forwarders import leanjson
 from cargento.forwarders.loopback_http import exchange
+from cargento.forwarders.proof import challenge, expected_proof, same
 from cargento.liveness import pid_alive
-from cargento.statedir import CAPABILITY_HEADER, HEALTH_CHALLENGE, health_proof, read_state
+from cargento.readers.regular import read_regular
+from cargento.statepath import CAPABILITY_HEADER, HEALTH_CHALLENGE, state_file_path
 
-# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+# ``typing`` and ``collections.abc`` only for the type checker: the hook forwarders import
+# this module on every hook, and each import is time a person may wait on (see
+# docs/benchmark.md, "Whole processes").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import IO, Any
 
 __all__ = [
@@ -37,7 +39,9 @@ __all__ = [
     "port_from",
     "post",
     "proven",
+    "read_object",
     "read_payload",
+    "read_state",
 ]
 
 DEFAULT_PORT = 4553
@@ -46,6 +50,8 @@ HOOK_AT_HEADER = "X-Cargento-Hook-At"
 STDIN_LIMIT = 16 * 1024 * 1024
 #: Seconds to connect and be answered: loopback answers in milliseconds or not at all.
 TIMEOUT_S = 2.0
+#: Largest state file read (as :func:`cargento.statedir.read_state`).
+STATE_LIMIT = 64 * 1024
 
 
 class Target:
@@ -72,6 +78,9 @@ def loopback_target(url: str) -> Target | None:
     Only IP literals on loopback (``127.0.0.0/8``, ``::1``) and ``localhost`` are accepted;
     ``localhost`` is never resolved, the POST goes to ``127.0.0.1``.
     """
+    plain = _plain_loopback(url.strip())
+    if plain is not None:
+        return plain
     import ipaddress
     from urllib.parse import urlsplit
 
@@ -95,6 +104,51 @@ def loopback_target(url: str) -> Target | None:
     return Target(port or 80, path)
 
 
+def read_state(port: int, env: Mapping[str, str]) -> dict[str, Any] | None:
+    """The running dashboard's state document for *port*, as
+    :func:`cargento.statedir.read_state` reads it (a regular file of at most 64 KiB holding
+    one JSON object, never blocking on a named pipe), or ``None``."""
+    return read_object(state_file_path(port, env), STATE_LIMIT)
+
+
+def read_object(path: str, limit: int) -> dict[str, Any] | None:
+    """The JSON object in the regular file *path* of at most *limit* bytes (a larger one is
+    refused, not cut), as :func:`cargento.readers.jsonobject.read_json_object` reads it, or
+    ``None``; the open never blocks on a named pipe."""
+    try:
+        data = read_regular(path, limit + 1)
+    except OSError:
+        return None
+    if len(data) > limit:
+        return None
+    try:
+        value = leanjson.loads(data.decode("utf-8"), constants=False)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+_PLAIN_HOSTS = ("http://127.0.0.1:", "http://localhost:")
+_NOT_PLAIN = frozenset("?#@%\\[] \t\r\n")
+
+
+def _plain_loopback(url: str) -> Target | None:
+    """The usual shape, ``http://127.0.0.1:<port>/<path>`` (or ``localhost``) with a plain
+    ASCII path, read without :mod:`urllib.parse` and :mod:`ipaddress` (which a forwarder
+    would otherwise import on every hook); ``None`` for anything else, which
+    :func:`loopback_target` parses in full. Both give the same target (a test holds them to it).
+    """
+    for prefix in _PLAIN_HOSTS:
+        if url.startswith(prefix):
+            digits, slash, path = url[len(prefix) :].partition("/")
+            if not (slash and digits.isascii() and digits.isdigit()) or int(digits) > 65535:
+                return None
+            if not (path.isascii() and path.isprintable()) or not _NOT_PLAIN.isdisjoint(path):
+                return None
+            return Target(int(digits) or 80, "/" + path)
+    return None
+
+
 def capability_for(port: int, env: Mapping[str, str]) -> str | None:
     """This run's capability from the dashboard's state file, or ``None`` (no dashboard on
     *port*, or one started with ``--no-events``)."""
@@ -116,30 +170,30 @@ def proven(port: int, capability: str, env: Mapping[str, str], *, timeout_s: flo
     state = read_state(port, env)
     if state is None or not pid_alive(state.get("pid")):
         return False
-    challenge = secrets.token_urlsafe(24)
+    nonce = challenge()
     reply = exchange(
         port,
         "GET",
-        f"/api/health?{HEALTH_CHALLENGE}={challenge}",
+        f"/api/health?{HEALTH_CHALLENGE}={nonce}",
         {"Host": f"127.0.0.1:{port}", "Accept": "application/json"},
         timeout_s=timeout_s,
     )
     if reply is None or reply[0] != 200:
         return False
     try:
-        answer = json.loads(reply[1])
-    except ValueError:
+        answer = leanjson.loads(reply[1].decode("utf-8"))
+    except (ValueError, RecursionError):
         return False
     proof = answer.get("proof") if isinstance(answer, dict) else None
     if not isinstance(proof, str) or answer.get("pid") != state.get("pid"):
         return False
-    return hmac.compare_digest(proof.encode(), health_proof(capability, challenge).encode())
+    return same(proof, expected_proof(capability, nonce))
 
 
 def compact_json(value: Any, *, sort_keys: bool = False) -> bytes:
-    """*value* as compact UTF-8 JSON (the standard library's: a forwarder imports nothing
-    heavier than it needs)."""
-    return json.dumps(value, separators=(",", ":"), sort_keys=sort_keys).encode("ascii")
+    """*value* as compact ASCII JSON (through :mod:`cargento.forwarders.leanjson`: a forwarder
+    imports nothing heavier than it needs)."""
+    return leanjson.dumps(value, sort_keys=sort_keys)
 
 
 def read_payload(stream: IO[bytes]) -> Any:
@@ -151,8 +205,8 @@ def read_payload(stream: IO[bytes]) -> Any:
     if not data or len(data) > STDIN_LIMIT:
         return None
     try:
-        return json.loads(data.decode("utf-8", "replace"))
-    except ValueError:
+        return leanjson.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
         return None
 
 

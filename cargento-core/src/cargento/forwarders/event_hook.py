@@ -15,10 +15,8 @@ prints nothing and exits 0 has no opinion) and never fails a hook.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
 
 from cargento.forwarders._post import (
     Target,
@@ -33,16 +31,34 @@ from cargento.forwarders._post import (
 )
 from cargento.forwarders.slim import TERMINAL_FIELD, slim_hook_payload, terminal_identity
 
-# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+# ``typing`` and ``collections.abc`` only for the type checker: the hook forwarders import
+# this module on every hook (and :mod:`re` is not imported for the two name checks below).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from typing import IO
 
 __all__ = ["main"]
 
-_HARNESS = re.compile(r"^[a-z][a-z0-9-]{1,31}$")
 USAGE = "usage: cargento-event-hook <harness> [port] [--event NAME]  (the harness name is required)"
-_EVENT = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_LETTERS = _LOWER + _LOWER.upper()
+_DIGITS = "0123456789"
+
+
+def _name(text: str, first: str, rest: str, most: int) -> bool:
+    """*text* is one character of *first*, then at most *most* - 1 of *rest* (ASCII only)."""
+    return 0 < len(text) <= most and text[0] in first and not text[1:].strip(rest)
+
+
+def valid_harness(text: str) -> bool:
+    """A harness name: a lowercase letter, then 1 to 31 lowercase letters, digits or ``-``."""
+    return len(text) >= 2 and _name(text, _LOWER, _LOWER + _DIGITS + "-", 32)
+
+
+def valid_event(text: str) -> bool:
+    """An event name: a letter, then up to 63 letters, digits, ``_``, ``.`` or ``-``."""
+    return _name(text, _LETTERS, _LETTERS + _DIGITS + "_.-", 64)
 
 
 def main(
@@ -54,9 +70,9 @@ def main(
     event_name: str | None = None
     if "--event" in args:
         at = args.index("--event")
-        event_name = args[at + 1] if at + 1 < len(args) and _EVENT.match(args[at + 1]) else None
+        event_name = args[at + 1] if at + 1 < len(args) and valid_event(args[at + 1]) else None
         del args[at : at + 2]
-    if not args or not _HARNESS.match(args[0]):
+    if not args or not valid_harness(args[0]):
         print(USAGE, file=sys.stderr)
         return 0
     harness = args[0]

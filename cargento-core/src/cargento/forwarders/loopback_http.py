@@ -4,13 +4,20 @@ The forwarders make one or two requests per run to the dashboard on loopback; th
 library's ``http.client`` costs more to import (it brings the e-mail parser) than the whole
 exchange takes, and a forwarder runs on every tool call. This is the part of HTTP that
 exchange needs: a request with a ``Content-Length`` body, ``Connection: close``, and a reply
-read to its length (or to a chunked body's end, or to the close), bounded.
+read to its length (or to a chunked body's end, or to the close), bounded. It talks to the
+interpreter's :mod:`_socket` directly: :mod:`socket` imports :mod:`enum` and :mod:`selectors`
+for nothing a single loopback connection uses.
 """
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Mapping
+import _socket
+
+# ``typing`` and ``collections.abc`` only for the type checker: the hook forwarders import
+# this module on every hook.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = ["exchange"]
 
@@ -35,18 +42,25 @@ def exchange(
     head += [f"{k}: {v}" for k, v in headers.items() if "\r" not in k + v and "\n" not in k + v]
     request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1", "replace") + body
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as sock:
-            sock.sendall(request)
-            raw = _read(sock, limit)
+        sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     except OSError:
         return None
+    try:
+        sock.settimeout(timeout_s)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(request)
+        raw = _read(sock, limit)
+    except OSError:
+        return None
+    finally:
+        sock.close()
     try:
         return _parse(raw, limit)
     except _Broken:
         return None
 
 
-def _read(sock: socket.socket, limit: int) -> bytes:
+def _read(sock: _socket.socket, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     cap = limit + 16 * 1024  # the head, then the body up to its limit

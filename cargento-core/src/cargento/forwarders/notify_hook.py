@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping, Sequence
 
 from cargento.forwarders._post import (
+    DEFAULT_PORT,
+    Target,
     capability_for,
     compact_json,
     environ,
@@ -32,9 +33,11 @@ from cargento.forwarders._post import (
 )
 from cargento.forwarders.slim import TERMINAL_FIELD, slim_hook_payload, terminal_identity
 
-# ``typing`` only for the type checker: the hook forwarders import this module on every hook.
+# ``typing`` and ``collections.abc`` only for the type checker: the hook forwarders import
+# this module on every hook.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from typing import IO
 
 __all__ = ["main"]
@@ -46,8 +49,8 @@ def main(
     started = time.time()
     args = list(sys.argv[1:] if argv is None else argv)
     env = environ() if env is None else env
-    url = args[0] if args else f"http://127.0.0.1:{port_from(None, env) or 4553}/api/notify"
-    target = loopback_target(url)
+    url = args[0] if args else None
+    target = loopback_target(url) if url is not None else Target(port_from(None, env) or DEFAULT_PORT, "/api/notify")
     if target is None:
         print(f"cargento-notify-hook: refusing to send anywhere but loopback ({url!r})", file=sys.stderr)
         return 0

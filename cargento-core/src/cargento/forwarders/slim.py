@@ -9,7 +9,9 @@ irreversible-shape matcher (bounded).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+# The same class as ``collections.abc.Mapping``, from the module the interpreter loads at start:
+# ``collections.abc`` imports all of :mod:`collections`, which a forwarder has no other use for.
+from _collections_abc import Mapping
 
 # ``typing`` only for the type checker: the hook forwarders import this module on every hook.
 TYPE_CHECKING = False

@@ -15,17 +15,13 @@ prints nothing (the status line stays blank) and exits 0 in every case.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
-import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import IO, Any
 
-from cargento.atomicfile import write_atomic
+# The same class as ``hashlib.blake2b``, without the OpenSSL load ``hashlib`` costs at import.
+from _blake2 import blake2b
+
 from cargento.forwarders._post import (
     Target,
     capability_for,
@@ -34,12 +30,19 @@ from cargento.forwarders._post import (
     port_from,
     post,
     proven,
+    read_object,
     read_payload,
     stdin_bytes,
 )
 from cargento.forwarders.slim import slim_status_line
-from cargento.readers.jsonobject import read_json_object
-from cargento.statedir import state_dir
+from cargento.statepath import state_dir_path
+
+# ``typing`` and ``collections.abc`` only for the type checker: the status line runs this many
+# times a turn, and each import is time on it (see docs/benchmark.md, "Whole processes").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import IO, Any
 
 __all__ = ["MEMO_PREFIX", "main"]
 
@@ -48,35 +51,44 @@ MEMO_PREFIX = "statusline-"
 REFRESH_S = 30.0
 #: Memos untouched this long are swept when a new one is made.
 MEMO_LIFE_S = 86400.0
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
-def _memo_path(directory: Path, conversation: str | None) -> Path:
-    key = _SAFE.sub("_", conversation)[:80] if conversation else "none"
-    return directory / f"{MEMO_PREFIX}{key}.json"
+def _memo_path(directory: str, conversation: str | None) -> str:
+    key = "".join(c if c in _SAFE else "_" for c in conversation)[:80] if conversation else "none"
+    return os.path.join(directory, f"{MEMO_PREFIX}{key}.json")
 
 
-def _read_memo(path: Path) -> dict[str, Any]:
-    return read_json_object(path, max_bytes=4096) or {}
+def _read_memo(path: str) -> dict[str, Any]:
+    return read_object(path, 4096) or {}
 
 
-def _write_memo(path: Path, memo: Mapping[str, Any], now: float) -> None:
-    fresh = not path.exists()
+def _write_memo(path: str, memo: Mapping[str, Any], now: float) -> None:
+    from pathlib import Path  # only when a memo is written (after a post)
+
+    from cargento.atomicfile import write_atomic
+
+    fresh = not os.path.exists(path)
     try:
-        write_atomic(path, compact_json(dict(memo)), durable=False)
+        write_atomic(Path(path), compact_json(dict(memo)), durable=False)
     except OSError:
         return
     if fresh:
-        _sweep(path.parent, now)
+        _sweep(os.path.dirname(path), now)
 
 
-def _sweep(directory: Path, now: float) -> None:
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(directory):
-            if entry.name.startswith(MEMO_PREFIX) and entry.name.endswith(".json"):
-                with contextlib.suppress(OSError):
-                    if now - entry.stat().st_mtime > MEMO_LIFE_S:
-                        os.unlink(entry.path)
+def _sweep(directory: str, now: float) -> None:
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(MEMO_PREFIX) and entry.name.endswith(".json"):
+            try:
+                if now - entry.stat().st_mtime > MEMO_LIFE_S:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
 
 
 def should_post(memo: Mapping[str, Any], state: str | None, quota_hash: str, now: float) -> bool:
@@ -106,8 +118,8 @@ def main(
     document = slim_status_line(payload)
     conversation = document.get("conversation_id") or document.get("session_id")
     state = document.get("agent_state")
-    quota_hash = hashlib.blake2b(compact_json(document.get("quota"), sort_keys=True), digest_size=8).hexdigest()
-    memo_path = _memo_path(state_dir(env), conversation if isinstance(conversation, str) else None)
+    quota_hash = blake2b(compact_json(document.get("quota"), sort_keys=True), digest_size=8).hexdigest()
+    memo_path = _memo_path(state_dir_path(env), conversation if isinstance(conversation, str) else None)
     if not should_post(_read_memo(memo_path), state if isinstance(state, str) else None, quota_hash, started):
         return 0
     if not proven(port, capability, env):

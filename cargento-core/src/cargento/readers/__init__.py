@@ -10,8 +10,6 @@ import every other.
 
 from __future__ import annotations
 
-import importlib
-
 # ``typing`` only for the type checker: the hook forwarders import this package on every hook.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,10 +109,18 @@ def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'cargento.readers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     return sorted(__all__)
+
+
+def _module(name: str) -> Any:
+    """The module *name*, imported on first use (:mod:`importlib` itself only then: the hook
+    forwarders import this package on every hook)."""
+    import importlib
+
+    return importlib.import_module(name)

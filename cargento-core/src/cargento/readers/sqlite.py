@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import atexit
 import errno
-import hashlib
 import itertools
 import os
 import shutil
@@ -76,6 +75,10 @@ import threading
 import time
 import urllib.parse
 import weakref
+
+# ``hashlib``'s BLAKE2 is this same built-in class; importing ``hashlib`` loads OpenSSL
+# (about 12 ms at every start) for digests these readers never use.
+from _blake2 import blake2b
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -340,7 +343,7 @@ class _Snapshots:
             if known is not None and known[0] == ident and os.path.exists(known[1]):
                 self._seen.move_to_end(path)
                 return known[1]
-            stem = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+            stem = blake2b(path.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
             for _ in range(_COPY_ATTEMPTS):
                 copy = os.path.join(self._root(), f"{stem}-{next(self._seq)}.db")
                 _copy_regular(path, copy)

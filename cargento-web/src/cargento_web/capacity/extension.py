@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from cargento.board import Board
 from cargento.diagnose import OwnStore
 from cargento.events import EventVocabulary
@@ -41,7 +40,6 @@ from cargento_web.capacity.credentials import read_credential
 from cargento_web.capacity.freshness import stale_reason
 from cargento_web.capacity.pace import PRESSURE_PERCENT, Assessment, assess, order
 from cargento_web.capacity.poller import POLL_S, Source, VendorPoller
-from cargento_web.capacity.proxy import vendor_client
 from cargento_web.capacity.pushed import PushedQuota
 from cargento_web.capacity.rows import AIUnits, ai_units, store_windows
 from cargento_web.capacity.vendors import Vendor, windows_of
@@ -51,6 +49,8 @@ from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.outbound import OutboundJSON
 
 if TYPE_CHECKING:
+    import httpx
+
     from cargento_web.app import Guard
 
 __all__ = ["PING_S", "USAGE_BODY_LIMIT", "Capacity"]
@@ -62,6 +62,13 @@ SMALL_BODY_LIMIT = 1024
 #: How often an open page asks for a poll (the server keeps the five-minute floor).
 PING_S = 60.0
 EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def _vendor_client(env: Mapping[str, str]) -> httpx.Client:
+    # Imported on the first vendor poll: most runs never poll, and httpx costs every start ~8 ms.
+    from cargento_web.capacity.proxy import vendor_client
+
+    return vendor_client(env)
 
 
 def quota_reader(
@@ -198,7 +205,7 @@ class Capacity(Extension):
         self.poller = VendorPoller(
             vendor_sources,
             clock=self.clock,
-            client=client if client is not None else (lambda: vendor_client(env)),
+            client=client if client is not None else (lambda: _vendor_client(env)),
             on_change=context.changed,
         )
         self._revision: int | None = None

@@ -14,13 +14,16 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import attrs
-import httpx
 
 from cargento_web.capacity.credentials import Credential, CredentialProblem
 from cargento_web.capacity.vendors import Failure, Vendor, fetch
 from cargento_web.capacity.windows import Window
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["POLL_S", "Source", "VendorPoller", "VendorState"]
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import httpx
 from cargento.models import QuotaEndpoint, QuotaWindow
 
 from cargento_web.capacity.credentials import Credential
@@ -23,8 +22,12 @@ from cargento_web.capacity.windows import Window
 
 __all__ = ["REPLY_LIMIT", "TIMEOUT", "Failure", "Vendor", "fetch", "windows_of"]
 
-#: Explicit timeouts: a vendor that does not answer is said, not waited on.
-TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+if TYPE_CHECKING:
+    import httpx
+
+#: Explicit timeouts (any step, then the connect), in seconds: a vendor that does not answer is
+#: said, not waited on. (Plain numbers: httpx is imported on the first fetch, not at start.)
+TIMEOUT = (10.0, 5.0)
 #: The largest reply read.
 REPLY_LIMIT = 256 * 1024
 
@@ -74,8 +77,11 @@ def fetch(vendor: Vendor, credential: Credential, client: httpx.Client, now: dat
     endpoint = vendor.endpoint
     headers = {"User-Agent": vendor.user_agent, **dict(endpoint.headers), "Authorization": credential.authorization()}
     label = vendor.label
+    import httpx
+
+    timeout = httpx.Timeout(TIMEOUT[0], connect=TIMEOUT[1])
     try:
-        with client.stream(endpoint.method, endpoint.url, headers=headers, content=endpoint.body, timeout=TIMEOUT) as r:
+        with client.stream(endpoint.method, endpoint.url, headers=headers, content=endpoint.body, timeout=timeout) as r:
             status = r.status_code
             data = b""
             if status == 200:

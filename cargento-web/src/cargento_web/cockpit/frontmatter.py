@@ -11,8 +11,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 __all__ = ["MAX_FRONTMATTER_BYTES", "read_frontmatter"]
 
 #: The most of a file's head read for its frontmatter.
@@ -31,6 +29,8 @@ def parse_frontmatter(head: bytes) -> dict[str, Any] | None:
     closing = text[end + 4 : end + 5]
     if closing not in ("", "\n"):
         return None
+    import yaml  # on the first frontmatter read, not at every server start (a Spacedock-free run reads none)
+
     try:
         value = yaml.safe_load(text[4:end])
     except yaml.YAMLError:
