@@ -329,6 +329,8 @@ def test_invalidations_before_the_loop_takes_one_are_one() -> None:
     fn(*args)  # the loop takes it
     live.invalidate()
     assert len(scheduled) == 2
+
+
 def test_a_request_during_the_first_build_is_answered_by_it(builder_for: Any, tmp_path: Path) -> None:
     """At start the fixed-interval scan (or the hub's kick) begins the first board; a page's
     ``/api/data`` arriving meanwhile gets that board as soon as it exists, not a second build
