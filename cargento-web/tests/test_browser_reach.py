@@ -8,7 +8,7 @@ import importlib.util
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -277,6 +277,57 @@ def test_the_page_holds_a_wait_through_quiet_hours_and_raises_it_when_they_end_i
         time.sleep(1)
         shown = [title for title, _ in page.evaluate("window.__shown")]
         assert shown == ["Claude Code: Still waiting is waiting on you"], "the one answered meanwhile raised nothing"
+    finally:
+        context.close()
+
+
+def test_the_page_holds_a_turn_gone_quiet_through_quiet_hours_and_raises_it_after(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    """A turn that worked a while and went quiet inside quiet hours is held, not dropped: raised
+    when the window ends if the session is still idle; one at work again by then raises nothing."""
+    from cargento.quiethours import parse_window
+
+    started = datetime.now(UTC) - timedelta(seconds=60)
+    sessions = [
+        FakeSession("rests", title="Long build", turn="open", at=started),
+        FakeSession("resumes", title="Back at it", turn="open", at=started),
+    ]
+    server, _hub, fake = _server(
+        serve,
+        builder_for,
+        tmp_path,
+        sessions,
+        notifier=MemoryNotifier(available=False),
+        quiet=parse_window("23:30-06:15"),
+    )
+    local = datetime.now().astimezone()
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=server.url)
+    context.add_init_script(
+        "window.__shown = []; window.Notification = class { constructor(t, o) { window.__shown.push([t, o && o.body]); }"
+        " static get permission() { return 'granted'; } static requestPermission() { return Promise.resolve('granted'); } };"
+    )
+    try:
+        page = context.new_page()
+        page.clock.install(time=local.replace(hour=6, minute=14, second=30, microsecond=0))
+        page.goto(server.url + "/")
+        for key in ("rests", "resumes"):
+            assert wait_until(page, f"!!document.querySelector('[data-key=\"claude:{key}\"][data-state=working]')", 10)
+        for key in ("rests", "resumes"):
+            fake.sessions[key].turn = "ended"
+        for key in ("rests", "resumes"):
+            assert wait_until(page, f"!!document.querySelector('[data-key=\"claude:{key}\"][data-state=idle]')", 10)
+        time.sleep(1.5)
+        assert page.evaluate("window.__shown") == [], "inside quiet hours: held"
+        fake.sessions["resumes"].turn = "open"
+        fake.sessions["resumes"].at = datetime.now(UTC)
+        assert wait_until(page, "!!document.querySelector('[data-key=\"claude:resumes\"][data-state=working]')", 10)
+        page.clock.fast_forward(60_000)  # 06:15:30: the window is over
+        assert wait_until(page, "window.__shown.length > 0", 10)
+        time.sleep(1)
+        shown = [title for title, _ in page.evaluate("window.__shown")]
+        assert shown == ["Claude Code: Long build has gone quiet"], "the one at work again raised nothing"
     finally:
         context.close()
 

@@ -120,16 +120,17 @@ function confirmWaits() {
     if (Date.now() - wait.since < CONFIRM_MS) continue;
     confirming.delete(key);
     if (state.notify === "granted" && !showingHere(key) && !terminalInFront(key) && !serverRaisesGates()) {
-      if (inQuietHours()) holdForQuiet(key, wait);
+      if (inQuietHours()) holdForQuiet(key, { ...wait, stands: "needs_input" });
       else show(wait.title, wait.body, key);
     }
   }
   if (confirming.size) setTimeout(confirmWaits, CONFIRM_MS + 250);
 }
-// Quiet hours hold a confirmed wait rather than drop it, as the server's lanes do: when the
-// window ends it is raised then if it still stands (answered meanwhile: nothing). Bounded.
+// Quiet hours hold a confirmed wait (or a turn gone quiet) rather than drop it, as the server's
+// lanes do: when the window ends it is raised then if it still stands, the session still in
+// the state it was held in (answered, or working again, meanwhile: nothing). Bounded.
 const QUIET_HOLD_LIMIT = 64;
-const quietHeld = new Map(); // key -> {title, body}
+const quietHeld = new Map(); // key -> {title, body, stands: the state it must still be in}
 let quietTimer = null;
 function msUntilQuietEnd(when = new Date()) {
   const span = CONFIG.notifications && CONFIG.notifications.quiet_hours;
@@ -158,8 +159,9 @@ function releaseQuiet() {
   for (const [key, wait] of [...quietHeld]) {
     quietHeld.delete(key);
     const s = byKey.get(key);
-    if (!s || s.state !== "needs_input") continue; // answered while quiet hours held it
-    if (state.notify === "granted" && !showingHere(key) && !terminalInFront(key) && !serverRaisesGates()) show(wait.title, wait.body, key);
+    if (!s || s.state !== wait.stands) continue; // answered, or at work again, while held
+    const serverSays = wait.stands === "needs_input" && serverRaisesGates();
+    if (state.notify === "granted" && !showingHere(key) && !terminalInFront(key) && !serverSays) show(wait.title, wait.body, key);
   }
 }
 
@@ -186,12 +188,15 @@ function notifyTransitions(board) {
         confirming.set(key, { since: Date.now(), title: `${s.harness_label}: ${name} is waiting on you`, body: what });
         setTimeout(confirmWaits, CONFIRM_MS + 250);
       }
-    } else if (before === "working" && s.state === "idle" && !state.onlyWaits && !showingHere(key) && !terminalInFront(key) && !inQuietHours()) {
+    } else if (before === "working" && s.state === "idle" && !state.onlyWaits && !showingHere(key) && !terminalInFront(key)) {
       const spell = spells.get(key);
       const worked = spell ? (spell.last - spell.start) / 1000 : 0;
       if (spell && worked >= QUIET_AFTER_S && quietSaid.get(key) !== spell.start) {
         quietSaid.set(key, spell.start);
-        show(`${s.harness_label}: ${name} has gone quiet`, "It was working and has stopped writing; open it to see where it stands.", key);
+        const title = `${s.harness_label}: ${name} has gone quiet`;
+        const body = "It was working and has stopped writing; open it to see where it stands.";
+        if (inQuietHours()) holdForQuiet(key, { title, body, stands: "idle" });
+        else show(title, body, key);
       }
     }
   }
