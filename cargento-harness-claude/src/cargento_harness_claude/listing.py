@@ -2,7 +2,10 @@
 
 The listing is made once by walking every project folder, then kept and corrected one name
 (or one project folder) at a time from the paths a file watcher reported, so the cost of a
-refresh follows what changed rather than the size of the store. A session id may have a
+refresh follows what changed rather than the size of the store. A full pass without a watcher
+report must still ``stat`` every transcript (an append does not change its folder), but it keeps
+each entry whose file is unchanged and reports only the session ids that changed, so what is
+derived from the listing need not be derived again for the rest. A session id may have a
 transcript in more than one project folder; the newest one wins (ties: the first folder by
 name).
 """
@@ -94,9 +97,8 @@ class Listing:
     # -- reading the folders -------------------------------------------------------------
 
     def scan(self) -> set[str]:
-        """List every project folder; returns every session id seen."""
-        for name in list(self.projects):
-            self._drop(name)
+        """List every project folder again; returns the session ids whose transcript or session
+        folder appeared, vanished or changed since the last scan (on the first, every one)."""
         self.problem = None
         self.problem_entries = {}
         try:
@@ -105,15 +107,23 @@ class Listing:
         except OSError as exc:
             if os.path.exists(self.root):
                 self.problem = f"cannot list {self.root}: {_why(exc)}"
-            return set()
+            touched: set[str] = set()
+            for name in list(self.projects):
+                touched |= self._drop(name)
+            return touched
+        touched = set()
+        seen: set[str] = set()
         for entry in entries:
             if entry_is_dir(entry):
-                self._list(entry.name)
+                seen.add(entry.name)
+                touched |= self._list(entry.name, self.projects.get(entry.name))
             elif not entry.name.startswith(".") and not os.path.exists(entry.path):
                 # A link loop or a dangling link where a project folder would be: named, and
                 # every other project folder is still listed.
                 self.problem_entries[entry.path] = f"skipped {entry.path}: {_why_path(entry.path)}"
-        return set(self.by_sid)
+        for name in [n for n in self.projects if n not in seen]:
+            touched |= self._drop(name)
+        return touched
 
     def rescan_project(self, name: str) -> set[str]:
         """List one project folder again (created, removed, changed); returns the ids touched."""
@@ -141,17 +151,22 @@ class Listing:
                 touched.add(each)
         return touched
 
-    def _list(self, name: str) -> set[str]:
+    def _list(self, name: str, old: Project | None = None) -> set[str]:
+        """List one project folder; returns the ids that differ from *old* (its last listing),
+        whose entries for unchanged files are kept."""
         path = os.path.join(self.root, name)
         proj = Project(name=name, path=path)
-        self.projects[name] = proj
         try:
             entries = list(os.scandir(path))
         except OSError as exc:
+            touched = self._drop(name)
+            self.projects[name] = proj
             proj.listed = False
             proj.problems[path] = f"cannot list {path}: {_why(exc)}"
             self.troubled.add(name)
-            return set()
+            return touched
+        known = old.transcripts if old is not None and old.listed else {}
+        changed: list[Entry] = []
         for entry in entries:
             if entry_is_dir(entry):
                 proj.folders.add(entry.name)
@@ -161,15 +176,34 @@ class Listing:
                 st = entry.stat()
             except OSError as exc:
                 proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
-                self.troubled.add(name)
                 continue
             if not stat.S_ISREG(st.st_mode):
                 if not stat.S_ISDIR(st.st_mode):
                     proj.problems[entry.path] = f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
-                    self.troubled.add(name)
                 continue
-            self._put(proj, Entry(entry.path, name, st))
-        return set(proj.transcripts) | proj.folders
+            was = known.get(entry.name[: -len(_SUFFIX)])
+            if was is not None and was.same_file(st):
+                proj.transcripts[was.session_id] = was
+            else:
+                fresh = Entry(entry.path, name, st)
+                proj.transcripts[fresh.session_id] = fresh
+                changed.append(fresh)
+        touched = {e.session_id for e in changed}
+        touched.update(sid for sid in known if sid not in proj.transcripts)
+        touched |= (proj.folders ^ old.folders) if old is not None and old.listed else proj.folders
+        self.projects[name] = proj
+        for sid in touched:
+            found = proj.transcripts.get(sid)
+            if found is not None:
+                self.by_sid.setdefault(sid, {})[name] = found
+            else:
+                mine = self.by_sid.get(sid)
+                if mine is not None:
+                    mine.pop(name, None)
+                    if not mine:
+                        del self.by_sid[sid]
+        (self.troubled.add if proj.problems else self.troubled.discard)(name)
+        return touched
 
     def _examine(self, proj: Project, name: str) -> set[str] | None:
         """Re-``stat`` one transcript; ``None`` when its folder cannot be looked into."""
