@@ -552,7 +552,7 @@ class _State:
 
 
 def _state(ctx: HarnessContext) -> tuple[_State, _Pass, bool]:
-    """The kept state and what this pass must redo (the flag: a new state, derived whole).
+    """The kept state and what this pass must redo (the flag: a full pass).
 
     The kept state is corrected in place while it was made for the same store, window and an
     earlier clock: from the watcher's paths when they can all be placed, else by a full pass
@@ -560,9 +560,10 @@ def _state(ctx: HarnessContext) -> tuple[_State, _Pass, bool]:
     work = _Pass()
     known = ctx.cache.get(_STATE_KEY)
     if isinstance(known, _State) and known.key == _key(ctx) and known.window_s == ctx.window_s and ctx.now >= known.now:
-        if ctx.changed_paths is None or not known.apply(ctx.changed_paths, work):
-            known.full(ctx, work)
-        return known, work, False
+        if ctx.changed_paths is not None and known.apply(ctx.changed_paths, work):
+            return known, work, False
+        known.full(ctx, work)
+        return known, work, True
     state = _State(ctx)
     if isinstance(known, _State) and known.key == state.key:
         # Per-file caches stay (an unchanged head or roster needs no re-read); nothing

@@ -44,7 +44,7 @@ def _why_path(path: str) -> str:
 class Entry:
     """One session transcript as last ``stat``-ed."""
 
-    __slots__ = ("mtime", "path", "project", "session_id", "st", "stamp")
+    __slots__ = ("identity", "mtime", "path", "project", "session_id", "st", "stamp")
 
     def __init__(self, path: str, project: str, st: os.stat_result) -> None:
         self.path = path
@@ -54,15 +54,12 @@ class Entry:
         self.mtime = datetime.fromtimestamp(st.st_mtime, UTC)
         #: ``size:mtime_ns``.
         self.stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        #: What a later ``stat`` must match for the file to count as unchanged.
+        self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def same_file(self, st: os.stat_result) -> bool:
         """True when *st* is the ``stat`` this entry was made from."""
-        return (self.st.st_dev, self.st.st_ino, self.st.st_size, self.st.st_mtime_ns) == (
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            st.st_mtime_ns,
-        )
+        return self.identity == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 @attrs.define
@@ -182,7 +179,8 @@ class Listing:
                     proj.problems[entry.path] = f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
                 continue
             was = known.get(entry.name[: -len(_SUFFIX)])
-            if was is not None and was.same_file(st):
+            # The comparison of same_file, inline: this loop runs once per transcript.
+            if was is not None and was.identity == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
                 proj.transcripts[was.session_id] = was
             else:
                 fresh = Entry(entry.path, name, st)
