@@ -21,7 +21,7 @@ from cargento.models import HarnessContext
 from cargento.plugins import load_registry
 from cargento.processes import ProcessInfo, StaticProcesses
 from cargento.testing import make_context
-from cargento_harness_claude import discovery, heads, plugin
+from cargento_harness_claude import discovery, heads, listing, plugin
 from cargento_harness_claude.fixtures import ClaudeStore, Session
 from cargento_harness_claude.transcript import followed
 from hypothesis import HealthCheck, given, settings
@@ -468,3 +468,72 @@ def test_each_full_rescan_board_equals_a_fresh_builders_board(tmp_path: Path, se
         assert (got.counts, got.harnesses, got.sessions) == (want.counts, want.harnesses, want.sessions), op
         compared += 1
     assert compared >= len(SCRIPT) // 2
+
+
+def test_a_full_pass_over_a_kept_state_derives_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ClaudeStore(tmp_path)
+    sessions = []
+    for i in range(30):
+        s = store.session(f"{i:08x}-0000-4000-8000-000000000000", cwd=f"/w/p{i % 3}")
+        s.prompt("go", T0 - (10 if i < 3 else 40 * DAY))
+        sessions.append(s)
+    cache = HarnessCache()
+    ctx = make_context(tmp_path, now=NOW, cache=cache)
+    first = plugin.discover(ctx=ctx)
+    made: list[str] = []
+    real = discovery._State._make
+
+    def making(self: Any, ctx: HarnessContext, sid: str, work: Any) -> Any:
+        made.append(sid)
+        return real(self, ctx, sid, work)
+
+    monkeypatch.setattr(discovery._State, "_make", making)
+    assert plugin.discover(ctx=ctx) == first
+    assert made == [], "nothing changed: nothing is derived again"
+    sessions[1].tokens(5, T0 - 5)
+    sessions[20].tokens(5, T0 - 40 * DAY + 5)
+    store.session("ffffffff-0000-4000-8000-000000000000", cwd="/w/p1").prompt("new", T0 - 3)
+    (sessions[2].path.with_suffix("") / "tool-results").mkdir(parents=True)
+    sessions[4].path.unlink()
+    again = plugin.discover(ctx=ctx)
+    assert sorted(made) == sorted(
+        [
+            sessions[1].session_id,
+            sessions[20].session_id,
+            "ffffffff-0000-4000-8000-000000000000",
+            sessions[2].session_id,
+            sessions[4].session_id,
+        ]
+    ), "only the appended, new, removed sessions and the one whose folder appeared"
+    assert again == plugin.discover(ctx=make_context(tmp_path, now=NOW))
+
+
+def test_the_listing_keeps_unchanged_entries_and_names_what_changed(tmp_path: Path) -> None:
+    store = ClaudeStore(tmp_path)
+    a = store.session(SIDS[0], cwd="/w/a")
+    a.prompt("go", T0 - 10)
+    b = store.session(SIDS[1], cwd="/w/a")
+    b.prompt("go", T0 - 20)
+    twin = store.session(SIDS[1], cwd="/w/b")
+    twin.prompt("go", T0 - 30)
+    found = listing.Listing(str(store.root / "projects"))
+    assert found.scan() == {SIDS[0], SIDS[1]}
+    kept = found.by_sid[SIDS[0]]["-w-a"]
+    assert found.scan() == set(), "a second scan over an unchanged store names nothing"
+    assert found.by_sid[SIDS[0]]["-w-a"] is kept
+    twin.tokens(3, T0 - 5)
+    assert found.scan() == {SIDS[1]}
+    winner = found.winner(SIDS[1])
+    assert winner is not None and winner.project == "-w-b"
+    os.replace(twin.path, tmp_path / "gone.jsonl")
+    assert found.scan() == {SIDS[1]}
+    winner = found.winner(SIDS[1])
+    assert winner is not None and winner.project == "-w-a"
+    (a.path.with_suffix("") / "subagents").mkdir(parents=True)
+    assert found.scan() == {SIDS[0]}
+    assert found.winner(SIDS[0]) is kept and found.has_folder(kept)
+    shutil.rmtree(store.project_dir("/w/a"))
+    assert found.scan() == {SIDS[0], SIDS[1]}
+    assert found.by_sid == {}
