@@ -167,8 +167,7 @@ class _State:
         listing reports changed, task and subagent folders whose files changed (they change
         without their folder listing changing, so each is looked into again)."""
         touched = self.listing.scan()
-        for sid in touched:
-            self._prefix(sid)
+        self._prefixes(touched)
         work.files |= touched
         work.listing = True
         try:
@@ -245,6 +244,23 @@ class _State:
             group.discard(sid)
             if not group:
                 del self.by_prefix[sid[:8]]
+
+    def _prefixes(self, sids: set[str]) -> None:
+        """:meth:`_prefix` for many ids at once (a full pass may name every one)."""
+        by_sid, task_sids, by_prefix = self.listing.by_sid, self.task_sids, self.by_prefix
+        for sid in sids:
+            if sid in by_sid or sid in task_sids:
+                group = by_prefix.get(sid[:8])
+                if group is None:
+                    by_prefix[sid[:8]] = {sid}
+                else:
+                    group.add(sid)
+            else:
+                group = by_prefix.get(sid[:8])
+                if group is not None:
+                    group.discard(sid)
+                    if not group:
+                        del by_prefix[sid[:8]]
 
     def _task_folder(self, name: str) -> set[str]:
         if os.path.isdir(self.root.tasks / name):

@@ -44,7 +44,7 @@ def _why_path(path: str) -> str:
 class Entry:
     """One session transcript as last ``stat``-ed."""
 
-    __slots__ = ("identity", "mtime", "path", "project", "session_id", "st", "stamp")
+    __slots__ = ("mtime", "path", "project", "session_id", "st", "stamp")
 
     def __init__(self, path: str, project: str, st: os.stat_result) -> None:
         self.path = path
@@ -54,12 +54,16 @@ class Entry:
         self.mtime = datetime.fromtimestamp(st.st_mtime, UTC)
         #: ``size:mtime_ns``.
         self.stamp = f"{st.st_size}:{st.st_mtime_ns}"
-        #: What a later ``stat`` must match for the file to count as unchanged.
-        self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def same_file(self, st: os.stat_result) -> bool:
         """True when *st* is the ``stat`` this entry was made from."""
-        return self.identity == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        mine = self.st
+        return (
+            mine.st_mtime_ns == st.st_mtime_ns
+            and mine.st_size == st.st_size
+            and mine.st_ino == st.st_ino
+            and mine.st_dev == st.st_dev
+        )
 
 
 @attrs.define
@@ -163,7 +167,8 @@ class Listing:
             self.troubled.add(name)
             return touched
         known = old.transcripts if old is not None and old.listed else {}
-        changed: list[Entry] = []
+        by_sid = self.by_sid
+        touched = set()
         for entry in entries:
             if entry_is_dir(entry):
                 proj.folders.add(entry.name)
@@ -179,27 +184,30 @@ class Listing:
                     proj.problems[entry.path] = f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
                 continue
             was = known.get(entry.name[: -len(_SUFFIX)])
-            # The comparison of same_file, inline: this loop runs once per transcript.
-            if was is not None and was.identity == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+            # same_file, inline: this loop runs once per transcript.
+            if (
+                was is not None
+                and was.st.st_mtime_ns == st.st_mtime_ns
+                and was.st.st_size == st.st_size
+                and was.st.st_ino == st.st_ino
+                and was.st.st_dev == st.st_dev
+            ):
                 proj.transcripts[was.session_id] = was
             else:
                 fresh = Entry(entry.path, name, st)
                 proj.transcripts[fresh.session_id] = fresh
-                changed.append(fresh)
-        touched = {e.session_id for e in changed}
-        touched.update(sid for sid in known if sid not in proj.transcripts)
-        touched |= (proj.folders ^ old.folders) if old is not None and old.listed else proj.folders
-        self.projects[name] = proj
-        for sid in touched:
-            found = proj.transcripts.get(sid)
-            if found is not None:
-                self.by_sid.setdefault(sid, {})[name] = found
-            else:
-                mine = self.by_sid.get(sid)
+                by_sid.setdefault(fresh.session_id, {})[name] = fresh
+                touched.add(fresh.session_id)
+        for sid in known:
+            if sid not in proj.transcripts:
+                touched.add(sid)
+                mine = by_sid.get(sid)
                 if mine is not None:
                     mine.pop(name, None)
                     if not mine:
-                        del self.by_sid[sid]
+                        del by_sid[sid]
+        touched |= (proj.folders ^ old.folders) if old is not None and old.listed else proj.folders
+        self.projects[name] = proj
         (self.troubled.add if proj.problems else self.troubled.discard)(name)
         return touched
 
