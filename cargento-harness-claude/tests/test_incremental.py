@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,11 +15,13 @@ from typing import Any
 
 import attrs
 import pytest
+from cargento.board import BoardBuilder
 from cargento.cache import HarnessCache
 from cargento.models import HarnessContext
+from cargento.plugins import load_registry
 from cargento.processes import ProcessInfo, StaticProcesses
 from cargento.testing import make_context
-from cargento_harness_claude import discovery, heads, plugin
+from cargento_harness_claude import discovery, heads, listing, plugin
 from cargento_harness_claude.fixtures import ClaudeStore, Session
 from cargento_harness_claude.transcript import followed
 from hypothesis import HealthCheck, given, settings
@@ -118,6 +121,18 @@ class World:
             agent.tokens(5, self.at(offset))
             if op[5] % 4 == 0:
                 agent.finish(self.at(offset))
+        elif kind == "agent-more":
+            # A subagent's transcript grows while nothing else of its session is written.
+            found = sorted((self.root / "projects").glob("*/*/subagents/**/agent-*.jsonl"))
+            if found:
+                target = found[op[5] % len(found)]
+                with open(target, "a") as fh:
+                    fh.write(json.dumps({"type": "user", "timestamp": "2026-11-30T11:59:00.000Z"}) + "\n")
+                stamp = self.at(offset)
+                os.utime(target, (stamp, stamp))
+        elif kind == "bare-folder":
+            # A session folder (tool results only) beside a transcript that is not written.
+            (self.store.project_dir(cwd) / sid / "tool-results").mkdir(parents=True, exist_ok=True)
         elif kind == "drop-folder":
             self.remove(self.store.project_dir(cwd) / sid)
         elif kind == "task":
@@ -186,32 +201,30 @@ class World:
             self.now += [30.0, 700.0, 3 * 3600.0, DAY][op[5] % 4]
 
 
-OPS = st.tuples(
-    st.sampled_from(
-        [
-            "write",
-            "write",
-            "write",
-            "meta",
-            "half",
-            "replace",
-            "delete",
-            "agent",
-            "drop-folder",
-            "task",
-            "drop-task",
-            "team",
-            "drop-team",
-            "pid",
-            "process",
-            "project",
-            "junk",
-            "clock",
-            "clock",
-        ]
-    ),
-    *[st.integers(0, 11)] * 5,
-)
+OPS_KINDS = [
+    "write",
+    "write",
+    "write",
+    "meta",
+    "half",
+    "replace",
+    "delete",
+    "agent",
+    "agent-more",
+    "bare-folder",
+    "drop-folder",
+    "task",
+    "drop-task",
+    "team",
+    "drop-team",
+    "pid",
+    "process",
+    "project",
+    "junk",
+    "clock",
+    "clock",
+]
+OPS = st.tuples(st.sampled_from(OPS_KINDS), *[st.integers(0, 11)] * 5)
 
 
 def _both(
@@ -370,3 +383,157 @@ def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go
 @pytest.fixture
 def store(tmp_path: Path) -> ClaudeStore:
     return ClaudeStore(tmp_path)
+
+
+# -- full passes over a kept state -------------------------------------------------------
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    steps=st.lists(st.tuples(st.lists(OPS, min_size=1, max_size=4), st.booleans()), min_size=1, max_size=12),
+    window=st.sampled_from([DAY, None]),
+)
+def test_a_full_pass_over_a_kept_state_equals_a_fresh_one(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[list[tuple[Any, ...]], bool]], window: float | None
+) -> None:
+    """Full passes (no watcher report) interleaved with watcher passes, each equal to a pass
+    of a new state over the same store at the same moment."""
+    world = World(tmp_path_factory.mktemp("full"))
+    cache = HarnessCache()
+    _both(world, cache, None, window)
+    for batch, watched in steps:
+        before = snapshot(world.root)
+        for op in batch:
+            world.apply(op)
+        _both(world, cache, changed(before, snapshot(world.root)) if watched else None, window)
+
+
+#: Every kind of change a full pass must notice, then the clock moving sessions out of the window.
+SCRIPT: list[tuple[Any, ...]] = [
+    ("write", 0, 0, 0, 0, 1),  # a transcript
+    ("write", 0, 1, 1, 0, 0),  # the same session id in a second project folder
+    ("write", 1, 0, 0, 2, 1),  # a teammate of session-aaaaaaaa
+    ("write", 3, 2, 2, 0, 1),
+    ("write", 0, 0, 0, 0, 0),  # an append
+    ("agent", 2, 1, 0, 0, 1),  # a session folder appearing, with a subagent
+    ("agent", 2, 1, 0, 1, 1),  # a second subagent
+    ("agent-more", 0, 0, 0, 0, 0),  # a subagent appended to, its session's transcript not
+    ("bare-folder", 3, 2, 0, 0, 0),  # a session folder appearing beside an unchanged transcript
+    ("task", 4, 0, 0, 0, 1),  # a task folder appearing
+    ("task", 4, 0, 0, 0, 2),  # a task file added to it
+    ("task", 5, 0, 1, 1, 0),  # a task-only session
+    ("team", 0, 0, 0, 0, 0),
+    ("pid", 3, 2, 0, 1, 1),
+    ("replace", 0, 0, 0, 0, 2),
+    ("drop-task", 4, 0, 0, 0, 0),  # a task file gone
+    ("drop-task", 5, 0, 1, 1, 1),  # a task folder gone
+    ("delete", 0, 0, 0, 0, 0),
+    ("drop-folder", 2, 1, 0, 0, 0),
+    ("project", 0, 2, 0, 0, 0),  # a whole project folder gone
+    ("clock", 0, 0, 0, 0, 1),
+    ("clock", 0, 0, 0, 0, 3),  # a day: sessions leave the window
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_full_rescan_board_equals_a_fresh_builders_board(tmp_path: Path, seed: int) -> None:
+    """A warm builder's full rescan (no watcher report) reads exactly what a new builder does,
+    after the scripted changes and then a seeded random sequence of every kind."""
+    rng = random.Random(seed)
+    world = World(tmp_path)
+    registry = load_registry(entry_points=False, extra=[("claude", plugin)])
+
+    def builder() -> BoardBuilder:
+        return BoardBuilder(
+            registry,
+            env={"HOME": str(world.home)},
+            home=world.home,
+            clock=lambda: datetime.fromtimestamp(world.now, UTC),
+            processes=world.processes,
+            read_budget_s=None,
+        )
+
+    warm = builder()
+    warm.build()
+    kinds = [k for k in OPS_KINDS if k != "process"]  # the process table is listed on its own clock
+    ops = SCRIPT + [(rng.choice(kinds), *(rng.randrange(12) for _ in range(5))) for _ in range(40)]
+    compared = 0
+    for op in ops:
+        world.apply(op)
+        if rng.random() < 0.3 and op[0] != "clock":
+            continue  # several changes between two rescans
+        got, want = warm.build(), builder().build()
+        assert (got.counts, got.harnesses, got.sessions) == (want.counts, want.harnesses, want.sessions), op
+        compared += 1
+    assert compared >= len(SCRIPT) // 2
+
+
+def test_a_full_pass_over_a_kept_state_derives_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ClaudeStore(tmp_path)
+    sessions = []
+    for i in range(30):
+        s = store.session(f"{i:08x}-0000-4000-8000-000000000000", cwd=f"/w/p{i % 3}")
+        s.prompt("go", T0 - (10 if i < 3 else 40 * DAY))
+        sessions.append(s)
+    cache = HarnessCache()
+    ctx = make_context(tmp_path, now=NOW, cache=cache)
+    first = plugin.discover(ctx=ctx)
+    made: list[str] = []
+    real = discovery._State._make
+
+    def making(self: Any, ctx: HarnessContext, sid: str, work: Any) -> Any:
+        made.append(sid)
+        return real(self, ctx, sid, work)
+
+    monkeypatch.setattr(discovery._State, "_make", making)
+    assert plugin.discover(ctx=ctx) == first
+    assert made == [], "nothing changed: nothing is derived again"
+    sessions[1].tokens(5, T0 - 5)
+    sessions[20].tokens(5, T0 - 40 * DAY + 5)
+    store.session("ffffffff-0000-4000-8000-000000000000", cwd="/w/p1").prompt("new", T0 - 3)
+    (sessions[2].path.with_suffix("") / "tool-results").mkdir(parents=True)
+    sessions[4].path.unlink()
+    again = plugin.discover(ctx=ctx)
+    assert sorted(made) == sorted(
+        [
+            sessions[1].session_id,
+            sessions[20].session_id,
+            "ffffffff-0000-4000-8000-000000000000",
+            sessions[2].session_id,
+            sessions[4].session_id,
+        ]
+    ), "only the appended, new, removed sessions and the one whose folder appeared"
+    assert again == plugin.discover(ctx=make_context(tmp_path, now=NOW))
+
+
+def test_the_listing_keeps_unchanged_entries_and_names_what_changed(tmp_path: Path) -> None:
+    store = ClaudeStore(tmp_path)
+    a = store.session(SIDS[0], cwd="/w/a")
+    a.prompt("go", T0 - 10)
+    b = store.session(SIDS[1], cwd="/w/a")
+    b.prompt("go", T0 - 20)
+    twin = store.session(SIDS[1], cwd="/w/b")
+    twin.prompt("go", T0 - 30)
+    found = listing.Listing(str(store.root / "projects"))
+    assert found.scan() == {SIDS[0], SIDS[1]}
+    kept = found.by_sid[SIDS[0]]["-w-a"]
+    assert found.scan() == set(), "a second scan over an unchanged store names nothing"
+    assert found.by_sid[SIDS[0]]["-w-a"] is kept
+    twin.tokens(3, T0 - 5)
+    assert found.scan() == {SIDS[1]}
+    winner = found.winner(SIDS[1])
+    assert winner is not None and winner.project == "-w-b"
+    os.replace(twin.path, tmp_path / "gone.jsonl")
+    assert found.scan() == {SIDS[1]}
+    winner = found.winner(SIDS[1])
+    assert winner is not None and winner.project == "-w-a"
+    (a.path.with_suffix("") / "subagents").mkdir(parents=True)
+    assert found.scan() == {SIDS[0]}
+    assert found.winner(SIDS[0]) is kept and found.has_folder(kept)
+    shutil.rmtree(store.project_dir("/w/a"))
+    assert found.scan() == {SIDS[0], SIDS[1]}
+    assert found.by_sid == {}

@@ -7,7 +7,10 @@ plugin's cache as a :class:`_State`; when core passes the paths a file watcher r
 (``ctx.changed_paths``), the next pass corrects only what those paths touch: one transcript,
 one session folder's subagents, one task folder, one roster, one pid file, or one project
 folder listed again. A change it cannot place exactly (the store's top folders themselves, a
-path outside the store, the clock going back, another display window) makes a full pass.
+path outside the store) or a pass without a watcher report makes a full pass over the kept
+state: every folder is listed and every transcript ``stat``-ed again, but only the sessions
+whose files differ are derived again. The clock going back or another display window starts
+a new state, derived whole.
 
 What the clock alone changes is tracked too: a heap of the moments at which sessions leave
 the display window (their head is no longer classified and their ref is no longer listed),
@@ -159,17 +162,34 @@ class _State:
     # -- the whole store -----------------------------------------------------------------
 
     def full(self, ctx: HarnessContext, work: _Pass) -> None:
-        work.files |= self.listing.scan()
+        """List the whole store again, and mark for deriving again only what differs from what
+        this state last saw (on a new state, everything): transcripts and session folders the
+        listing reports changed, task and subagent folders whose files changed (they change
+        without their folder listing changing, so each is looked into again)."""
+        touched = self.listing.scan()
+        self._prefixes(touched)
+        work.files |= touched
         work.listing = True
         try:
-            self.task_names = {e.name for e in os.scandir(self.root.tasks) if entry_is_dir(e)}
+            names = {e.name for e in os.scandir(self.root.tasks) if entry_is_dir(e)}
         except OSError:
-            self.task_names = set()
-        self.task_sids = {sid for sid in map(_task_sid, self.task_names) if sid is not None}
-        work.files |= self.task_sids
-        self.by_prefix = {}
-        for sid in work.files:
-            self.by_prefix.setdefault(sid[:8], set()).add(sid)
+            names = set()
+        kept = names & self.task_names
+        for name in sorted(names ^ self.task_names):
+            work.files |= self._task_folder(name)
+        for name in sorted(kept):
+            fresh = tasks.survey(self.root.tasks / name)
+            if self.surveys.get(name) != fresh:
+                work.files |= self._task_folder(name)
+                if name in self.task_names:
+                    self.surveys[name] = fresh
+        for folder, known in list(self.agents.items()):
+            listed = list_agents(Path(folder))
+            if listed != known:
+                work.dropped.update({a.path for a in known} - {a.path for a in listed})
+                self.agents[folder] = listed
+                self.stale_agents.discard(folder)
+                work.files.add(os.path.basename(folder))
         try:
             work.teams = {e.name for e in os.scandir(self.root.teams) if entry_is_dir(e)} | set(self.team_files)
         except OSError:
@@ -224,6 +244,23 @@ class _State:
             group.discard(sid)
             if not group:
                 del self.by_prefix[sid[:8]]
+
+    def _prefixes(self, sids: set[str]) -> None:
+        """:meth:`_prefix` for many ids at once (a full pass may name every one)."""
+        by_sid, task_sids, by_prefix = self.listing.by_sid, self.task_sids, self.by_prefix
+        for sid in sids:
+            if sid in by_sid or sid in task_sids:
+                group = by_prefix.get(sid[:8])
+                if group is None:
+                    by_prefix[sid[:8]] = {sid}
+                else:
+                    group.add(sid)
+            else:
+                group = by_prefix.get(sid[:8])
+                if group is not None:
+                    group.discard(sid)
+                    if not group:
+                        del by_prefix[sid[:8]]
 
     def _task_folder(self, name: str) -> set[str]:
         if os.path.isdir(self.root.tasks / name):
@@ -531,24 +568,23 @@ class _State:
 
 
 def _state(ctx: HarnessContext) -> tuple[_State, _Pass, bool]:
-    """The kept state and what this pass must redo (the flag: a full pass)."""
+    """The kept state and what this pass must redo (the flag: a full pass).
+
+    The kept state is corrected in place while it was made for the same store, window and an
+    earlier clock: from the watcher's paths when they can all be placed, else by a full pass
+    that derives again only what changed."""
     work = _Pass()
     known = ctx.cache.get(_STATE_KEY)
-    if (
-        isinstance(known, _State)
-        and ctx.changed_paths is not None
-        and known.key == _key(ctx)
-        and known.window_s == ctx.window_s
-        and ctx.now >= known.now
-        and known.apply(ctx.changed_paths, work)
-    ):
-        return known, work, False
+    if isinstance(known, _State) and known.key == _key(ctx) and known.window_s == ctx.window_s and ctx.now >= known.now:
+        if ctx.changed_paths is not None and known.apply(ctx.changed_paths, work):
+            return known, work, False
+        known.full(ctx, work)
+        return known, work, True
     state = _State(ctx)
     if isinstance(known, _State) and known.key == state.key:
         # Per-file caches stay (an unchanged head or roster needs no re-read); nothing
         # derived from a listing that may be stale does.
         state.heads, state.team_files = known.heads, known.team_files
-    work = _Pass()
     state.full(ctx, work)
     ctx.cache.set(_STATE_KEY, state)
     return state, work, True

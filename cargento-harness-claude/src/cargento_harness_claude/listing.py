@@ -2,7 +2,10 @@
 
 The listing is made once by walking every project folder, then kept and corrected one name
 (or one project folder) at a time from the paths a file watcher reported, so the cost of a
-refresh follows what changed rather than the size of the store. A session id may have a
+refresh follows what changed rather than the size of the store. A full pass without a watcher
+report must still ``stat`` every transcript (an append does not change its folder), but it keeps
+each entry whose file is unchanged and reports only the session ids that changed, so what is
+derived from the listing need not be derived again for the rest. A session id may have a
 transcript in more than one project folder; the newest one wins (ties: the first folder by
 name).
 """
@@ -54,11 +57,12 @@ class Entry:
 
     def same_file(self, st: os.stat_result) -> bool:
         """True when *st* is the ``stat`` this entry was made from."""
-        return (self.st.st_dev, self.st.st_ino, self.st.st_size, self.st.st_mtime_ns) == (
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            st.st_mtime_ns,
+        mine = self.st
+        return (
+            mine.st_mtime_ns == st.st_mtime_ns
+            and mine.st_size == st.st_size
+            and mine.st_ino == st.st_ino
+            and mine.st_dev == st.st_dev
         )
 
 
@@ -94,9 +98,8 @@ class Listing:
     # -- reading the folders -------------------------------------------------------------
 
     def scan(self) -> set[str]:
-        """List every project folder; returns every session id seen."""
-        for name in list(self.projects):
-            self._drop(name)
+        """List every project folder again; returns the session ids whose transcript or session
+        folder appeared, vanished or changed since the last scan (on the first, every one)."""
         self.problem = None
         self.problem_entries = {}
         try:
@@ -105,15 +108,23 @@ class Listing:
         except OSError as exc:
             if os.path.exists(self.root):
                 self.problem = f"cannot list {self.root}: {_why(exc)}"
-            return set()
+            touched: set[str] = set()
+            for name in list(self.projects):
+                touched |= self._drop(name)
+            return touched
+        touched = set()
+        seen: set[str] = set()
         for entry in entries:
             if entry_is_dir(entry):
-                self._list(entry.name)
+                seen.add(entry.name)
+                touched |= self._list(entry.name, self.projects.get(entry.name))
             elif not entry.name.startswith(".") and not os.path.exists(entry.path):
                 # A link loop or a dangling link where a project folder would be: named, and
                 # every other project folder is still listed.
                 self.problem_entries[entry.path] = f"skipped {entry.path}: {_why_path(entry.path)}"
-        return set(self.by_sid)
+        for name in [n for n in self.projects if n not in seen]:
+            touched |= self._drop(name)
+        return touched
 
     def rescan_project(self, name: str) -> set[str]:
         """List one project folder again (created, removed, changed); returns the ids touched."""
@@ -141,17 +152,23 @@ class Listing:
                 touched.add(each)
         return touched
 
-    def _list(self, name: str) -> set[str]:
+    def _list(self, name: str, old: Project | None = None) -> set[str]:
+        """List one project folder; returns the ids that differ from *old* (its last listing),
+        whose entries for unchanged files are kept."""
         path = os.path.join(self.root, name)
         proj = Project(name=name, path=path)
-        self.projects[name] = proj
         try:
             entries = list(os.scandir(path))
         except OSError as exc:
+            touched = self._drop(name)
+            self.projects[name] = proj
             proj.listed = False
             proj.problems[path] = f"cannot list {path}: {_why(exc)}"
             self.troubled.add(name)
-            return set()
+            return touched
+        known = old.transcripts if old is not None and old.listed else {}
+        by_sid = self.by_sid
+        touched = set()
         for entry in entries:
             if entry_is_dir(entry):
                 proj.folders.add(entry.name)
@@ -161,15 +178,38 @@ class Listing:
                 st = entry.stat()
             except OSError as exc:
                 proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
-                self.troubled.add(name)
                 continue
             if not stat.S_ISREG(st.st_mode):
                 if not stat.S_ISDIR(st.st_mode):
                     proj.problems[entry.path] = f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
-                    self.troubled.add(name)
                 continue
-            self._put(proj, Entry(entry.path, name, st))
-        return set(proj.transcripts) | proj.folders
+            was = known.get(entry.name[: -len(_SUFFIX)])
+            # same_file, inline: this loop runs once per transcript.
+            if (
+                was is not None
+                and was.st.st_mtime_ns == st.st_mtime_ns
+                and was.st.st_size == st.st_size
+                and was.st.st_ino == st.st_ino
+                and was.st.st_dev == st.st_dev
+            ):
+                proj.transcripts[was.session_id] = was
+            else:
+                fresh = Entry(entry.path, name, st)
+                proj.transcripts[fresh.session_id] = fresh
+                by_sid.setdefault(fresh.session_id, {})[name] = fresh
+                touched.add(fresh.session_id)
+        for sid in known:
+            if sid not in proj.transcripts:
+                touched.add(sid)
+                mine = by_sid.get(sid)
+                if mine is not None:
+                    mine.pop(name, None)
+                    if not mine:
+                        del by_sid[sid]
+        touched |= (proj.folders ^ old.folders) if old is not None and old.listed else proj.folders
+        self.projects[name] = proj
+        (self.troubled.add if proj.problems else self.troubled.discard)(name)
+        return touched
 
     def _examine(self, proj: Project, name: str) -> set[str] | None:
         """Re-``stat`` one transcript; ``None`` when its folder cannot be looked into."""
