@@ -235,6 +235,22 @@ def test_a_session_whose_pane_is_in_front_of_you_is_not_pinged_by_the_page_and_i
     assert page.errors == []
 
 
+def _page_at_quarter_past_six(browser: Any, server: Any) -> tuple[Any, Any]:
+    """A page whose clock reads 06:14:30 local (the browser's zone is this machine's): inside a
+    quiet window that ends at 06:15, half a minute before it does; notifications recorded."""
+    local = datetime.now().astimezone()
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=server.url)
+    context.add_init_script(
+        "window.__shown = []; window.Notification = class { constructor(t, o) { window.__shown.push([t, o && o.body]); }"
+        " static get permission() { return 'granted'; } static requestPermission() { return Promise.resolve('granted'); } };"
+    )
+    page = context.new_page()
+    page.clock.install(time=local.replace(hour=6, minute=14, second=30, microsecond=0))
+    page.goto(server.url + "/")
+    return context, page
+
+
 def test_the_page_holds_a_wait_through_quiet_hours_and_raises_it_when_they_end_if_it_still_stands(
     serve: Any, builder_for: Any, tmp_path: Path, browser: Any
 ) -> None:
@@ -248,19 +264,8 @@ def test_the_page_holds_a_wait_through_quiet_hours_and_raises_it_when_they_end_i
         notifier=MemoryNotifier(available=False),  # the page's lane is the one that pings here
         quiet=parse_window("23:30-06:15"),
     )
-    # The page's clock reads 06:14:30 local (the browser's zone is this machine's): inside the
-    # window, half a minute before it ends.
-    local = datetime.now().astimezone()
-    context = browser.new_context()
-    context.grant_permissions(["notifications"], origin=server.url)
-    context.add_init_script(
-        "window.__shown = []; window.Notification = class { constructor(t, o) { window.__shown.push([t, o && o.body]); }"
-        " static get permission() { return 'granted'; } static requestPermission() { return Promise.resolve('granted'); } };"
-    )
+    context, page = _page_at_quarter_past_six(browser, server)
     try:
-        page = context.new_page()
-        page.clock.install(time=local.replace(hour=6, minute=14, second=30, microsecond=0))
-        page.goto(server.url + "/")
         page.wait_for_selector('[data-key="claude:stands"]', timeout=10_000)
         fake.sessions["stands"].gate = GATE
         fake.sessions["answered"].gate = GATE
@@ -301,17 +306,8 @@ def test_the_page_holds_a_turn_gone_quiet_through_quiet_hours_and_raises_it_afte
         notifier=MemoryNotifier(available=False),
         quiet=parse_window("23:30-06:15"),
     )
-    local = datetime.now().astimezone()
-    context = browser.new_context()
-    context.grant_permissions(["notifications"], origin=server.url)
-    context.add_init_script(
-        "window.__shown = []; window.Notification = class { constructor(t, o) { window.__shown.push([t, o && o.body]); }"
-        " static get permission() { return 'granted'; } static requestPermission() { return Promise.resolve('granted'); } };"
-    )
+    context, page = _page_at_quarter_past_six(browser, server)
     try:
-        page = context.new_page()
-        page.clock.install(time=local.replace(hour=6, minute=14, second=30, microsecond=0))
-        page.goto(server.url + "/")
         for key in ("rests", "resumes"):
             assert wait_until(page, f"!!document.querySelector('[data-key=\"claude:{key}\"][data-state=working]')", 10)
         for key in ("rests", "resumes"):
