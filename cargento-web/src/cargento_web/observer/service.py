@@ -27,9 +27,9 @@ from cargento.board import BoardSession
 
 from .account import WorkSource, build_account
 from .budget import BudgetStore
+from .calls import ModelCalls
 from .consent import ConsentStore
 from .intents import Intent, IntentSource
-from .jsonstore import StoreUnavailable
 from .prompt import build_prompt, parse_reply
 from .providers import Route
 from .runner import TIMEOUT_S, Call, run_call
@@ -85,7 +85,7 @@ class Flight:
         }
 
 
-class Readings:
+class Readings(ModelCalls):
     def __init__(
         self,
         *,
@@ -98,25 +98,10 @@ class Readings:
         changed: Callable[[], None],
         timeout_s: float = TIMEOUT_S,
     ) -> None:
+        super().__init__(budget=budget, sidecars=sidecars, env=env, changed=changed, timeout_s=timeout_s)
         self.intents = intents
         self.consent = consent
-        self.budget = budget
-        self.sidecars = sidecars
-        self.env = env
         self.work = work
-        self.changed = changed
-        self.timeout_s = timeout_s
-        self._flights: dict[tuple[str, str], Flight] = {}
-        self._threads: list[threading.Thread] = []
-        self._lock = threading.Lock()
-
-    def flight(self, harness: str, sid: str) -> Flight | None:
-        with self._lock:
-            return self._flights.get((harness, sid))
-
-    def flights(self) -> list[Flight]:
-        with self._lock:
-            return list(self._flights.values())
 
     def claim(self, harness: str, sid: str, route: Route, intent: Intent, stamp: str) -> Flight | None:
         """Register a flight for the session; ``None`` when one is already in flight."""
@@ -133,11 +118,7 @@ class Readings:
             started_at=_now(),
             stamp=stamp,
         )
-        with self._lock:
-            if (harness, sid) in self._flights:
-                return None
-            self._flights[(harness, sid)] = flight
-        return flight
+        return self.register(flight)
 
     def start(self, flight: Flight, session: BoardSession, route: Route, intent: Intent) -> None:
         """Mark the flight on disk (so a restart finds it) and run it in the background."""
@@ -148,25 +129,7 @@ class Readings:
             "started_at": flight.started_at,
             "reserved": flight.stamp,
         }
-
-        def mark(data: dict[str, Any]) -> None:
-            data["inflight"] = marker
-
-        self.sidecars.update(flight.harness, flight.sid, mark)
-        self.changed()
-        thread = threading.Thread(
-            target=self._run, args=(flight, session, route, intent), name=f"reading-{flight.sid[:8]}", daemon=True
-        )
-        with self._lock:
-            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
-        thread.start()
-
-    def cancel(self, harness: str, sid: str) -> bool:
-        found = self.flight(harness, sid)
-        if found is None:
-            return False
-        found.cancel.set()
-        return True
+        self.launch(flight, "inflight", marker, lambda: self._run(flight, session, route, intent), "reading")
 
     def _step(self, flight: Flight, step: int) -> None:
         flight.step = step
@@ -249,12 +212,7 @@ class Readings:
         self._finish(flight, outcome, reading)
 
     def _finish(self, flight: Flight, outcome: dict[str, Any], reading: dict[str, Any] | None) -> None:
-        spent = flight.sent
-        if not spent:
-            try:
-                self.budget.release(flight.stamp)
-            except StoreUnavailable:
-                spent = True  # it could not be given back, so it still counts
+        spent = self.spent(flight)
         attempt = {
             "attempt": flight.attempt,
             "provider": flight.provider,
@@ -276,20 +234,4 @@ class Readings:
                 data.setdefault("readings", []).append(reading)
             data["inflight"] = None
 
-        try:
-            self.sidecars.update(flight.harness, flight.sid, change)
-        except StoreUnavailable:
-            log.warning("the observer sidecar of %s could not be written", flight.sid)
-        with self._lock:
-            self._flights.pop((flight.harness, flight.sid), None)
-        self.changed()
-
-    def close(self) -> None:
-        """Serving ends: stop every call; each is recorded as interrupted."""
-        for flight in self.flights():
-            flight.stop = True
-            flight.cancel.set()
-        with self._lock:
-            threads = list(self._threads)
-        for thread in threads:
-            thread.join(10)
+        self.settle(flight, change)

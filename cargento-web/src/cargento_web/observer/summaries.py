@@ -21,8 +21,7 @@ a reading of that session and a reading for a summary.
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,13 +30,11 @@ import orjson
 from cargento.board import BoardSession
 from cargento.redact import redact
 
-from .budget import BudgetStore
-from .jsonstore import StoreUnavailable
+from .calls import ModelCalls
 from .prompt import PROMPT_LIMIT
 from .providers import Route
-from .runner import TIMEOUT_S, Call, run_call
+from .runner import Call, run_call
 from .service import Flight
-from .sidecars import Sidecars
 
 __all__ = [
     "KEEP_SUMMARIES",
@@ -142,34 +139,8 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-class Summaries:
+class Summaries(ModelCalls):
     """Summary calls in the background, one per session, each recorded in its sidecar."""
-
-    def __init__(
-        self,
-        *,
-        budget: BudgetStore,
-        sidecars: Sidecars,
-        env: Mapping[str, str],
-        changed: Callable[[], None],
-        timeout_s: float = TIMEOUT_S,
-    ) -> None:
-        self.budget = budget
-        self.sidecars = sidecars
-        self.env = env
-        self.changed = changed
-        self.timeout_s = timeout_s
-        self._flights: dict[tuple[str, str], Flight] = {}
-        self._threads: list[threading.Thread] = []
-        self._lock = threading.Lock()
-
-    def flight(self, harness: str, sid: str) -> Flight | None:
-        with self._lock:
-            return self._flights.get((harness, sid))
-
-    def flights(self) -> list[Flight]:
-        with self._lock:
-            return list(self._flights.values())
 
     def claim(self, harness: str, sid: str, route: Route, stamp: str) -> Flight | None:
         """Register a summary flight; ``None`` when one is already in flight for the session."""
@@ -185,11 +156,7 @@ class Summaries:
             started_at=_now(),
             stamp=stamp,
         )
-        with self._lock:
-            if (harness, sid) in self._flights:
-                return None
-            self._flights[(harness, sid)] = flight
-        return flight
+        return self.register(flight)
 
     def start(self, flight: Flight, session: BoardSession, route: Route) -> None:
         marker = {
@@ -198,25 +165,7 @@ class Summaries:
             "started_at": flight.started_at,
             "reserved": flight.stamp,
         }
-
-        def mark(data: dict[str, Any]) -> None:
-            data["summary_inflight"] = marker
-
-        self.sidecars.update(flight.harness, flight.sid, mark)
-        self.changed()
-        thread = threading.Thread(
-            target=self._run, args=(flight, session, route), name=f"summary-{flight.sid[:8]}", daemon=True
-        )
-        with self._lock:
-            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
-        thread.start()
-
-    def cancel(self, harness: str, sid: str) -> bool:
-        found = self.flight(harness, sid)
-        if found is None:
-            return False
-        found.cancel.set()
-        return True
+        self.launch(flight, "summary_inflight", marker, lambda: self._run(flight, session, route), "summary")
 
     def _run(self, flight: Flight, session: BoardSession, route: Route) -> None:
         summary: dict[str, Any] | None = None
@@ -287,12 +236,7 @@ class Summaries:
         self._finish(flight, outcome, summary)
 
     def _finish(self, flight: Flight, outcome: dict[str, Any], summary: dict[str, Any] | None) -> None:
-        spent = flight.sent
-        if not spent:
-            try:
-                self.budget.release(flight.stamp)
-            except StoreUnavailable:
-                spent = True  # it could not be given back, so it still counts
+        spent = self.spent(flight)
         attempt = {
             "attempt": flight.attempt,
             "provider": flight.provider,
@@ -309,20 +253,4 @@ class Summaries:
                 data.setdefault("summaries", []).append(summary)
             data["summary_inflight"] = None
 
-        try:
-            self.sidecars.update(flight.harness, flight.sid, change)
-        except StoreUnavailable:
-            log.warning("the observer sidecar of %s could not be written", flight.sid)
-        with self._lock:
-            self._flights.pop((flight.harness, flight.sid), None)
-        self.changed()
-
-    def close(self) -> None:
-        """Serving ends: stop every call; each is recorded as interrupted."""
-        for flight in self.flights():
-            flight.stop = True
-            flight.cancel.set()
-        with self._lock:
-            threads = list(self._threads)
-        for thread in threads:
-            thread.join(10)
+        self.settle(flight, change)
