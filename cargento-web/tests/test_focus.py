@@ -417,6 +417,15 @@ def test_a_session_whose_pane_is_in_front_of_you_is_not_pinged(
 
     # Raised: its pane is the active pane of the one attached, focused terminal. Not pinged.
     assert _raise(server, ext.capability).json()["raised"] is True
+    # tmux has one second to answer each question a raise asks; on a loaded machine the first
+    # answer after the raise can miss it (and the reading is then unknown, so the session is
+    # pinged): wait until tmux has said so once, as it would by the time a person looks.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        found = ext.reading("claude", "s1", max_age_s=0)
+        if found is not None and found.in_front is True:
+            break
+        time.sleep(0.1)
     clock.now += timedelta(minutes=2)  # past the desktop's cooldown
     _gate(hub)
     _confirmed(hub, clock)
