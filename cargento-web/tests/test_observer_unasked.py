@@ -124,7 +124,7 @@ def test_a_clean_check_raises_nothing_but_is_recorded_as_having_run(
     time.sleep(1.2)
     kit.observer_doc(server)
     session.prompt("keep going", time.time())
-    doc = kit.wait_for(server, lambda d: kit.session_of(d).get("checks") == 1)
+    doc = kit.wait_for(server, lambda d: kit.session_of(d).get("checks", 0) >= 1)
     record = kit.session_of(doc)
     assert record["unasked"] == [] and record["departed_at"] is None, "never a reassurance, never a mark"
     assert record["last_check"]["found"] == "nothing raised"
@@ -210,7 +210,7 @@ def test_inside_quiet_hours_no_unasked_check_starts(serve: Any, builder_for: Any
     assert kit.calls(bin_dir, "claude") == [], "quiet hours hold unasked checks"
     lane.quiet = lambda: False
     lane.on_board(flipped("working"))
-    kit.wait_for(server, lambda d: kit.session_of(d).get("checks") == 1)
+    kit.wait_for(server, lambda d: kit.session_of(d).get("checks", 0) >= 1)
 
 
 def test_the_quiet_window_of_the_run_holds_unasked_checks(serve: Any, builder_for: Any, tmp_path: Path) -> None:

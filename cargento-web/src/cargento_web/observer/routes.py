@@ -12,6 +12,7 @@ time). Only then is an attempt reserved and started (202).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,8 +29,21 @@ if TYPE_CHECKING:
     from cargento_web.app import Guard
 
     from . import Observer
+    from .calls import ModelCalls
+    from .providers import Route as ProviderRoute
 
-__all__ = ["BODY_LIMIT", "EVERY_METHOD", "answer", "cap_reached", "json_body", "reading_routes"]
+__all__ = [
+    "BODY_LIMIT",
+    "EVERY_METHOD",
+    "answer",
+    "cancel_route",
+    "cap_reached",
+    "in_flight",
+    "json_body",
+    "reading_routes",
+    "reserve",
+    "route_refusal",
+]
 
 BODY_LIMIT = 12_288
 EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -71,6 +85,59 @@ def cap_reached(observer: Observer) -> Response:
     return response
 
 
+def route_refusal(route: ProviderRoute, named: object, doing: str) -> Response | None:
+    """503 when no installed provider serves *route*'s harness; 409 ``provider-changed`` (nothing
+    saved or spent) when the press *named* another provider than the one that would be *doing* it."""
+    if route.provider is None:
+        return answer(503, reason="no-provider", route=route.as_dict(), error=route.reason)
+    if named != route.provider:
+        return answer(
+            409,
+            reason="provider-changed",
+            route=route.as_dict(),
+            error=f"the provider that would {doing} is not the one this press named: nothing was saved or spent; "
+            "read the disclosure and press again",
+        )
+    return None
+
+
+def in_flight(observer: Observer, harness: str, sid: str) -> Response | None:
+    """409 while a model call of this session (a reading or a goal summary) runs."""
+    running = observer.readings.flight(harness, sid) or observer.summaries.flight(harness, sid)
+    if running is None:
+        return None
+    return answer(
+        409,
+        reason="in-flight",
+        flight=running.as_dict(),
+        error="a model call for this session (a reading or a goal summary) is in flight",
+    )
+
+
+def reserve(observer: Observer) -> str | Response:
+    """One attempt reserved against the rolling cap, or the answer that refuses it."""
+    try:
+        stamp = observer.budget.reserve()
+    except StoreUnavailable as exc:
+        return answer(503, reason="budget-storage", error=f"the budget cannot be kept: {exc}")
+    return cap_reached(observer) if stamp is None else stamp
+
+
+def cancel_route(calls: ModelCalls, guard: Guard) -> Callable[[Request], Awaitable[Response]]:
+    """``POST …/cancel``: stop the session's call of *calls*."""
+
+    async def cancel(request: Request) -> Response:
+        body = await json_body(guard, request)
+        if isinstance(body, Response):
+            return body
+        harness, sid = body.get("harness"), body.get("sid")
+        if not isinstance(harness, str) or not isinstance(sid, str):
+            return answer(400, error="a cancel names a harness and a session id (sid)")
+        return answer(200, cancelled=calls.cancel(harness, sid))
+
+    return cancel
+
+
 def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
     async def reading(request: Request) -> Response:
         body = await json_body(guard, request)
@@ -96,16 +163,10 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
         if not isinstance(harness, str) or not harness or not isinstance(sid, str) or not sid:
             return answer(400, error="a reading names a harness and a session id (sid)")
         route = observer.route(harness)
-        if route.provider is None:
-            return answer(503, reason="no-provider", route=route.as_dict(), error=route.reason)
-        if provider != route.provider:
-            return answer(
-                409,
-                reason="provider-changed",
-                route=route.as_dict(),
-                error="the provider that would run is not the one this press named: nothing was saved or spent; "
-                "read the route's disclosure and press again",
-            )
+        refused = route_refusal(route, provider, "run")
+        if refused is not None:
+            return refused
+        assert route.provider is not None
         if body.get("allow") is True:
             tool_output = body.get("tool_output")
             try:
@@ -129,23 +190,15 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
             intent = observer.adopt(harness, sid)
         if intent is None:
             return answer(200, produced=False, reason="no-words", error="no annotated session by that name exists")
-        running = observer.readings.flight(harness, sid) or observer.summaries.flight(harness, sid)
-        if running is not None:
-            return answer(
-                409,
-                reason="in-flight",
-                flight=running.as_dict(),
-                error="a model call for this session (a reading or a goal summary) is in flight",
-            )
+        busy = in_flight(observer, harness, sid)
+        if busy is not None:
+            return busy
         session = observer.session(harness, sid)
         if session is None:
             return answer(200, produced=False, reason="not-on-board", error="that session is not on the board")
-        try:
-            stamp = observer.budget.reserve()
-        except StoreUnavailable as exc:
-            return answer(503, reason="budget-storage", error=f"the reading budget cannot be kept: {exc}")
-        if stamp is None:
-            return cap_reached(observer)
+        stamp = reserve(observer)
+        if isinstance(stamp, Response):
+            return stamp
         flight = observer.readings.claim(harness, sid, route, intent, stamp)
         if flight is None:
             observer.budget.release(stamp)
@@ -153,16 +206,7 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
         observer.readings.start(flight, session, route, intent)
         return answer(202, produced=True, started=True, flight=flight.as_dict(), route=route.as_dict())
 
-    async def cancel(request: Request) -> Response:
-        body = await json_body(guard, request)
-        if isinstance(body, Response):
-            return body
-        harness, sid = body.get("harness"), body.get("sid")
-        if not isinstance(harness, str) or not isinstance(sid, str):
-            return answer(400, error="a cancel names a harness and a session id (sid)")
-        return answer(200, cancelled=observer.readings.cancel(harness, sid))
-
     return [
         Route("/api/reading", reading, methods=EVERY_METHOD),
-        Route("/api/reading/cancel", cancel, methods=EVERY_METHOD),
+        Route("/api/reading/cancel", cancel_route(observer.readings, guard), methods=EVERY_METHOD),
     ]

@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from .jsonstore import StoreUnavailable
-from .routes import EVERY_METHOD, answer, cap_reached, json_body
+from .routes import EVERY_METHOD, answer, cancel_route, in_flight, json_body, reserve, route_refusal
 from .summaries import build_summary_prompt
 
 if TYPE_CHECKING:
@@ -60,16 +60,10 @@ def summary_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
         if not isinstance(harness, str) or not harness or not isinstance(sid, str) or not sid:
             return answer(400, error="a goal summary names a harness and a session id (sid)")
         route = observer.summary_route(harness)
-        if route.provider is None:
-            return answer(503, reason="no-provider", route=route.as_dict(), error=route.reason)
-        if provider != route.provider:
-            return answer(
-                409,
-                reason="provider-changed",
-                route=route.as_dict(),
-                error="the provider that would summarise is not the one this press named: nothing was saved or spent; "
-                "read the disclosure and press again",
-            )
+        refused = route_refusal(route, provider, "summarise")
+        if refused is not None:
+            return refused
+        assert route.provider is not None
         if body.get("allow") is True:
             try:
                 observer.consent.allow_summaries(route.provider, True)
@@ -92,20 +86,12 @@ def summary_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
             return answer(
                 200, produced=False, reason="no-prompt", error="that session published no prompt to summarise"
             )
-        running = observer.summaries.flight(harness, sid) or observer.readings.flight(harness, sid)
-        if running is not None:
-            return answer(
-                409,
-                reason="in-flight",
-                flight=running.as_dict(),
-                error="a model call for this session (a reading or a goal summary) is in flight",
-            )
-        try:
-            stamp = observer.budget.reserve()
-        except StoreUnavailable as exc:
-            return answer(503, reason="budget-storage", error=f"the budget cannot be kept: {exc}")
-        if stamp is None:
-            return cap_reached(observer)
+        busy = in_flight(observer, harness, sid)
+        if busy is not None:
+            return busy
+        stamp = reserve(observer)
+        if isinstance(stamp, Response):
+            return stamp
         flight = observer.summaries.claim(harness, sid, route, stamp)
         if flight is None:
             observer.budget.release(stamp)
@@ -113,16 +99,7 @@ def summary_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
         observer.summaries.start(flight, session, route)
         return answer(202, produced=True, started=True, flight=flight.as_dict(), route=route.as_dict())
 
-    async def cancel(request: Request) -> Response:
-        body = await json_body(guard, request)
-        if isinstance(body, Response):
-            return body
-        harness, sid = body.get("harness"), body.get("sid")
-        if not isinstance(harness, str) or not isinstance(sid, str):
-            return answer(400, error="a cancel names a harness and a session id (sid)")
-        return answer(200, cancelled=observer.summaries.cancel(harness, sid))
-
     return [
         Route("/api/summary", summary, methods=EVERY_METHOD),
-        Route("/api/summary/cancel", cancel, methods=EVERY_METHOD),
+        Route("/api/summary/cancel", cancel_route(observer.summaries, guard), methods=EVERY_METHOD),
     ]
