@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .budget import BudgetStore
@@ -97,6 +98,18 @@ class ModelCalls:
         except StoreUnavailable:
             return True
         return False
+
+    def attempt(self, flight: Flight, outcome: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+        """How *flight* ended, as its sidecar keeps it (whether it was spent included)."""
+        return {
+            "attempt": flight.attempt,
+            "provider": flight.provider,
+            **extra,
+            "started_at": flight.started_at,
+            "ended_at": datetime.now(UTC).isoformat(),
+            "spent": self.spent(flight),
+            **outcome,
+        }
 
     def settle(self, flight: Flight, change: Callable[[dict[str, Any]], None]) -> None:
         """Record how *flight* ended (*change* to its sidecar) and let it go."""

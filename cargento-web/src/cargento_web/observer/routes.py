@@ -40,6 +40,7 @@ __all__ = [
     "cap_reached",
     "in_flight",
     "json_body",
+    "press_refusal",
     "reading_routes",
     "reserve",
     "route_refusal",
@@ -83,6 +84,23 @@ def cap_reached(observer: Observer) -> Response:
     if wait is not None:
         response.headers["Retry-After"] = str(wait)
     return response
+
+
+def press_refusal(
+    observer: Observer, body: dict[str, Any], asked: str, permission: str, refusal: Callable[[], tuple[str, str] | None]
+) -> Response | None:
+    """What refuses a press before anything else is looked at: a body that is not a press (400),
+    the run's switches (*refusal*, 503), a permission file that cannot be kept (503)."""
+    if body.get("press") is not True or body.get("observer_model") != 1:
+        return answer(400, error=f'{asked} is asked with "press": true and "observer_model": 1')
+    why = refusal()
+    if why is not None:
+        return answer(503, reason=why[0], error=why[1])
+    try:
+        observer.consent.store.read()
+    except StoreUnavailable as exc:
+        return answer(503, reason="permission-storage", error=f"{permission} cannot be kept: {exc}")
+    return None
 
 
 def route_refusal(route: ProviderRoute, named: object, doing: str) -> Response | None:
@@ -143,15 +161,9 @@ def reading_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
         body = await json_body(guard, request)
         if isinstance(body, Response):
             return body
-        if body.get("press") is not True or body.get("observer_model") != 1:
-            return answer(400, error='a reading is asked with "press": true and "observer_model": 1')
-        why = observer.refusal()
-        if why is not None:
-            return answer(503, reason=why[0], error=why[1])
-        try:
-            observer.consent.store.read()
-        except StoreUnavailable as exc:
-            return answer(503, reason="permission-storage", error=f"reading permission cannot be kept: {exc}")
+        refused = press_refusal(observer, body, "a reading", "reading permission", observer.refusal)
+        if refused is not None:
+            return refused
         if body.get("consent") == "off":
             try:
                 observer.consent.revoke()

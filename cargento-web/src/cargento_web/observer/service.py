@@ -212,16 +212,7 @@ class Readings(ModelCalls):
         self._finish(flight, outcome, reading)
 
     def _finish(self, flight: Flight, outcome: dict[str, Any], reading: dict[str, Any] | None) -> None:
-        spent = self.spent(flight)
-        attempt = {
-            "attempt": flight.attempt,
-            "provider": flight.provider,
-            "revision": flight.revision,
-            "started_at": flight.started_at,
-            "ended_at": _now(),
-            "spent": spent,
-            **outcome,
-        }
+        attempt = self.attempt(flight, outcome, revision=flight.revision)
         recorded = False
         if reading is not None:
             recorded = self.intents.record(flight.harness, flight.sid, reading)

@@ -236,15 +236,7 @@ class Summaries(ModelCalls):
         self._finish(flight, outcome, summary)
 
     def _finish(self, flight: Flight, outcome: dict[str, Any], summary: dict[str, Any] | None) -> None:
-        spent = self.spent(flight)
-        attempt = {
-            "attempt": flight.attempt,
-            "provider": flight.provider,
-            "started_at": flight.started_at,
-            "ended_at": _now(),
-            "spent": spent,
-            **outcome,
-        }
+        attempt = self.attempt(flight, outcome)
 
         def change(data: dict[str, Any]) -> None:
             data["summary_count"] = summary_attempts_made(data) + 1

@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from .jsonstore import StoreUnavailable
-from .routes import EVERY_METHOD, answer, cancel_route, in_flight, json_body, reserve, route_refusal
+from .routes import EVERY_METHOD, answer, cancel_route, in_flight, json_body, press_refusal, reserve, route_refusal
 from .summaries import build_summary_prompt
 
 if TYPE_CHECKING:
@@ -38,15 +38,9 @@ def summary_routes(observer: Observer, guard: Guard) -> list[BaseRoute]:
         body = await json_body(guard, request)
         if isinstance(body, Response):
             return body
-        if body.get("press") is not True or body.get("observer_model") != 1:
-            return answer(400, error='a goal summary is asked with "press": true and "observer_model": 1')
-        why = observer.summary_refusal()
-        if why is not None:
-            return answer(503, reason=why[0], error=why[1])
-        try:
-            observer.consent.store.read()
-        except StoreUnavailable as exc:
-            return answer(503, reason="permission-storage", error=f"summary permission cannot be kept: {exc}")
+        refused = press_refusal(observer, body, "a goal summary", "summary permission", observer.summary_refusal)
+        if refused is not None:
+            return refused
         if body.get("consent") == "off":
             provider = observer.declared.summary_provider()
             if provider is not None:
