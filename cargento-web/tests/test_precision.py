@@ -303,6 +303,26 @@ def test_a_hidden_tab_showing_the_session_does_not_hold_the_raise(tmp_path: Path
     hub.close()
 
 
+def test_a_wait_answered_while_its_raise_is_being_decided_is_not_raised(tmp_path: Path) -> None:
+    # The server's own ticker and an event's tick may retry the same held raise at once, and
+    # the wait may be answered between the rules and the announcement: the raise is gone then.
+    clock = Clock(datetime(2026, 12, 1, 12, tzinfo=UTC))
+    hub, _ = _hub(tmp_path, clock)
+    heard: list[str] = []
+    hub.alerts.listen(lambda item, now: heard.append(item.session_id))
+
+    def answered_meanwhile(harness: str, session_id: str, now: datetime) -> str | None:
+        hub.alerts.forget_kind(harness, session_id, "gate")  # what the answer's event does
+        return None
+
+    hub.alerts.screen(answered_meanwhile)
+    _gate(hub)
+    _ticked(hub, clock, 6)
+    assert hub.alerts.drain()
+    assert heard == [] and hub.deliveries.all() == (), "a wait answered before its raise went out is not raised"
+    hub.close()
+
+
 def test_a_finished_turn_followed_at_once_by_the_next_prompt_raises_nothing(tmp_path: Path) -> None:
     clock = Clock(datetime(2026, 12, 1, 12, tzinfo=UTC))
     hub, _ = _hub(tmp_path, clock)

@@ -290,7 +290,7 @@ class Alerts:
                     if dropped is not None and not dropped.announced and now - dropped.first_at < self.confirm:
                         self.withheld["unconfirmed"] += 1
                 continue
-            decided.append(self._consider(item, now))
+            decided.append(self._consider(item, now, held=True))
         self._rescheduled()
         return decided
 
@@ -346,7 +346,10 @@ class Alerts:
 
     # -- the decision ---------------------------------------------------------------------
 
-    def _consider(self, item: Pending, now: datetime) -> str:
+    def _consider(self, item: Pending, now: datetime, *, held: bool = False) -> str:
+        """Decide one raise. *held*: *item* was taken from the held-back raises, and is only
+        announced if it is still held as it was (two threads may retry the same snapshot, and
+        the wait may be answered while the rules are asked)."""
         key = (item.harness, item.session_id, item.kind)
         if not self.enabled and not self.has_listeners:
             return "off"
@@ -354,8 +357,11 @@ class Alerts:
             verdict = self._precision(item, key, now)
             if verdict is not None:
                 return verdict
+            taken = item
             item = attrs.evolve(item, announced=True)
             with self._lock:
+                if held and self._pending.get(key) is not taken:
+                    return "gone"  # answered meanwhile, or another retry announced it
                 if item.kind != "question":
                     if key in self._told:
                         self._pending.pop(key, None)
@@ -374,6 +380,8 @@ class Alerts:
                 self._pending.pop(key, None)
             return "listeners"
         with self._lock:
+            if held and self._pending.get(key) is not item:
+                return "gone"
             if not self.enabled:
                 self._pending.pop(key, None)
                 return "off"
