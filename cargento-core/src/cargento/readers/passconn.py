@@ -70,11 +70,11 @@ def lease(
         stale.close()
     conn = sqlite.open_ro(key[0], text_errors=text_errors)
     with _lock:
-        held = _open.get(ident)
-        if held is None:
-            held = _open[ident] = {}
+        mine = _open.get(ident)
+        if mine is None:
+            mine = _open[ident] = {}
             weakref.finalize(owner, release_id, ident)
-        other = held.setdefault(key, (conn, stamp))[0]
+        other = mine.setdefault(key, (conn, stamp))[0]
     if other is not conn:  # another reader of the same owner won the race
         conn.close()
     return other
