@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -90,3 +92,21 @@ def test_the_watchdog_hands_back_values_and_exceptions() -> None:
     assert isinstance(slow.run("c", lambda: 1), Busy)
     gate.set()
     assert Watchdog(None).run("inline", lambda: "x") == Done("x")
+
+
+def test_a_builder_nobody_holds_is_freed_with_its_readings_and_its_workers_end(tmp_path: Path) -> None:
+    """A worker waiting for its next pass holds nothing of the last one (the pass is bound to
+    the builder, whose caches hold every reading), and a dropped builder's threads end."""
+    fine = FakeHarness("fine", [FakeSession("f1", age_s=5)])
+    registry = load_registry(entry_points=False, extra=[("fine", fine)])
+    builder = BoardBuilder(registry, env={}, home=tmp_path, clock=lambda: NOW, processes=StaticProcesses())
+    assert [s.session_id for s in builder.build().sessions] == ["f1"]
+    threads = {t for t in threading.enumerate() if t.name == "cargento-read-fine"}
+    assert threads
+    gone = weakref.ref(builder)
+    del builder
+    gc.collect()
+    assert gone() is None
+    for thread in threads:
+        thread.join(5)
+        assert not thread.is_alive()

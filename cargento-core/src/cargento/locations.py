@@ -82,19 +82,25 @@ def resolve_root(
     return Root(path=_base_path(rel, ctx), origin="default")
 
 
+#: Each base a default may start with: its variable, and its default below the home directory.
+_BASES = (
+    ("$XDG_DATA_HOME", "XDG_DATA_HOME", (".local", "share")),
+    ("$XDG_CONFIG_HOME", "XDG_CONFIG_HOME", (".config",)),
+    ("$APPDATA", "APPDATA", ("AppData", "Roaming")),
+    ("$LOCALAPPDATA", "LOCALAPPDATA", ("AppData", "Local")),
+)
+
+
 def _base_path(rel: str, ctx: HarnessContext) -> Path:
+    # Plugins resolve their root on every session they read: only the base *rel* names is
+    # looked up (and joined), not all four.
     home = ctx.home
-    env = ctx.env
-    bases = {
-        "$XDG_DATA_HOME": env.get("XDG_DATA_HOME") or str(home / ".local" / "share"),
-        "$XDG_CONFIG_HOME": env.get("XDG_CONFIG_HOME") or str(home / ".config"),
-        "$APPDATA": env.get("APPDATA") or str(home / "AppData" / "Roaming"),
-        "$LOCALAPPDATA": env.get("LOCALAPPDATA") or str(home / "AppData" / "Local"),
-    }
-    for marker, base in bases.items():
-        if rel.startswith(marker):
-            rest = rel[len(marker) :].lstrip("/\\")
-            return Path(base) / rest if rest else Path(base)
+    if rel.startswith("$"):
+        for marker, variable, below in _BASES:
+            if rel.startswith(marker):
+                base = Path(ctx.env.get(variable) or str(home.joinpath(*below)))
+                rest = rel[len(marker) :].lstrip("/\\")
+                return base / rest if rest else base
     return home / rel
 
 

@@ -6,9 +6,11 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+import attrs
 from cargento.evidence import shown_path
 from cargento.labels import clip
 from cargento.models import Evidence, HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
+from cargento.passmemo import once_per_pass
 from cargento.rates import tokens_in_window
 from cargento.timestamps import newest_plausible
 from cargento.turns import TurnClock
@@ -17,7 +19,7 @@ from cargento_harness_antigravity import locations
 from cargento_harness_antigravity.database import Conversation, read_conversation, read_trajectory
 from cargento_harness_antigravity.discovery import activity
 from cargento_harness_antigravity.metadata import PROMPT_STEP, RESPONSE_STEP, Trajectory
-from cargento_harness_antigravity.workspace import log_facts, workspaces
+from cargento_harness_antigravity.workspace import LogFacts, log_facts, workspaces
 
 __all__ = ["MAX_HOPS", "TITLE_CHARS", "conversation_for", "model_of", "reading", "usage_of"]
 
@@ -26,11 +28,29 @@ TITLE_CHARS = 80
 MAX_HOPS = 8
 
 
-def _workspace(conv_id: str, conv: Conversation, root: Path, ctx: HarnessContext) -> str | None:
+@attrs.frozen
+class _Shared:
+    """What every conversation of one pass reads alike: the root, the workspace cache, the logs."""
+
+    root: Path
+    workspaces: dict[str, str]
+    logs: LogFacts
+
+
+def _shared(ctx: HarnessContext) -> _Shared:
+    def make() -> _Shared:
+        root = locations.root(ctx).path
+        return _Shared(root=root, workspaces=workspaces(root, ctx), logs=log_facts(root, ctx))
+
+    return once_per_pass(ctx, "pass:shared", make)
+
+
+def _workspace(conv_id: str, conv: Conversation, shared: _Shared, ctx: HarnessContext) -> str | None:
     """The cache's workspace for this conversation, else the logs'; a subagent the cache does
     not name takes its nearest ancestor's."""
-    cache = workspaces(root, ctx)
-    logs = log_facts(root, ctx).workspaces
+    cache = shared.workspaces
+    logs = shared.logs.workspaces
+    root = shared.root
     ident: str | None = conv_id
     trajectory: Trajectory | None = conv.trajectory
     for _ in range(MAX_HOPS):
@@ -50,7 +70,7 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading:
     """Read one conversation database (and the cache and logs for its workspace and prompt)."""
     path = Path(ref.path)
     conv = read_conversation(path, ctx)
-    root = locations.root(ctx).path
+    shared = _shared(ctx)
     clock = TurnClock()
     last_tool: str | None = None
     last_step: datetime | None = None
@@ -72,7 +92,7 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading:
             last_tool = step.action or step.summary
     seen = activity(path)
     written = datetime.fromtimestamp(seen[0], UTC) if seen else None
-    typed = log_facts(root, ctx).prompts.get(path.stem)
+    typed = shared.logs.prompts.get(path.stem)
     trajectory = conv.trajectory
     first_line = next((line for line in typed.splitlines() if line.strip()), "") if typed else ""
     title = clip(first_line, TITLE_CHARS) or None
@@ -80,7 +100,7 @@ def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading:
     return SessionReading(
         ref=ref,
         title=title or None,
-        cwd=_workspace(path.stem, conv, root, ctx),
+        cwd=_workspace(path.stem, conv, shared, ctx),
         started_at=first_at,
         last_active_at=newest_plausible(ctx.now, written, last_step),
         turn=clock.evidence(boundaries_recorded=False),

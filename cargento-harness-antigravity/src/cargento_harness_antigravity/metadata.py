@@ -92,10 +92,9 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _timestamp(blob: bytes | None) -> datetime | None:
-    if blob is None:
+def _timestamp(msg: Decoded | None) -> datetime | None:
+    if msg is None:
         return None
-    msg = decode(blob)
     seconds = msg.varint(1)
     if seconds is None or not 0 < seconds < _MAX_EPOCH:
         return None
@@ -117,7 +116,8 @@ def step_facts(idx: object, step_type: object, status: object, metadata: object)
     usage_raw = msg.bytes(9)
     usage = decode(usage_raw) if usage_raw is not None else None
     tokens = usage.varint(3) if usage is not None else None
-    stamp = msg.bytes(1)
+    stamp_raw = msg.bytes(1)
+    stamp = decode(stamp_raw) if stamp_raw is not None else None
     return StepFacts(
         idx=index,
         step_type=_int(step_type),
@@ -129,9 +129,7 @@ def step_facts(idx: object, step_type: object, status: object, metadata: object)
         unknown=_mismatched(msg, STEP_FIELDS, "step metadata"),
         broken=blob is not None
         and (
-            not msg.complete
-            or (usage is not None and not usage.complete)
-            or (stamp is not None and not decode(stamp).complete)
+            not msg.complete or (usage is not None and not usage.complete) or (stamp is not None and not stamp.complete)
         ),
     )
 

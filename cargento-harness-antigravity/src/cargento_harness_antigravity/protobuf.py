@@ -52,6 +52,8 @@ class Decoded:
 
 def read_varint(data: bytes, pos: int) -> tuple[int, int] | None:
     """Decode a varint at *pos*: ``(value, next position)``, or ``None`` when truncated."""
+    if pos < len(data) and data[pos] < 0x80:  # one byte: every tag and most lengths and counts
+        return data[pos], pos + 1
     value = 0
     for shift in range(_VARINT_MAX):
         if pos >= len(data):

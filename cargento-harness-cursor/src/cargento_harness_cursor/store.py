@@ -198,7 +198,8 @@ def read_facts(db: str) -> StoreFacts:
 
     :raises HarnessError: when the store cannot be opened or has no readable meta payload.
     """
-    name = f"{Path(db).parent.name[:8]}/store.db"
+    folder = Path(db).parent
+    name = f"{folder.name[:8]}/store.db"
     conn = sqlite.open_ro(db)
     try:
         chat = _meta(conn, name)
@@ -227,7 +228,7 @@ def read_facts(db: str) -> StoreFacts:
         conn.close()
     return StoreFacts(
         meta=chat,
-        cwd=workspace.resolve(Path(db).parent, chat.workspaces),
+        cwd=workspace.resolve(folder, chat.workspaces),
         model=model,
         gate=pending,
         last_write=_last_write(db),

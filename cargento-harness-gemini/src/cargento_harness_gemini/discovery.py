@@ -9,7 +9,8 @@ from pathlib import Path
 
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
-from cargento.readers import glob_files, head_bytes, loads_record, scan_dir, unreadable
+from cargento.passmemo import once_per_pass
+from cargento.readers import Found, glob_files, head_bytes, loads_record, scan_dir, unreadable
 
 from cargento_harness_gemini import locations
 from cargento_harness_gemini.records import Header, header_of
@@ -70,10 +71,15 @@ def _jsonl(folder: Path) -> list[Path]:
     return [Path(f.path) for f in scan_dir(folder, files="*.jsonl").files]
 
 
-def children_of(main: Path, session_id: str) -> list[Path]:
+def _folders(chats: Path, ctx: HarnessContext) -> tuple[Found, ...]:
+    """The folders in *chats*, listed once per pass (every main session of a project, in
+    discovery and again in ``usage``, looks in the same folder for its subagents' folders)."""
+    return once_per_pass(ctx, f"pass:folders:{chats}", lambda: scan_dir(chats, dirs=lambda _: True).dirs)
+
+
+def children_of(main: Path, session_id: str, ctx: HarnessContext) -> list[Path]:
     """The subagent recordings of the main session *session_id* stored at *main*."""
-    chats = main.parent
-    folders = [Path(d.path) for d in scan_dir(chats, dirs=lambda name: same_id(name, session_id)).dirs]
+    folders = [Path(d.path) for d in _folders(main.parent, ctx) if same_id(d.name, session_id)]
     return [f for folder in sorted(folders) for f in _jsonl(folder)]
 
 
@@ -111,7 +117,7 @@ def discover(ctx: HarnessContext, key: str) -> Discovery:
             continue
         mains[path] = header.session_id
     for path, ident in mains.items():
-        files = [path, *children_of(path, ident)]
+        files = [path, *children_of(path, ident, ctx)]
         stamps = [s for s in (_stamp(f) for f in files) if s is not None]
         if not stamps or _stamp(path) is None:
             continue

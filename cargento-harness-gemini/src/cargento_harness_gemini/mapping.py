@@ -127,7 +127,7 @@ def usage_of(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     total = sum(n for _, n in history.tokens)
     measured = bool(history.tokens)
     if not discovery.is_subagent_file(path):
-        for child in discovery.children_of(path, reading.ref.session_id):
+        for child in discovery.children_of(path, reading.ref.session_id, ctx):
             try:
                 tokens = history_for(follow(child, ctx)).tokens
             except OSError:

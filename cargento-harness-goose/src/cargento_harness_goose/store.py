@@ -3,7 +3,8 @@
 Every session lives in one ``sessions.db``, so its file times say nothing about any one session:
 a session's activity is its own ``updated_at`` (bumped on every message insert) and the stamps of
 its own messages. Discovery reads the session rows once per pass and keeps them in the plugin
-cache, so reading a session costs one bounded ``messages`` query. A database that is locked,
+cache, so reading a session costs one bounded ``messages`` query, on the one connection the pass
+leases (:mod:`cargento.readers.passconn`). A database that is locked,
 corrupt or missing a table is skipped for that pass: the reason goes to ``Discovery.problems``
 (``--diagnose``) and the affected readings name what is missing rather than reading as zero.
 """
@@ -31,7 +32,7 @@ from cargento.drift import DriftCounter
 from cargento.evidence import shown_path
 from cargento.locations import describe
 from cargento.rates import RATE_WINDOW_S, tokens_in_window
-from cargento.readers import sqlite
+from cargento.readers import passconn
 from cargento.timestamps import FUTURE_TOLERANCE_S, newest_plausible, parse_ts
 
 from cargento_harness_goose import database, locations, messages
@@ -61,14 +62,15 @@ def _reading_key(db: str, sid: str) -> str:
     return f"reading:{db}:{sid}"
 
 
-def _load(db: Path) -> Catalogue:
+def _load(db: Path, ctx: HarnessContext) -> Catalogue:
     name = db.name
-    conn = sqlite.open_ro(db)
+    conn = passconn.lease(ctx, db)
     try:
         schema = database.read_schema(conn, name)
         raw = database.session_rows(conn, schema, name)
-    finally:
-        conn.close()
+    except HarnessError:
+        passconn.discard(ctx, db)
+        raise
     rows: dict[str, SessionRow] = {}
     for item in raw:
         row = parse_row(item)
@@ -95,7 +97,7 @@ def discover(ctx: HarnessContext) -> Discovery:
         key = _catalogue_key(str(db))
         stale = False
         try:
-            catalogue = _load(db)
+            catalogue = _load(db, ctx)
             ctx.cache.set(key, catalogue)
         except HarnessError as exc:
             problems.append(f"{db}: {exc} (skipped this pass)")
@@ -123,7 +125,7 @@ def discover(ctx: HarnessContext) -> Discovery:
 def _row(ref: SessionRef, ctx: HarnessContext) -> tuple[database.Schema, SessionRow] | None:
     cached = ctx.cache.get(_catalogue_key(ref.path))
     if not isinstance(cached, Catalogue) or ref.session_id not in cached.rows:
-        cached = _load(Path(ref.path))
+        cached = _load(Path(ref.path), ctx)
         ctx.cache.set(_catalogue_key(ref.path), cached)
     row = cached.rows.get(ref.session_id)
     return None if row is None else (cached.schema, row)
@@ -144,23 +146,20 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     if row.kind not in KNOWN_TYPES:
         drift.record_type(f"session type {row.kind[:40]}")
     failed = False
-    conn = None
     try:
-        conn = sqlite.open_ro(ref.path)
-        rows = database.message_rows(conn, schema, row.id, Path(ref.path).name)
+        rows = database.message_rows(passconn.lease(ctx, ref.path), schema, row.id, Path(ref.path).name)
+    except HarnessError as exc:
+        passconn.discard(ctx, ref.path)
+        summary = messages.Summary()
+        failed = True
+        missing.extend((*MESSAGE_READINGS, TOKEN_RATE))
+        notes.append(str(exc))
+    else:
         parsed = [m for r in rows if (m := messages.parse_message(r)) is not None]
         summary = messages.summarise(parsed)
         for message in parsed:
             for kind, name in message.unknown:
                 drift.add(kind, name)
-    except HarnessError as exc:
-        summary = messages.Summary()
-        failed = True
-        missing.extend((*MESSAGE_READINGS, TOKEN_RATE))
-        notes.append(str(exc))
-    finally:
-        if conn is not None:
-            conn.close()
     if not schema.has_messages and "prompts" not in missing:
         missing.extend(MESSAGE_READINGS)
         notes.append("the database has no readable messages table")
@@ -222,13 +221,14 @@ def _ledger(db: str, ctx: HarnessContext) -> _Ledger:
     if isinstance(cached, _Ledger) and cached.at == ctx.now:
         return cached
     catalogue = ctx.cache.get(_catalogue_key(db))
-    conn = sqlite.open_ro(db)
+    conn = passconn.lease(ctx, db)
     try:
         schema = catalogue.schema if isinstance(catalogue, Catalogue) else database.read_schema(conn, Path(db).name)
         since = (ctx.now - timedelta(seconds=RATE_WINDOW_S + FUTURE_TOLERANCE_S)).timestamp()
         rows = database.ledger_rows(conn, schema, since, Path(db).name)
-    finally:
-        conn.close()
+    except HarnessError:
+        passconn.discard(ctx, db)
+        raise
     events: dict[str, list[tuple[datetime | None, int]]] = {}
     for sid, stamp, tokens in rows:
         if not isinstance(sid, str) or isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:

@@ -39,7 +39,7 @@ from cargento.models import (
     Usage,
 )
 from cargento.rates import tokens_in_window
-from cargento.readers import sqlite
+from cargento.readers import passconn, sqlite
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import LONG_TURN_S, TurnClock
 
@@ -181,8 +181,7 @@ def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str]) -> int | 
     return int(value) if isinstance(value, int | float) else None
 
 
-def _todos(conn: sqlite3.Connection, name: str, sid: str) -> tuple[Task, ...]:
-    cols = sqlite.columns(conn, "todo", name=name)
+def _todos(conn: sqlite3.Connection, name: str, sid: str, cols: frozenset[str]) -> tuple[Task, ...]:
     if not {"session_id", "content", "status"} <= cols:
         raise HarnessError("todo table lacks session_id/content/status")
     order = "position" if "position" in cols else "rowid"
@@ -254,7 +253,7 @@ def _detail(conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: st
                 missing.append("prompt")
     if snap.has_todos:
         try:
-            tasks = _todos(conn, name, row.id)
+            tasks = _todos(conn, name, row.id, snap.todo_columns)
         except HarnessError:
             missing.append("tasks")
     last = messages[-1] if messages else None
@@ -342,15 +341,14 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     if row is None:
         return None
     try:
-        conn = sqlite.open_ro(path, text_errors="replace")
+        conn = passconn.lease(ctx, path, text_errors="replace")
     except HarnessError as exc:
         detail = Detail(missing=("turn", "prompt", "model", "token rate", "tasks"))
         note = str(exc)
     else:
-        try:
-            detail = _detail(conn, str(path), row, snap)
-        finally:
-            conn.close()
+        detail = _detail(conn, str(path), row, snap)
+        if detail.missing:  # a query failed: the next session opens the database afresh
+            passconn.discard(ctx, path)
         note = ""
     ctx.cache.set(f"detail:{ref.path}:{ref.session_id}", (row, detail))
     last = newest_plausible(ctx.now, detail.newest_at, row.updated_at)

@@ -1,6 +1,7 @@
 """The session list of one ``opencode*.db``, read once per change of the database.
 
-One short read-only connection lists the sessions (archived ones filtered, newest first,
+The pass's read-only connection (:mod:`cargento.readers.passconn`: the sessions are then read
+through it too) lists the sessions (archived ones filtered, newest first,
 bounded) with their own columns, then takes three indexed look-ups per session for the
 newest message, part and todo stamps. Those stamps make each session's fingerprint, so a
 board build re-reads only the sessions that changed, and an unchanged database costs one
@@ -18,7 +19,7 @@ from pathlib import Path
 import attrs
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext
-from cargento.readers import split_unreadable, sqlite
+from cargento.readers import passconn, split_unreadable, sqlite
 from cargento.timestamps import parse_ts
 
 __all__ = ["MAX_SESSIONS", "SessionRow", "Snapshot", "problem", "snapshot"]
@@ -61,6 +62,8 @@ class Snapshot:
     has_messages: bool
     has_parts: bool
     has_todos: bool
+    #: The ``todo`` table's columns (read once per database stamp, not once per session).
+    todo_columns: frozenset[str] = frozenset()
 
 
 def _ms(value: object) -> int:
@@ -78,11 +81,12 @@ def snapshot(path: Path, ctx: HarnessContext) -> Snapshot:
     if cached is not None and cached.stamp == stamp and cached.window_s == ctx.window_s:
         return cached
     name = str(path)
-    conn = sqlite.open_ro(path, text_errors="replace")
+    conn = passconn.lease(ctx, path, text_errors="replace")
     try:
         made = _read(conn, name, stamp, ctx)
-    finally:
-        conn.close()
+    except HarnessError:
+        passconn.discard(ctx, path)
+        raise
     ctx.cache.set(key, made)
     return made
 
@@ -140,7 +144,8 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
     )
     has_messages = "message" in tables
     has_parts = "part" in tables
-    has_todos = "todo" in tables and "session_id" in sqlite.columns(conn, "todo", name=name)
+    todo_columns = sqlite.columns(conn, "todo", name=name) if "todo" in tables else frozenset()
+    has_todos = "session_id" in todo_columns
     out: dict[str, SessionRow] = {}
     for ident, updated, parent, directory, title, created, model, agent, version in rows:
         if not isinstance(ident, str) or not ident or ident in out:
@@ -166,6 +171,7 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
         has_messages=has_messages,
         has_parts=has_parts,
         has_todos=has_todos,
+        todo_columns=todo_columns,
     )
 
 

@@ -36,6 +36,7 @@ from cargento.cache import HarnessCache
 from cargento.models import Discovery, HarnessContext, HarnessInfo
 from cargento.plugins import Fault, Ok, Registry
 from cargento.processes import LocalProcesses, ProcessTable
+from cargento.readers import passconn
 
 __all__ = ["BoardBuilder"]
 
@@ -309,12 +310,16 @@ class BoardBuilder:
         all_sessions: bool,
     ) -> tuple[Ok | Fault, ReadPass | None]:
         """One harness's plugin calls for a build: discovery (unless *known*) and the read
-        pass. Runs on the harness's watchdog worker; touches nothing another harness uses."""
-        found: Ok | Fault = Ok(known) if known is not None else self.registry.call(key, "discover", ctx=ctx)
-        if isinstance(found, Fault):
-            return found, None
-        discovery: Discovery = found.value
-        return found, reader.read(key, info, discovery.sessions, ctx, all_sessions, reuse=known is not None)
+        pass. Runs on the harness's watchdog worker; touches nothing another harness uses.
+        The database connections the plugin leased for the pass are closed when it returns."""
+        try:
+            found: Ok | Fault = Ok(known) if known is not None else self.registry.call(key, "discover", ctx=ctx)
+            if isinstance(found, Fault):
+                return found, None
+            discovery: Discovery = found.value
+            return found, reader.read(key, info, discovery.sessions, ctx, all_sessions, reuse=known is not None)
+        finally:
+            passconn.release(ctx)
 
 
 def _stuck_message(outcome: Overran | Busy) -> str:

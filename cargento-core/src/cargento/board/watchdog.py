@@ -8,7 +8,9 @@ is named as a fault on its strip entry and in ``--diagnose``, and every other ha
 served as usual, so the page keeps updating and shows stalled only if the whole board does.
 
 The worker threads are daemon threads that live as long as the builder, so the hot path pays a
-hand-over to an existing thread, not a thread start.
+hand-over to an existing thread, not a thread start. A worker keeps no reference to a pass once
+it has handed the outcome back (the pass is bound to the builder, whose plugin caches hold every
+reading), and the workers of a watchdog nobody holds any more are told to stop.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -51,11 +54,15 @@ class Busy:
     running_s: float
 
 
+#: Put on a worker's queue to end its thread.
+_STOP = None
+
+
 class _Worker:
     """One harness's thread: takes a pass, runs it, hands the outcome back."""
 
     def __init__(self, name: str) -> None:
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], object], _Slot]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], object], _Slot] | None] = queue.SimpleQueue()
         self.started_at: float | None = None  # while a pass runs, when it started
         self._thread = threading.Thread(target=self._run, name=f"cargento-read-{name}", daemon=True)
         self._thread.start()
@@ -66,9 +73,13 @@ class _Worker:
         self._jobs.put((job, slot))
         return slot
 
+    def stop(self) -> None:
+        """End the thread once any pass it is running returns."""
+        self._jobs.put(_STOP)
+
     def _run(self) -> None:
-        while True:
-            job, slot = self._jobs.get()
+        while (item := self._jobs.get()) is not _STOP:
+            job, slot = item
             try:
                 slot.value = job()
             except BaseException as exc:  # handed to the waiting build, which re-raises it
@@ -76,6 +87,14 @@ class _Worker:
             finally:
                 self.started_at = None
                 slot.done.set()
+            # Hold nothing of the pass while waiting for the next one: the slot belongs to
+            # the build that waited on it, the pass to its builder.
+            del item, job, slot
+
+
+def _stop_all(workers: dict[str, _Worker]) -> None:
+    for worker in workers.values():
+        worker.stop()
 
 
 class _Slot:
@@ -95,6 +114,7 @@ class Watchdog:
     def __init__(self, budget_s: float | None = DEFAULT_READ_BUDGET_S) -> None:
         self.budget_s = budget_s
         self._workers: dict[str, _Worker] = {}
+        weakref.finalize(self, _stop_all, self._workers)
 
     def run(self, harness: str, job: Callable[[], T]) -> Done[T] | Overran | Busy:
         """Run *job* for *harness*; what became of it. An exception *job* raised is re-raised."""

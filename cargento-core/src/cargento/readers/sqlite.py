@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import functools
 import itertools
 import os
 import shutil
@@ -165,10 +166,20 @@ def _wal_header_valid(header: bytes) -> bool:
 
 
 def _uri(path: str, query_string: str) -> str:
+    # A board opens each of hundreds of databases on every cold pass: an absolute path's
+    # quoted form is worked out once (a relative one depends on the working directory).
+    quoted = _quoted(path) if os.path.isabs(path) else _quote(path)
+    return "file:" + quoted + "?" + query_string
+
+
+def _quote(path: str) -> str:
     posix = Path(os.path.abspath(path)).as_posix()
     if not posix.startswith("/"):  # a Windows drive path: file:/C:/...
         posix = "/" + posix
-    return "file:" + urllib.parse.quote(posix, safe="/:") + "?" + query_string
+    return urllib.parse.quote(posix, safe="/:")
+
+
+_quoted = functools.lru_cache(maxsize=4096)(_quote)
 
 
 #: SQLite's lock bytes (unix VFS): readers hold a read lock on the shared range, and a writer
