@@ -57,6 +57,8 @@ RECORD_ID_LIMIT = 256
 #: Seconds after serving begins that the start's hold on garbage collection ends even if no
 #: page has asked for ``/api/data`` yet (:mod:`cargento.starthold`; the first answer ends it).
 START_HOLD_S = 5.0
+#: Seconds after the first ``/api/data`` answer that the hold ends (the answer is sent first).
+START_RELEASE_AFTER_S = 0.5
 
 
 class Guard:
@@ -191,6 +193,7 @@ def create_app(
         )
 
     rendered: dict[bool, tuple[Board, int, bytes]] = {}
+    released: list[asyncio.TimerHandle] = []
 
     async def data(request: Request) -> Response:
         flavour = _flag(request, "all", settings.all_sessions)
@@ -202,7 +205,10 @@ def create_app(
         else:
             body = document(board, features.document() if features.items else None)
             rendered[flavour] = (board, generation, body)
-            release_start_hold()  # the first board is out: collection as usual from here
+            if not released:
+                # The first board is out: collection as usual once this answer has gone (the
+                # first collection walks everything the start made, about 20 ms).
+                released.append(asyncio.get_running_loop().call_later(START_RELEASE_AFTER_S, release_start_hold))
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     capability: str | None = getattr(hub, "capability", None) if hub is not None else None
