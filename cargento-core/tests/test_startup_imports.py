@@ -2,7 +2,8 @@
 
 Each module named here cost the first board milliseconds of every start for nothing it read:
 ``importlib.metadata`` (the e-mail parser, ``zipfile``, ``csv``) and the PEP 508 parser for
-plugin loading, OpenSSL through ``hashlib`` for a BLAKE2 digest, the web dashboard's stack.
+plugin loading (and its version and specifier grammars, for the ``==0.1.*`` every plugin writes),
+OpenSSL through ``hashlib`` for a BLAKE2 digest, the web dashboard's stack.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ NOT_AT_START = (
     "csv",
     "packaging.requirements",
     "packaging.markers",
+    "packaging.version",
+    "packaging.specifiers",
     "_hashlib",
     "hashlib",
     "starlette",
