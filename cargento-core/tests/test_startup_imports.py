@@ -39,6 +39,12 @@ NOT_AT_START = (
     "hypothesis",
     "pytest",
     "cargento.testing",
+    # A harness whose store holds no session never loads its readers (this home has none).
+    "cargento_harness_antigravity.mapping",
+    "cargento_harness_droid.mapping",
+    "cargento_harness_droid.transcript",
+    "cargento_harness_gemini.mapping",
+    "cargento_harness_opencode.mapping",
 )
 
 
