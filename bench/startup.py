@@ -50,7 +50,10 @@ def _summary(samples: list[float]) -> dict[str, float]:
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "n": len(samples)}
 
 
-def _env(home: Path, state: Path) -> dict[str, str]:
+def _env(home: Path, state: Path, code: Path | None = None) -> dict[str, str]:
+    """The environment of a measured process: a synthetic *home*, Cargento's state in *state*,
+    the bytecode cache on; with *code*, that checkout's sources ahead of the installed ones
+    (the same entry points, another version of the modules they name)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -64,7 +67,14 @@ def _env(home: Path, state: Path) -> dict[str, str]:
             "CARGENTO_HOME": str(state),
         }
     )
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(str(src) for src in _sources(code))
     return env
+
+
+def _sources(code: Path) -> list[Path]:
+    """Every ``src`` folder of a checkout at *code*: core, the web app, the harness plugins."""
+    return sorted(code.glob("cargento-*/src")) + sorted(code.glob("docs/plugins/*/src"))
 
 
 def _old_files(home: Path, count: int) -> None:
@@ -137,6 +147,47 @@ def figures(per_harness: int, *, runs: int, old: int = 5000, idle_s: float = 60.
         if idle_s > 0:
             result["idle"] = _idle(env, idle_s)
         return result
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _json_once(env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run([str(BIN / "cargento"), "--json"], env=env, capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
+def compare(per_harness: int, *, runs: int, against: Path, old: int = 5000) -> dict[str, Any]:
+    """The first-board figures of this checkout and of the checkout at *against* (its sources
+    put ahead of the installed ones by ``PYTHONPATH``), interleaved run by run so both see the
+    same load: ``{"json": {"before": ..., "now": ...}, "server": {...}}``."""
+    root = Path(tempfile.mkdtemp(prefix="cargento-startup-ab-"))
+    try:
+        home = root / "home"
+        stores.populate(home, per_harness, datetime.now(UTC))
+        _old_files(home, old)
+        envs = {"before": _env(home, root / "state", against), "now": _env(home, root / "state")}
+        for env in envs.values():
+            _json_once(env)  # warm the caches (and write the other checkout's bytecode)
+        json_s: dict[str, list[float]] = {name: [] for name in envs}
+        server_s: dict[str, list[float]] = {name: [] for name in envs}
+        for i in range(runs):
+            order = list(envs) if i % 2 == 0 else list(reversed(envs))
+            for name in order:
+                json_s[name].append(_json_once(envs[name]))
+            for name in order:
+                proc, took = _serve(envs[name], _free_port())
+                server_s[name].append(took)
+                _stop(proc)
+        n = per_harness * 10
+        return {
+            "sessions": n,
+            "old_files": old,
+            "against": str(against),
+            "load_average": os.getloadavg(),
+            f"first_board_json_{n}_s": {name: _summary(v) for name, v in json_s.items()},
+            f"first_board_server_{n}_s": {name: _summary(v) for name, v in server_s.items()},
+        }
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -395,3 +446,31 @@ def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dic
             _stop(proc)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python bench/startup.py [--per 16 64] [--runs 9] [--against CHECKOUT]``: the first
+    board's figures alone (no idle window), or this checkout against another, interleaved."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--per", type=int, nargs="+", default=[16, 64], help="active sessions per harness")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--against", type=Path, default=None, help="another checkout (e.g. git archive of main)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the figures here as JSON")
+    args = parser.parse_args(argv)
+    found: dict[str, Any] = {"when": datetime.now(UTC).isoformat()}
+    for per in args.per:
+        if args.against is not None:
+            found[str(per * 10)] = compare(per, runs=args.runs, against=args.against.resolve())
+        else:
+            found[str(per * 10)] = figures(per, runs=args.runs, idle_s=0.0)
+        print(json.dumps(found[str(per * 10)], indent=2), flush=True)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(found, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -365,6 +365,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cargento.telemetry.setup_cmd import main as telemetry_main
 
         return telemetry_main(args[1:])
+    from cargento import starthold
+
+    with starthold.held_for_start():  # until the first board is out (the server releases it then)
+        code = _run(args)
+    if argv is None:  # the console script: the process ends when this returns
+        starthold.ending()
+    return code
+
+
+def _run(args: list[str]) -> int:
     try:
         options = parse_args(args)
     except UsageError as exc:

@@ -15,9 +15,8 @@ from typing import Any, Literal
 
 import attrs
 import pluggy
-from packaging.version import InvalidVersion, Version
 
-from cargento import entrypoints, hookspecs
+from cargento import entrypoints, hookspecs, releaseprefix
 from cargento.errors import HarnessError
 from cargento.events.payloads import LifecycleEvent
 from cargento.events.vocabulary import EventLane
@@ -342,7 +341,10 @@ def _requires_core(requires: Sequence[str]) -> str | None:
         if not _names_core(text[:end]):
             continue  # a requirement of another distribution, or one no parser reads
         rest = text[end:]
-        if _SPECIFIER_CHARACTERS.issuperset(rest):
+        if releaseprefix.plain_specifier(rest):
+            return rest  # ``==0.1.*`` or ``<1,>=0.1``, as SpecifierSet writes it back
+        # SpecifierSet passes over an empty clause (``cargento-core,<1``); PEP 508 does not.
+        if _SPECIFIER_CHARACTERS.issuperset(rest) and all(part.strip() for part in rest.split(",")):
             from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
             try:
@@ -373,6 +375,33 @@ def _full_requirement(text: str) -> str | None:
     return None
 
 
+def _core_satisfies(core: str, requires: str) -> bool:
+    """Whether core's version *core* meets *requires* (a specifier that cannot be read, or a
+    version that cannot, is no reason to refuse the plugin)."""
+    plain = releaseprefix.matches(core, requires)
+    if plain is not None:
+        return plain
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(core) in SpecifierSet(requires, prereleases=True)
+    except (InvalidVersion, ValueError):
+        return True
+
+
+def _shown_version(core: str) -> str:
+    """*core* as :class:`packaging.version.Version` writes it (a plain release as it is)."""
+    if releaseprefix.release(core) is not None:
+        return core
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return str(Version(core))
+    except InvalidVersion:
+        return core
+
+
 def load_registry(
     *,
     entry_points: bool = True,
@@ -391,7 +420,7 @@ def load_registry(
     allow = list(only) if only is not None else _env_list(env.get("CARGENTO_LOAD_PLUGINS"))
     blocked = set(block) | set(_env_list(env.get("CARGENTO_BLOCK_PLUGINS")) or [])
     registry = Registry()
-    core = Version(_core_version())
+    core = _core_version()
     candidates: list[_Candidate] = []
     if entry_points:
         seen: set[tuple[str, str]] = set()
@@ -419,21 +448,15 @@ def load_registry(
         if (allow is not None and name not in allow) or name in blocked or "*" in blocked:
             registry.note(PluginRecord(status="blocked", error="switched off for this run", **base))
             continue
-        if requires:
-            try:
-                from packaging.specifiers import SpecifierSet
-
-                if core not in SpecifierSet(requires, prereleases=True):
-                    registry.note(
-                        PluginRecord(
-                            status="incompatible",
-                            error=f"needs cargento-core {requires}, installed {core}",
-                            **base,
-                        )
-                    )
-                    continue
-            except (InvalidVersion, ValueError):
-                pass
+        if requires and not _core_satisfies(core, requires):
+            registry.note(
+                PluginRecord(
+                    status="incompatible",
+                    error=f"needs cargento-core {requires}, installed {_shown_version(core)}",
+                    **base,
+                )
+            )
+            continue
         try:
             plugin = load()
         except Exception as exc:

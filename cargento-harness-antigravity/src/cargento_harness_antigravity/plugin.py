@@ -1,4 +1,8 @@
-"""The Antigravity CLI harness plugin: thin hook implementations over this package's modules."""
+"""The Antigravity CLI harness plugin: thin hook implementations over this package's modules.
+
+The reader modules load with the first session read: a start whose store holds no session
+never imports them.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionR
 from cargento.events import EventLane, HookTarget
 from cargento.models import HarnessMark, ProcessTie, QuotaWindow, Simulation
 
-from cargento_harness_antigravity import discovery, locations, mapping, quota
+from cargento_harness_antigravity import discovery, locations, quota
 from cargento_harness_antigravity import event_lane as event_lane_module
 from cargento_harness_antigravity import hook_targets as hook_targets_module
 
@@ -45,16 +49,22 @@ def discover(ctx: HarnessContext) -> Discovery:
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+    from cargento_harness_antigravity import mapping
+
     return mapping.reading(ref, ctx)
 
 
 @hookimpl
 def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    from cargento_harness_antigravity import mapping
+
     return mapping.model_of(reading, ctx)
 
 
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    from cargento_harness_antigravity import mapping
+
     return mapping.usage_of(reading, ctx)
 
 

@@ -1,4 +1,8 @@
-"""The Factory Droid harness plugin: thin hook implementations over this package's modules."""
+"""The Factory Droid harness plugin: thin hook implementations over this package's modules.
+
+The reader modules load with the first session read: a start whose store holds no session
+never imports them.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,7 @@ from cargento.errors import HarnessDataMissing
 from cargento.models import HarnessMark, ProcessTie, Simulation
 from cargento.readers import follow_summary
 
-from cargento_harness_droid import discovery, mapping
-from cargento_harness_droid.transcript import Transcript
+from cargento_harness_droid import discovery
 
 KEY = "droid"
 
@@ -42,6 +45,9 @@ def discover(ctx: HarnessContext) -> Discovery:
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+    from cargento_harness_droid import mapping
+    from cargento_harness_droid.transcript import Transcript
+
     path = Path(ref.path)
     try:
         st = path.stat()

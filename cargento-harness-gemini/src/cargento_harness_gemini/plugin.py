@@ -1,4 +1,8 @@
-"""The Gemini CLI harness plugin: thin hook implementations over this package's modules."""
+"""The Gemini CLI harness plugin: thin hook implementations over this package's modules.
+
+The reader modules load with the first session read: a start whose store holds no session
+never imports them.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark, ProcessTie, Simulation
 from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_gemini import discovery, locations, mapping
+from cargento_harness_gemini import discovery, locations
 from cargento_harness_gemini import event_lane as event_lane_module
 from cargento_harness_gemini import hook_targets as hook_targets_module
 from cargento_harness_gemini import telemetry as telemetry_module
@@ -46,16 +50,22 @@ def discover(ctx: HarnessContext) -> Discovery:
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+    from cargento_harness_gemini import mapping
+
     return mapping.reading(ref, ctx)
 
 
 @hookimpl
 def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    from cargento_harness_gemini import mapping
+
     return mapping.model_of(reading, ctx)
 
 
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    from cargento_harness_gemini import mapping
+
     return mapping.usage_of(reading, ctx)
 
 

@@ -1,4 +1,8 @@
-"""The OpenCode harness plugin: thin hook implementations over this package's modules."""
+"""The OpenCode harness plugin: thin hook implementations over this package's modules.
+
+The reader modules load with the first session read: a start whose store holds no session
+never imports them.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,6 @@ from cargento.models import HarnessMark, ProcessTie
 from cargento_harness_opencode import discovery
 from cargento_harness_opencode import event_lane as event_lane_module
 from cargento_harness_opencode import hook_targets as hook_targets_module
-from cargento_harness_opencode import mapping as sessions
 
 KEY = "opencode"
 
@@ -58,21 +61,29 @@ def discover(ctx: HarnessContext) -> Discovery:
 
 @hookimpl
 def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+    from cargento_harness_opencode import mapping as sessions
+
     return sessions.read(ref, ctx)
 
 
 @hookimpl
 def gate_state(reading: SessionReading, ctx: HarnessContext) -> Gate | None:
+    from cargento_harness_opencode import mapping as sessions
+
     return sessions.gate(reading, ctx)
 
 
 @hookimpl
 def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    from cargento_harness_opencode import mapping as sessions
+
     return sessions.model(reading, ctx)
 
 
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    from cargento_harness_opencode import mapping as sessions
+
     return sessions.usage(reading, ctx)
 
 

@@ -16,16 +16,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cargento.cli import main as cli_main
 
         return cli_main(args)
-    from cargento.cli import UsageError, parse_args
+    from cargento.starthold import held_for_start
 
-    from cargento_web.cli import serve_options
+    with held_for_start():  # until the first board is out, as under ``cargento``
+        from cargento.cli import UsageError, parse_args
 
-    try:
-        options = parse_args(args)
-    except UsageError as exc:
-        print(f"cargento: {exc}", file=sys.stderr)
-        return 2
-    return serve_options(options, log_path=log_path)
+        from cargento_web.cli import serve_options
+
+        try:
+            options = parse_args(args)
+        except UsageError as exc:
+            print(f"cargento: {exc}", file=sys.stderr)
+            return 2
+        return serve_options(options, log_path=log_path)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import orjson
 from cargento import serde
 from cargento.board import Board, BoardBuilder
 from cargento.redact import redact_tree
+from cargento.starthold import release as release_start_hold
 from cargento.statedir import HEALTH_CHALLENGE, health_proof, valid_challenge
 from cargento.timestamps import iso
 from starlette.applications import Starlette
@@ -53,6 +54,11 @@ SHUTDOWN_BODY_LIMIT = 1024
 TAB_LANE_BODY_LIMIT = 64
 #: Longest harness key or session id ``/api/session-record`` looks up.
 RECORD_ID_LIMIT = 256
+#: Seconds after serving begins that the start's hold on garbage collection ends even if no
+#: page has asked for ``/api/data`` yet (:mod:`cargento.starthold`; the first answer ends it).
+START_HOLD_S = 5.0
+#: Seconds after the first ``/api/data`` answer that the hold ends (the answer is sent first).
+START_RELEASE_AFTER_S = 0.5
 
 
 class Guard:
@@ -187,6 +193,7 @@ def create_app(
         )
 
     rendered: dict[bool, tuple[Board, int, bytes]] = {}
+    released: list[asyncio.TimerHandle] = []
 
     async def data(request: Request) -> Response:
         flavour = _flag(request, "all", settings.all_sessions)
@@ -198,6 +205,10 @@ def create_app(
         else:
             body = document(board, features.document() if features.items else None)
             rendered[flavour] = (board, generation, body)
+            if not released:
+                # The first board is out: collection as usual once this answer has gone (the
+                # first collection walks everything the start made, about 20 ms).
+                released.append(asyncio.get_running_loop().call_later(START_RELEASE_AFTER_S, release_start_hold))
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     capability: str | None = getattr(hub, "capability", None) if hub is not None else None
@@ -331,12 +342,16 @@ def create_app(
 def _lifespan(live: LiveBoard, features: Extensions) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        live.attach(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        live.attach(loop)
+        held = loop.call_later(START_HOLD_S, release_start_hold)
         hub = live.hub
         unsubscribe = hub.subscribe(live.invalidate) if hasattr(hub, "subscribe") else None
         try:
             yield
         finally:
+            held.cancel()
+            release_start_hold()
             if callable(unsubscribe):
                 unsubscribe()
             await live.close()

@@ -6,7 +6,7 @@ import base64
 import hashlib
 import html
 from collections.abc import Mapping, Sequence
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -28,7 +28,9 @@ class Page:
 
 
 def _template() -> str:
-    return resources.files("cargento_web").joinpath("static", "index.html").read_text(encoding="utf-8")
+    # Beside this module, where the static mount serves the page's files from too
+    # (``importlib.resources`` would import zipfile and its readers at every start).
+    return (Path(__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
 
 
 def render_page(

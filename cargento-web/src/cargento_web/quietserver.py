@@ -55,7 +55,9 @@ class DateHeader:
 
 def quiet_config(app: ASGIApp, **kwargs: Any) -> uvicorn.Config:
     """A uvicorn config for :class:`QuietServer`: *app* behind :class:`DateHeader`, and
-    uvicorn's own (tick-refreshed) ``Date`` header off."""
+    uvicorn's own (tick-refreshed) ``Date`` header off. No WebSocket protocol is loaded (no
+    route takes one; looking for an implementation imported ``websockets`` at every start)."""
+    kwargs.setdefault("ws", "none")
     return uvicorn.Config(DateHeader(app), date_header=False, **kwargs)
 
 

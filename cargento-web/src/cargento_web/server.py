@@ -7,7 +7,6 @@ import os
 import socket
 import sys
 import threading
-import webbrowser
 from collections.abc import Callable
 from datetime import UTC, datetime
 from types import FrameType
@@ -195,6 +194,8 @@ def serve(options: Options, served: Served, *, log_path: str | None = None, port
         )
     print(f"Cargento dashboard: {settings.url} (pid {settings.pid})", flush=True)
     if options.open_browser:
+        import webbrowser  # only with --open
+
         threading.Timer(0.5, lambda: webbrowser.open(settings.url)).start()
     try:
         server.run(sockets=[sock])

@@ -12,7 +12,6 @@ from cargento.board import Board
 from cargento.diagnose import OwnStore
 from starlette.routing import BaseRoute
 
-from cargento_web.annotations.demo import seed
 from cargento_web.annotations.records import MAX_CHARS, MAX_LINES
 from cargento_web.annotations.routes import OFF_REASON, annotation_routes
 from cargento_web.annotations.store import ANNOTATIONS_FILE, MAX_RECORDS, MAX_REVISIONS, AnnotationStore
@@ -69,6 +68,8 @@ class AnnotationsExtension(Extension):
         if self._seed_pending and board.sessions:
             self._seed_pending = False
             try:
+                from cargento_web.annotations.demo import seed  # only under --demo
+
                 seed(self.store, board, self._clock())
             except Exception:
                 log.exception("the annotations demo could not be seeded")

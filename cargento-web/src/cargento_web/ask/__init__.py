@@ -10,7 +10,6 @@ so the lane keeps no store.
 
 from __future__ import annotations
 
-from cargento_web.ask.demo import DemoAsker
 from cargento_web.ask.lane import AskLane
 from cargento_web.extensions import ExtensionContext
 
@@ -22,6 +21,8 @@ class _DemoLane(AskLane):
 
     def __init__(self, context: ExtensionContext) -> None:
         super().__init__(context)
+        from cargento_web.ask.demo import DemoAsker  # only under --demo
+
         self.asker = DemoAsker(
             self.questions, latest_board=context.latest_board, raised=context.changed, clock=self.clock
         )

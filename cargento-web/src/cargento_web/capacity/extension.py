@@ -34,7 +34,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from cargento_web.capacity import demo as demo_quota
 from cargento_web.capacity.consent import UNANSWERED, ConsentStore
 from cargento_web.capacity.credentials import read_credential
 from cargento_web.capacity.freshness import stale_reason
@@ -252,6 +251,8 @@ class Capacity(Extension):
         withheld: list[Withheld] = []
         if self.context.demo:
             if self.endpoints and not self.no_usage:
+                from cargento_web.capacity import demo as demo_quota  # only under --demo
+
                 first = sorted(self.endpoints)[0]
                 shown.extend(demo_quota.stand_in_windows(first, self.labels.get(first, first), self.started, now))
             return shown, withheld

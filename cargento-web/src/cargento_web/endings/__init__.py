@@ -14,14 +14,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board
 
-from cargento_web.endings.demo import DemoRepos
 from cargento_web.endings.git import GitReading, probe_git
 from cargento_web.endings.readings import EndingReadings
 from cargento_web.extensions import Extension, ExtensionContext
+
+if TYPE_CHECKING:
+    from cargento_web.endings.demo import DemoRepos
 
 __all__ = ["CAVEAT", "EndingsExtension", "create"]
 
@@ -40,7 +42,11 @@ class EndingsExtension(Extension):
         self.context = context
         self.git = not context.options.no_git
         self._board_lock = threading.Lock()
-        self.demo = DemoRepos(context.state_dir.parent, context.hub) if context.demo else None
+        self.demo: DemoRepos | None = None
+        if context.demo:  # the demo's repositories are imported only under --demo
+            from cargento_web.endings.demo import DemoRepos
+
+            self.demo = DemoRepos(context.state_dir.parent, context.hub)
         env = dict(context.env)
 
         def probe(cwd: str | None) -> GitReading:

@@ -26,7 +26,6 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from cargento_web.extensions import Extension, ExtensionContext
-from cargento_web.history.demo import demo_history
 from cargento_web.history.observer import BoardObserver
 from cargento_web.history.store import (
     DEFAULT_MAX_BYTES,
@@ -144,6 +143,8 @@ class HistoryExtension(Extension):
         with self._board_lock:  # two board flavours may be built at once
             if self._seed_demo:
                 self._seed_demo = False
+                from cargento_web.history.demo import demo_history  # only under --demo
+
                 self.store.record(demo_history(board))
             made = self.observer.observe(board)
         if made:

@@ -1,0 +1,108 @@
+"""The start's hold on cyclic garbage collection (docs/benchmark.md, "Whole processes"): off
+from ``main`` until the first board is out, given back after, never taken from a caller that
+had it off, and the console script's exit leaves the live objects out of the last collection."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cargento import cli, starthold
+from cargento.cli import Options
+
+
+@pytest.fixture(autouse=True)
+def _collector_on() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    starthold.release()
+    if was:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+def test_main_holds_collection_off_while_it_runs_and_gives_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[bool, bool]] = []
+
+    def snapshot(options: Options) -> int:
+        seen.append((gc.isenabled(), starthold.held()))
+        return 0
+
+    monkeypatch.setattr(cli, "_snapshot", snapshot)
+    assert cli.main(["--json"]) == 0
+    assert seen == [(False, True)]
+    assert gc.isenabled() and not starthold.held()
+
+
+def test_the_server_can_end_the_hold_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cargento import entrypoints
+
+    seen: list[bool] = []
+
+    def run(options: Options) -> int:
+        seen.append(gc.isenabled())
+        starthold.release()  # what the server does once its first /api/data is answered
+        seen.append(gc.isenabled())
+        return 0
+
+    class _EntryPoint:
+        name = "web"
+
+        def load(self) -> object:
+            return run
+
+    monkeypatch.setattr(entrypoints, "entry_points", lambda group: [_EntryPoint()])
+    assert cli.main(["--port", "4999"]) == 0
+    assert seen == [False, True]
+    assert gc.isenabled()
+
+
+def test_a_collector_already_off_stays_off_and_a_nested_hold_does_nothing() -> None:
+    gc.disable()
+    with starthold.held_for_start():
+        assert not starthold.held()
+    assert not gc.isenabled()
+    gc.enable()
+    with starthold.held_for_start():
+        with starthold.held_for_start():
+            pass
+        assert not gc.isenabled(), "the inner hold must not give back the outer one's"
+    assert gc.isenabled()
+
+
+def test_a_release_before_the_hold_ends_is_final() -> None:
+    with starthold.held_for_start():
+        starthold.release()
+        assert gc.isenabled()
+        gc.disable()  # someone else's choice after the release is theirs
+    assert not gc.isenabled()
+
+
+_ENTRY = """
+import contextlib, gc, io, sys
+from cargento.cli import main
+sys.argv = ["cargento", "--json"] if sys.argv[1] == "script" else ["x"]
+with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+    code = main() if sys.argv[0] == "cargento" else main(["--json"])
+print(code, gc.get_freeze_count() > 0, gc.isenabled())
+"""
+
+
+@pytest.mark.parametrize(("form", "frozen"), [("script", True), ("call", False)])
+def test_only_the_console_script_freezes_what_is_alive_at_its_exit(tmp_path: Path, form: str, frozen: bool) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))},
+        "HOME": str(tmp_path),
+        "CARGENTO_HOME": str(tmp_path / "state"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _ENTRY, form], env=env, capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["0", str(frozen), "True"], done.stderr
