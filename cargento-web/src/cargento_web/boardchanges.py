@@ -1,0 +1,101 @@
+"""What moved between two boards, so a per-board pass can look at the rows that changed only.
+
+The builder hands on the very row object for a row that did not change (and the hub's marks
+keep that), so the rows of a board that are not on the previous one are exactly the rows that
+changed, came or went. :class:`ChangeTracker` works that out once per board from object ids
+(C-level over every row: no Python work per unchanged row) and keeps an index of the rows by
+``(harness, session id)`` up to date from the changed rows alone.
+
+A pass that keeps state across boards must still look at every row when :attr:`BoardChanges.full`
+says so: the first board, and a board following one of the other flavour (the display window
+and ``?all=1`` are built by separate builders and alternate when both are streamed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+from cargento.board import Board, BoardSession
+
+__all__ = ["BoardChanges", "ChangeTracker", "RowKey", "row_key"]
+
+#: A row's ``(harness, session id)``.
+RowKey = tuple[str, str]
+
+
+def row_key(s: BoardSession) -> RowKey:
+    return (s.harness, s.session_id)
+
+
+@attrs.frozen(kw_only=True)
+class BoardChanges:
+    """One board, and what moved since the board before it."""
+
+    board: Board
+    #: Look at every row: there is no previous board of this flavour right before this one.
+    full: bool
+    #: The rows not on the previous board (changed or new), in board order; every row when
+    #: :attr:`full`.
+    changed: tuple[BoardSession, ...]
+    #: The previous board's rows not on this one (changed or gone); ``()`` when :attr:`full`.
+    dropped: tuple[BoardSession, ...]
+    #: The set of ``(harness, session id)`` on the board moved (always true when :attr:`full`).
+    keys_moved: bool
+    #: Every row of the board by ``(harness, session id)``.
+    rows: Mapping[RowKey, BoardSession]
+
+
+class ChangeTracker:
+    """The changes of each board handed to :meth:`see`, against the board seen before it."""
+
+    def __init__(self) -> None:
+        self._last: BoardChanges | None = None
+        self._ids: dict[int, BoardSession] = {}
+        #: Rows looked at one by one (changed rows, or every row of a full board), for tests.
+        self.rows_examined = 0
+
+    def see(self, board: Board) -> BoardChanges:
+        """The changes of *board* (the same answer again for the board last seen)."""
+        last = self._last
+        if last is not None and last.board is board:
+            return last
+        sessions = board.sessions
+        ids = dict(zip(map(id, sessions), sessions, strict=True))
+        if last is None or last.board.all != board.all:
+            self.rows_examined += len(sessions)
+            found = BoardChanges(
+                board=board,
+                full=True,
+                changed=sessions,
+                dropped=(),
+                keys_moved=True,
+                rows={row_key(s): s for s in sessions},
+            )
+        else:
+            before = self._ids
+            came = ids.keys() - before.keys()
+            went = before.keys() - ids.keys()
+            if came:
+                at = dict(zip(map(id, sessions), range(len(sessions)), strict=True))
+                changed = tuple(sessions[i] for i in sorted(at[x] for x in came))
+            else:
+                changed = ()
+            dropped = tuple(before[x] for x in went)
+            self.rows_examined += len(changed) + len(dropped)
+            rows = dict(last.rows)
+            for s in dropped:
+                if rows.get(row_key(s)) is s:
+                    del rows[row_key(s)]
+            for s in changed:
+                rows[row_key(s)] = s
+            found = BoardChanges(
+                board=board,
+                full=False,
+                changed=changed,
+                dropped=dropped,
+                keys_moved={row_key(s) for s in changed} != {row_key(s) for s in dropped},
+                rows=rows,
+            )
+        self._last, self._ids = found, ids
+        return found
