@@ -568,14 +568,7 @@ class EventHub:
         those are more."""
         if not self.events:
             return board
-        ends = self.ends.all() if self.ends is not None else ()
-        candidates: list[BoardSession]
-        if len(ends) + len(self._turn_ends) < len(board.sessions):
-            wanted = {(e.harness, e.session_id) for e in ends}
-            wanted.update(self._turn_ends)
-            candidates = [r for r in (rows.get(k) for k in wanted) if r is not None and r.state == "idle"]
-        else:
-            candidates = [s for s in board.sessions if s.state == "idle"]
+        candidates = self._end_candidates(board, rows)
         replaced: dict[int, BoardSession] = {}
         marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]] = {}
         for s in candidates:
@@ -600,6 +593,16 @@ class EventHub:
         for ident, row in replaced.items():
             sessions[at[ident]] = row
         return attrs.evolve(board, sessions=tuple(sessions))
+
+    def _end_candidates(self, board: Board, rows: Mapping[tuple[str, str], BoardSession]) -> list[BoardSession]:
+        """The idle rows an end mark may apply to: those an end or a turn end is known for,
+        or every idle row when those are fewer."""
+        ends = self.ends.all() if self.ends is not None else ()
+        if len(ends) + len(self._turn_ends) >= len(board.sessions):
+            return [s for s in board.sessions if s.state == "idle"]
+        wanted = {(e.harness, e.session_id) for e in ends}
+        wanted.update(self._turn_ends)
+        return [r for r in (rows.get(k) for k in wanted) if r is not None and r.state == "idle"]
 
     def _marked_row(
         self,
