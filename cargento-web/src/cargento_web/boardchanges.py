@@ -13,7 +13,8 @@ and ``?all=1`` are built by separate builders and alternate when both are stream
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterable, Mapping
 
 import attrs
 from cargento.board import Board, BoardSession
@@ -44,6 +45,8 @@ class BoardChanges:
     keys_moved: bool
     #: Every row of the board by ``(harness, session id)``.
     rows: Mapping[RowKey, BoardSession]
+    #: How many rows of the board are in each state.
+    states: Mapping[str, int]
 
 
 class ChangeTracker:
@@ -52,11 +55,16 @@ class ChangeTracker:
     def __init__(self) -> None:
         self._last: BoardChanges | None = None
         self._ids: dict[int, BoardSession] = {}
+        self._lock = threading.Lock()
         #: Rows looked at one by one (changed rows, or every row of a full board), for tests.
         self.rows_examined = 0
 
     def see(self, board: Board) -> BoardChanges:
         """The changes of *board* (the same answer again for the board last seen)."""
+        with self._lock:
+            return self._see(board)
+
+    def _see(self, board: Board) -> BoardChanges:
         last = self._last
         if last is not None and last.board is board:
             return last
@@ -71,6 +79,7 @@ class ChangeTracker:
                 dropped=(),
                 keys_moved=True,
                 rows={row_key(s): s for s in sessions},
+                states=_states(sessions),
             )
         else:
             before = self._ids
@@ -89,6 +98,11 @@ class ChangeTracker:
                     del rows[row_key(s)]
             for s in changed:
                 rows[row_key(s)] = s
+            states = dict(last.states)
+            for s in dropped:
+                states[s.state] -= 1
+            for s in changed:
+                states[s.state] = states.get(s.state, 0) + 1
             found = BoardChanges(
                 board=board,
                 full=False,
@@ -96,6 +110,14 @@ class ChangeTracker:
                 dropped=dropped,
                 keys_moved={row_key(s) for s in changed} != {row_key(s) for s in dropped},
                 rows=rows,
+                states={k: n for k, n in states.items() if n},
             )
         self._last, self._ids = found, ids
         return found
+
+
+def _states(sessions: Iterable[BoardSession]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for s in sessions:
+        found[s.state] = found.get(s.state, 0) + 1
+    return found

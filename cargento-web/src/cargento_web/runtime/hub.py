@@ -651,6 +651,12 @@ class EventHub:
             found = self._terminals.get((harness, session_id))
             return found[0] if found is not None else None
 
+    def sessions_with_terminal(self) -> list[tuple[str, str]]:
+        """The sessions whose own events carried a terminal identity (what
+        :meth:`terminal_of` answers for), oldest first."""
+        with self._lock:
+            return list(self._terminals)
+
     def started_this_run(self, harness: str, session_id: str) -> datetime | None:
         """When this run saw the session start (``None``: it started before, or unseen)."""
         with self._lock:
