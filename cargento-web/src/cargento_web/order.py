@@ -17,6 +17,8 @@ The order is kept on the server, per flavour of board, so every tab shows the sa
 
 from __future__ import annotations
 
+import bisect
+
 import attrs
 from cargento.board import Board, BoardSession
 
@@ -35,30 +37,80 @@ class _Entry:
 
 
 class StableOrder:
-    """Remembers when each row entered its state, and orders boards by it."""
+    """Remembers when each row entered its state, and orders boards by it.
+
+    Rows that are the same objects as on the previous board keep their entry and their place
+    among themselves, so a board where few rows changed is ordered by placing those rows
+    alone (the order is total: no two rows share a rank)."""
 
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}
         self._batch = 0
+        #: The previous board's rows (as handed in) by object id, and its published order
+        #: with each row's rank.
+        self._rows: dict[int, BoardSession] = {}
+        self._ranked: list[tuple[tuple[int, int, int], BoardSession]] = []
+        #: Rows placed one by one, since the start (tests).
+        self.rows_placed = 0
+
+    def _rank(self, session: BoardSession, entry: _Entry) -> tuple[int, int, int]:
+        batch = -entry.batch if session.state == "idle" else entry.batch
+        return (STATE_RANK.get(session.state, len(STATE_RANK)), batch, entry.place)
 
     def apply(self, board: Board) -> Board:
         """*board* with its sessions in the stable order; rows no longer on it are forgotten,
         so a row that comes back enters anew."""
         self._batch += 1
+        sessions = board.sessions
+        rows = dict(zip(map(id, sessions), sessions, strict=True))
+        came = rows.keys() - self._rows.keys()
+        if not self._rows or 4 * len(came) > len(sessions):
+            ranked = self._order_all(sessions)
+        else:
+            ranked = self._order_changed(sessions, rows, came)
+        self._rows, self._ranked = rows, ranked
+        ordered = tuple(r for _, r in ranked)
+        if ordered == board.sessions:
+            return board
+        return attrs.evolve(board, sessions=ordered)
+
+    def _order_all(self, sessions: tuple[BoardSession, ...]) -> list[tuple[tuple[int, int, int], BoardSession]]:
+        self.rows_placed += len(sessions)
         entries: dict[str, _Entry] = {}
-        for place, session in enumerate(board.sessions):
+        for place, session in enumerate(sessions):
             old = self._entries.get(session.key)
             if old is None or old.state != session.state:
                 old = _Entry(session.state, self._batch, place)
             entries[session.key] = old
         self._entries = entries
+        return sorted(((self._rank(s, entries[s.key]), s) for s in sessions), key=lambda pair: pair[0])
 
-        def rank(session: BoardSession) -> tuple[int, int, int]:
-            entry = entries[session.key]
-            batch = -entry.batch if session.state == "idle" else entry.batch
-            return (STATE_RANK.get(session.state, len(STATE_RANK)), batch, entry.place)
-
-        ordered = tuple(sorted(board.sessions, key=rank))
-        if ordered == board.sessions:
-            return board
-        return attrs.evolve(board, sessions=ordered)
+    def _order_changed(
+        self, sessions: tuple[BoardSession, ...], rows: dict[int, BoardSession], came: set[int]
+    ) -> list[tuple[tuple[int, int, int], BoardSession]]:
+        """The previous order with the rows that left taken out, a changed row whose entry
+        stood put in its old row's place, and the rest placed by their rank."""
+        went = {s.key: s for s in (self._rows[i] for i in self._rows.keys() - rows.keys())}
+        at = dict(zip(map(id, sessions), range(len(sessions)), strict=True))
+        entries = self._entries
+        replaced: dict[int, BoardSession] = {}
+        placed: list[tuple[tuple[int, int, int], BoardSession]] = []
+        fresh_keys: set[str] = set()
+        for i in sorted(came, key=at.__getitem__):
+            s = rows[i]
+            self.rows_placed += 1
+            fresh_keys.add(s.key)
+            old = entries.get(s.key)
+            before = went.get(s.key)
+            if old is not None and old.state == s.state and before is not None:
+                replaced[id(before)] = s
+                continue
+            entry = entries[s.key] = _Entry(s.state, self._batch, at[i])
+            placed.append((self._rank(s, entry), s))
+        for key in went.keys() - fresh_keys:
+            entries.pop(key, None)
+        gone = {id(s) for s in went.values()} - replaced.keys()
+        ranked = [(k, replaced.get(id(r), r)) for k, r in self._ranked if id(r) not in gone]
+        for pair in placed:
+            bisect.insort(ranked, pair, key=lambda p: p[0])
+        return ranked

@@ -145,7 +145,8 @@ class HistoryExtension(Extension):
             if self._seed_demo:
                 self._seed_demo = False
                 self.store.record(demo_history(board))
-            made = self.observer.observe(board)
+            moves = self.context.board_changes(board)
+            made = self.observer.observe(board, None if moves.full else moves.changed)
         if made:
             self.store.record(made)
 
