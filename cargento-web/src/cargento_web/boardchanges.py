@@ -14,12 +14,14 @@ and ``?all=1`` are built by separate builders and alternate when both are stream
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
+from operator import is_not
 
 import attrs
 from cargento.board import Board, BoardSession
 
-__all__ = ["BoardChanges", "ChangeTracker", "RowKey", "row_key"]
+__all__ = ["BoardChanges", "ChangeTracker", "RowKey", "difference", "row_key"]
 
 #: A row's ``(harness, session id)``.
 RowKey = tuple[str, str]
@@ -54,7 +56,6 @@ class ChangeTracker:
 
     def __init__(self) -> None:
         self._last: BoardChanges | None = None
-        self._ids: dict[int, BoardSession] = {}
         self._lock = threading.Lock()
         #: Rows looked at one by one (changed rows, or every row of a full board), for tests.
         self.rows_examined = 0
@@ -69,7 +70,6 @@ class ChangeTracker:
         if last is not None and last.board is board:
             return last
         sessions = board.sessions
-        ids = dict(zip(map(id, sessions), sessions, strict=True))
         if last is None or last.board.all != board.all:
             self.rows_examined += len(sessions)
             found = BoardChanges(
@@ -82,15 +82,9 @@ class ChangeTracker:
                 states=_states(sessions),
             )
         else:
-            before = self._ids
-            came = ids.keys() - before.keys()
-            went = before.keys() - ids.keys()
-            if came:
-                at = dict(zip(map(id, sessions), range(len(sessions)), strict=True))
-                changed = tuple(sessions[i] for i in sorted(at[x] for x in came))
-            else:
-                changed = ()
-            dropped = tuple(before[x] for x in went)
+            came, went = difference(sessions, last.board.sessions)
+            changed = tuple(s for _, s in came)
+            dropped = tuple(went)
             self.rows_examined += len(changed) + len(dropped)
             rows = dict(last.rows)
             for s in dropped:
@@ -112,8 +106,32 @@ class ChangeTracker:
                 rows=rows,
                 states={k: n for k, n in states.items() if n},
             )
-        self._last, self._ids = found, ids
+        self._last = found
         return found
+
+
+def difference(
+    rows: Sequence[BoardSession], before: Sequence[BoardSession]
+) -> tuple[list[tuple[int, BoardSession]], list[BoardSession]]:
+    """The row objects of *rows* that are not in *before* (with their index in *rows*, in
+    order) and those of *before* not in *rows*: C-level over every row, Python work for the
+    rows that differ only. A row that only moved is in neither."""
+    n = len(rows)
+    if n == len(before):
+        # Where the same object stands at the same place, nothing moved; a row that moved
+        # shifts the places in between, so it is found at a differing place on both sides.
+        places = list(compress(range(n), map(is_not, rows, before)))
+        if len(places) * 8 <= n:
+            old = {id(before[i]) for i in places}
+            new = {id(rows[i]) for i in places}
+            return (
+                [(i, rows[i]) for i in places if id(rows[i]) not in old],
+                [before[i] for i in places if id(before[i]) not in new],
+            )
+    ids = dict(zip(map(id, rows), range(n), strict=True))
+    prior = dict(zip(map(id, before), before, strict=True))
+    came = sorted(ids[x] for x in ids.keys() - prior.keys())
+    return [(i, rows[i]) for i in came], [prior[x] for x in prior.keys() - ids.keys()]
 
 
 def _states(sessions: Iterable[BoardSession]) -> dict[str, int]:

@@ -22,6 +22,8 @@ import bisect
 import attrs
 from cargento.board import Board, BoardSession
 
+from cargento_web.boardchanges import difference
+
 __all__ = ["STATE_RANK", "StableOrder"]
 
 #: The order of the state groups on the board.
@@ -46,9 +48,9 @@ class StableOrder:
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}
         self._batch = 0
-        #: The previous board's rows (as handed in) by object id, and its published order
-        #: with each row's rank.
-        self._rows: dict[int, BoardSession] = {}
+        #: The previous board's rows (as handed in), and its published order with each row's
+        #: rank.
+        self._input: tuple[BoardSession, ...] = ()
         self._ranked: list[tuple[tuple[int, int, int], BoardSession]] = []
         #: Rows placed one by one, since the start (tests).
         self.rows_placed = 0
@@ -62,13 +64,12 @@ class StableOrder:
         so a row that comes back enters anew."""
         self._batch += 1
         sessions = board.sessions
-        rows = dict(zip(map(id, sessions), sessions, strict=True))
-        came = rows.keys() - self._rows.keys()
-        if not self._rows or 4 * len(came) > len(sessions):
+        came, went = difference(sessions, self._input) if self._input else ([], [])
+        if not self._input or 4 * len(came) > len(sessions):
             ranked = self._order_all(sessions)
         else:
-            ranked = self._order_changed(sessions, rows, came)
-        self._rows, self._ranked = rows, ranked
+            ranked = self._order_changed(came, went)
+        self._input, self._ranked = sessions, ranked
         ordered = tuple(r for _, r in ranked)
         if ordered == board.sessions:
             return board
@@ -86,31 +87,32 @@ class StableOrder:
         return sorted(((self._rank(s, entries[s.key]), s) for s in sessions), key=lambda pair: pair[0])
 
     def _order_changed(
-        self, sessions: tuple[BoardSession, ...], rows: dict[int, BoardSession], came: set[int]
+        self, came: list[tuple[int, BoardSession]], went: list[BoardSession]
     ) -> list[tuple[tuple[int, int, int], BoardSession]]:
         """The previous order with the rows that left taken out, a changed row whose entry
-        stood put in its old row's place, and the rest placed by their rank."""
-        went = {s.key: s for s in (self._rows[i] for i in self._rows.keys() - rows.keys())}
-        at = dict(zip(map(id, sessions), range(len(sessions)), strict=True))
+        stood put in its old row's place, and the rest placed by their rank (*came*: the new
+        row objects with their place in core's order; *went*: the old ones not on it)."""
+        before = {s.key: s for s in went}
         entries = self._entries
         replaced: dict[int, BoardSession] = {}
         placed: list[tuple[tuple[int, int, int], BoardSession]] = []
         fresh_keys: set[str] = set()
-        for i in sorted(came, key=at.__getitem__):
-            s = rows[i]
+        for place, s in came:
             self.rows_placed += 1
             fresh_keys.add(s.key)
             old = entries.get(s.key)
-            before = went.get(s.key)
-            if old is not None and old.state == s.state and before is not None:
-                replaced[id(before)] = s
+            prior = before.get(s.key)
+            if old is not None and old.state == s.state and prior is not None:
+                replaced[id(prior)] = s
                 continue
-            entry = entries[s.key] = _Entry(s.state, self._batch, at[i])
+            entry = entries[s.key] = _Entry(s.state, self._batch, place)
             placed.append((self._rank(s, entry), s))
-        for key in went.keys() - fresh_keys:
+        for key in before.keys() - fresh_keys:
             entries.pop(key, None)
-        gone = {id(s) for s in went.values()} - replaced.keys()
-        ranked = [(k, replaced.get(id(r), r)) for k, r in self._ranked if id(r) not in gone]
+        gone = {id(s) for s in went} - replaced.keys()
+        ranked = (
+            [(k, replaced.get(id(r), r)) for k, r in self._ranked if id(r) not in gone] if went else list(self._ranked)
+        )
         for pair in placed:
             bisect.insort(ranked, pair, key=lambda p: p[0])
         return ranked
