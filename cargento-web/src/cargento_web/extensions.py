@@ -102,7 +102,9 @@ class Extension:
         return ()
 
     def on_board(self, board: Board) -> None:
-        """Called with every board built (in a worker thread; keep it quick)."""
+        """Called with every board built (in a worker thread; keep it quick: look at the rows
+        ``context.board_changes(board)`` says changed, not at every row, unless it says
+        ``full``)."""
 
     def document(self) -> Mapping[str, Any]:
         """Top-level keys this feature adds to ``/api/data`` (never ``sessions`` or another
