@@ -207,3 +207,17 @@ def test_the_builder_hands_the_board_the_passes_over_every_row_made() -> None:
     assert list(board.sessions) == want
     assert board.counts == counts
     assert {h.key: h.sessions for h in board.harnesses} == per
+
+
+def test_a_harness_whose_claims_moved_only_with_the_clock_keeps_its_share() -> None:
+    sessions = [FakeSession(f"s{i}", age_s=30 + i) for i in range(8)]
+    builder = _builder(sessions)
+    until = NOW + timedelta(minutes=5)
+
+    def claim(at: datetime) -> dict[tuple[str, str], Overlay]:
+        return {("fake", "s2"): Overlay(state="working", at=at, source="event:UserPromptSubmit", until=until)}
+
+    builder.build(now=NOW, overlays=claim(NOW), changes={})
+    made = builder.assembly.shares_made
+    builder.build(now=NOW + timedelta(milliseconds=200), overlays=claim(NOW + timedelta(milliseconds=200)), changes={})
+    assert builder.assembly.shares_made == made, "the harness handed over the very same rows"

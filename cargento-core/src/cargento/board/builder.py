@@ -294,6 +294,9 @@ class BoardBuilder:
         moved = {
             sid for sid in moved if not same_but_clock(before.get(sid), after.get(sid), settled.folded[sid].last_active)
         }
+        if not moved:
+            # The very same rows: the board-wide passes keep this harness's share as it is.
+            return attrs.evolve(settled, overlays=mine)
         info = settled.entry
         tie = self.registry.harnesses[info.key].process
         listing = self._listing.of(tie) if tie is not None else None
