@@ -101,3 +101,72 @@ def test_an_ending_recorded_between_boards_for_a_row_that_stood_is_retired_as_be
     quick.on_board(again, tracker.see(again))
     every.on_board(again)
     assert quick.document() == every.document() == {}
+
+
+def _context(tmp_path: Any, tracker: ChangeTracker, latest: list[Board]) -> Any:
+    from cargento.board import BoardBuilder
+    from cargento.cli import Options
+    from cargento.plugins import load_registry
+    from cargento_web.extensions import ExtensionContext
+    from cargento_web.settings import Settings
+
+    return ExtensionContext(
+        options=Options(),
+        settings=Settings(),
+        builder=BoardBuilder(load_registry(entry_points=False), env={"HOME": str(tmp_path)}),
+        hub=None,
+        state_dir=tmp_path / "state",
+        env={"HOME": str(tmp_path)},
+        changed=lambda: None,
+        latest_board=lambda: latest[-1] if latest else None,
+        board_changes=tracker.see,
+    )
+
+
+def test_the_annotations_share_is_made_again_only_when_the_set_of_sessions_moves(
+    row: Row, board_of: Boards, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cargento_web.annotations import create
+    from cargento_web.annotations import extension as annotations_extension
+    from cargento_web.annotations.summary import board_share as real
+
+    made: list[int] = []
+
+    def counting(store: Any, board: Board | None) -> Any:
+        made.append(1)
+        return real(store, board)
+
+    monkeypatch.setattr(annotations_extension, "board_share", counting)
+    tracker = ChangeTracker()
+    feature = create(_context(tmp_path, tracker, []))
+    rows = [row(f"s{i}", state="idle", last_active_at=T0) for i in range(6)]
+    feature.on_board(board_of(T0, *rows))
+    assert len(made) == 1
+    rows[1] = attrs.evolve(rows[1], state="working")  # a row changed, the set did not
+    feature.on_board(board_of(T0, *rows))
+    assert len(made) == 1
+    before = feature.document()["annotations"]["sessions"]
+    rows.append(row("s9", state="idle", last_active_at=T0))  # a session came
+    feature.on_board(board_of(T0, *rows))
+    assert len(made) == 2
+    assert feature.document()["annotations"]["sessions"] == before
+
+
+def test_the_dismissals_counts_from_the_changed_rows_are_the_counts_of_every_row(
+    row: Row, board_of: Boards, tmp_path: Any
+) -> None:
+    from cargento_web.dismissals import create
+
+    latest: list[Board] = []
+    tracker = ChangeTracker()
+    feature = create(_context(tmp_path, tracker, latest))
+    assert feature.store is not None
+    for i, board in enumerate(_boards(row, board_of, 5)):
+        if i == 3:
+            feature.store.mark("claude", "s01", T0 + timedelta(hours=1))
+            feature.store.mark("claude", "s04", T0 + timedelta(hours=1))
+        latest.append(board)
+        feature.on_board(board)
+        quick = feature.document()["dismissals"]["counts"]
+        feature._recount(None)  # a route's recount: every row of the latest board
+        assert feature.document()["dismissals"]["counts"] == quick
