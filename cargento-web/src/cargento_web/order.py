@@ -48,10 +48,11 @@ class StableOrder:
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}
         self._batch = 0
-        #: The previous board's rows (as handed in), and its published order with each row's
-        #: rank.
+        #: The previous board's rows (as handed in), and its published order: the rows and,
+        #: place by place, their ranks.
         self._input: tuple[BoardSession, ...] = ()
-        self._ranked: list[tuple[tuple[int, int, int], BoardSession]] = []
+        self._rows: list[BoardSession] = []
+        self._ranks: list[tuple[int, int, int]] = []
         #: Rows placed one by one, since the start (tests).
         self.rows_placed = 0
 
@@ -66,16 +67,16 @@ class StableOrder:
         sessions = board.sessions
         came, went = difference(sessions, self._input) if self._input else ([], [])
         if not self._input or 4 * len(came) > len(sessions):
-            ranked = self._order_all(sessions)
+            self._order_all(sessions)
         else:
-            ranked = self._order_changed(came, went)
-        self._input, self._ranked = sessions, ranked
-        ordered = tuple(r for _, r in ranked)
+            self._order_changed(came, went)
+        self._input = sessions
+        ordered = tuple(self._rows)
         if ordered == board.sessions:
             return board
         return attrs.evolve(board, sessions=ordered)
 
-    def _order_all(self, sessions: tuple[BoardSession, ...]) -> list[tuple[tuple[int, int, int], BoardSession]]:
+    def _order_all(self, sessions: tuple[BoardSession, ...]) -> None:
         self.rows_placed += len(sessions)
         entries: dict[str, _Entry] = {}
         for place, session in enumerate(sessions):
@@ -84,35 +85,40 @@ class StableOrder:
                 old = _Entry(session.state, self._batch, place)
             entries[session.key] = old
         self._entries = entries
-        return sorted(((self._rank(s, entries[s.key]), s) for s in sessions), key=lambda pair: pair[0])
+        ranked = sorted(((self._rank(s, entries[s.key]), s) for s in sessions), key=lambda pair: pair[0])
+        self._ranks = [k for k, _ in ranked]
+        self._rows = [r for _, r in ranked]
 
-    def _order_changed(
-        self, came: list[tuple[int, BoardSession]], went: list[BoardSession]
-    ) -> list[tuple[tuple[int, int, int], BoardSession]]:
+    def _order_changed(self, came: list[tuple[int, BoardSession]], went: list[BoardSession]) -> None:
         """The previous order with the rows that left taken out, a changed row whose entry
         stood put in its old row's place, and the rest placed by their rank (*came*: the new
         row objects with their place in core's order; *went*: the old ones not on it)."""
         before = {s.key: s for s in went}
         entries = self._entries
-        replaced: dict[int, BoardSession] = {}
+        rows, ranks = self._rows, self._ranks
+        at = dict(zip(map(id, rows), range(len(rows)), strict=True)) if went else {}
         placed: list[tuple[tuple[int, int, int], BoardSession]] = []
         fresh_keys: set[str] = set()
+        out: list[int] = []
         for place, s in came:
             self.rows_placed += 1
             fresh_keys.add(s.key)
             old = entries.get(s.key)
             prior = before.get(s.key)
             if old is not None and old.state == s.state and prior is not None:
-                replaced[id(prior)] = s
+                rows[at[id(prior)]] = s  # the same rank: its old row's place
                 continue
+            if prior is not None:
+                out.append(at[id(prior)])
             entry = entries[s.key] = _Entry(s.state, self._batch, place)
             placed.append((self._rank(s, entry), s))
         for key in before.keys() - fresh_keys:
             entries.pop(key, None)
-        gone = {id(s) for s in went} - replaced.keys()
-        ranked = (
-            [(k, replaced.get(id(r), r)) for k, r in self._ranked if id(r) not in gone] if went else list(self._ranked)
-        )
-        for pair in placed:
-            bisect.insort(ranked, pair, key=lambda p: p[0])
-        return ranked
+            out.append(at[id(before[key])])
+        for i in sorted(out, reverse=True):
+            del rows[i]
+            del ranks[i]
+        for rank, s in placed:
+            i = bisect.bisect(ranks, rank)
+            ranks.insert(i, rank)
+            rows.insert(i, s)
