@@ -48,7 +48,8 @@ def test_difference_is_the_row_sets_difference(seed: int, size: int, edits: int,
             rows.insert(rng.randrange(len(rows) + 1), session(f"n{rng.randrange(99)}", "idle"))
     if shuffle:
         rng.shuffle(rows)
-    came, went = difference(rows, before)
+    came, went, ids = difference(rows, before)
+    assert ids == {id(r) for r in rows}
     old, new = {id(r) for r in before}, {id(r) for r in rows}
     assert [(i, id(r)) for i, r in came] == [(i, id(r)) for i, r in enumerate(rows) if id(r) not in old]
     assert sorted(map(id, went)) == sorted(id(r) for r in before if id(r) not in new)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import attrs
 from cargento.board import Board, BoardSession, Counts
 from cargento.board.document import State
+from cargento_web.boardchanges import ChangeTracker
 from cargento_web.order import STATE_RANK, StableOrder
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -173,7 +174,7 @@ def test_placing_the_changed_rows_orders_as_ranking_every_row(seed: int, boards:
     rng = random.Random(seed)
     keys = [f"k{i:02d}" for i in range(size)]
     rows = {k: session(k, rng.choice(STATES)) for k in rng.sample(keys, max(1, size // 2))}
-    quick, every = StableOrder(), EveryRow()
+    quick, every, told, tracker = StableOrder(), EveryRow(), StableOrder(), ChangeTracker()
     for _ in range(boards):
         for _ in range(rng.choice([0, 1, 1, 2, 5, size])):
             k = rng.choice(keys)
@@ -187,7 +188,11 @@ def test_placing_the_changed_rows_orders_as_ranking_every_row(seed: int, boards:
         order = list(rows.values())
         rng.shuffle(order)  # core's order of the build
         b = board_of(order)
-        assert [s.key for s in quick.apply(b).sessions] == every.apply(b)
+        want = every.apply(b)
+        assert [s.key for s in quick.apply(b).sessions] == want
+        # Told what moved (the features' changes of the same board), the same order.
+        tracker.see(b)
+        assert [s.key for s in told.apply(b, tracker.peek(attrs.evolve(b, revision=9))).sessions] == want
 
 
 def test_a_board_where_one_row_changed_places_that_row_alone() -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
-from operator import is_not
 
 import attrs
 from cargento.board import Board, BoardSession
@@ -49,6 +48,10 @@ class BoardChanges:
     rows: Mapping[RowKey, BoardSession]
     #: How many rows of the board are in each state.
     states: Mapping[str, int]
+    #: The rows of the board compared with (``()`` when :attr:`full`), and the place of
+    #: each changed row on this board.
+    before: tuple[BoardSession, ...] = ()
+    places: tuple[int, ...] = ()
 
 
 class ChangeTracker:
@@ -57,6 +60,8 @@ class ChangeTracker:
     def __init__(self) -> None:
         self._last: BoardChanges | None = None
         self._lock = threading.Lock()
+        #: The ids of the last board's rows.
+        self._ids: set[int] | None = None
         #: Rows looked at one by one (changed rows, or every row of a full board), for tests.
         self.rows_examined = 0
 
@@ -65,12 +70,25 @@ class ChangeTracker:
         with self._lock:
             return self._see(board)
 
+    def peek(self, board: Board) -> BoardChanges | None:
+        """The changes of *board* when it is the board last seen (or its rows under a new
+        revision stamp), else ``None``; never works anything out."""
+        with self._lock:
+            last = self._last
+            if last is not None and last.board.sessions is board.sessions and last.board.all == board.all:
+                return last
+            return None
+
     def _see(self, board: Board) -> BoardChanges:
         last = self._last
-        if last is not None and last.board is board:
+        if last is not None and (
+            last.board is board or (last.board.sessions is board.sessions and last.board.all == board.all)
+        ):
+            # The same board, or the same rows under a new revision stamp.
             return last
         sessions = board.sessions
         if last is None or last.board.all != board.all:
+            self._ids = set(map(id, sessions))
             self.rows_examined += len(sessions)
             found = BoardChanges(
                 board=board,
@@ -82,8 +100,9 @@ class ChangeTracker:
                 states=_states(sessions),
             )
         else:
-            came, went = difference(sessions, last.board.sessions)
+            came, went, self._ids = difference(sessions, last.board.sessions, self._ids)
             changed = tuple(s for _, s in came)
+            places = tuple(i for i, _ in came)
             dropped = tuple(went)
             self.rows_examined += len(changed) + len(dropped)
             rows = dict(last.rows)
@@ -105,33 +124,33 @@ class ChangeTracker:
                 keys_moved={row_key(s) for s in changed} != {row_key(s) for s in dropped},
                 rows=rows,
                 states={k: n for k, n in states.items() if n},
+                before=last.board.sessions,
+                places=places,
             )
         self._last = found
         return found
 
 
 def difference(
-    rows: Sequence[BoardSession], before: Sequence[BoardSession]
-) -> tuple[list[tuple[int, BoardSession]], list[BoardSession]]:
+    rows: Sequence[BoardSession], before: Sequence[BoardSession], before_ids: set[int] | None = None
+) -> tuple[list[tuple[int, BoardSession]], list[BoardSession], set[int]]:
     """The row objects of *rows* that are not in *before* (with their index in *rows*, in
-    order) and those of *before* not in *rows*: C-level over every row, Python work for the
-    rows that differ only. A row that only moved is in neither."""
-    n = len(rows)
-    if n == len(before):
-        # Where the same object stands at the same place, nothing moved; a row that moved
-        # shifts the places in between, so it is found at a differing place on both sides.
-        places = list(compress(range(n), map(is_not, rows, before)))
-        if len(places) * 8 <= n:
-            old = {id(before[i]) for i in places}
-            new = {id(rows[i]) for i in places}
-            return (
-                [(i, rows[i]) for i in places if id(rows[i]) not in old],
-                [before[i] for i in places if id(before[i]) not in new],
-            )
-    ids = dict(zip(map(id, rows), range(n), strict=True))
-    prior = dict(zip(map(id, before), before, strict=True))
-    came = sorted(ids[x] for x in ids.keys() - prior.keys())
-    return [(i, rows[i]) for i in came], [prior[x] for x in prior.keys() - ids.keys()]
+    order), those of *before* not in *rows*, and the ids of *rows* (hand them back as
+    *before_ids* next time). C-level over every row (sets of object ids, and selectors over
+    them); Python work for the rows that came or went only. A row that only moved is in
+    neither."""
+    ids = set(map(id, rows))
+    prior = before_ids if before_ids is not None else set(map(id, before))
+    came_ids = ids - prior
+    went_ids = prior - ids
+    came: list[tuple[int, BoardSession]] = []
+    went: list[BoardSession] = []
+    if came_ids:
+        chosen = list(map(came_ids.__contains__, map(id, rows)))
+        came = list(zip(compress(range(len(rows)), chosen), compress(rows, chosen), strict=True))
+    if went_ids:
+        went = list(compress(before, map(went_ids.__contains__, map(id, before))))
+    return came, went, ids
 
 
 def _states(sessions: Iterable[BoardSession]) -> dict[str, int]:

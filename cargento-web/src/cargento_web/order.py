@@ -22,7 +22,7 @@ import bisect
 import attrs
 from cargento.board import Board, BoardSession
 
-from cargento_web.boardchanges import difference
+from cargento_web.boardchanges import BoardChanges, difference
 
 __all__ = ["STATE_RANK", "StableOrder"]
 
@@ -51,6 +51,7 @@ class StableOrder:
         #: The previous board's rows (as handed in), and its published order: the rows and,
         #: place by place, their ranks.
         self._input: tuple[BoardSession, ...] = ()
+        self._input_ids: set[int] | None = None
         self._rows: list[BoardSession] = []
         self._ranks: list[tuple[int, int, int]] = []
         #: Rows placed one by one, since the start (tests).
@@ -60,12 +61,19 @@ class StableOrder:
         batch = -entry.batch if session.state == "idle" else entry.batch
         return (STATE_RANK.get(session.state, len(STATE_RANK)), batch, entry.place)
 
-    def apply(self, board: Board) -> Board:
+    def apply(self, board: Board, changes: BoardChanges | None = None) -> Board:
         """*board* with its sessions in the stable order; rows no longer on it are forgotten,
-        so a row that comes back enters anew."""
+        so a row that comes back enters anew. *changes*, what moved on *board* since the board
+        before it, saves finding that again when that board was this order's last."""
         self._batch += 1
         sessions = board.sessions
-        came, went = difference(sessions, self._input) if self._input else ([], [])
+        if changes is not None and self._input and not changes.full and changes.before is self._input:
+            came, went = list(zip(changes.places, changes.changed, strict=True)), list(changes.dropped)
+            self._input_ids = None
+        else:
+            came, went, self._input_ids = (
+                difference(sessions, self._input, self._input_ids) if self._input else ([], [], set(map(id, sessions)))
+            )
         if not self._input or 4 * len(came) > len(sessions):
             self._order_all(sessions)
         else:
