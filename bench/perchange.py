@@ -94,7 +94,8 @@ def measure(per_harness: int, events: int, profile: bool) -> dict[str, Any]:
             start = time.perf_counter()
             hub_any.ingest("claude", body)
             mid = time.perf_counter()
-            feed.order.apply(live._build_sync(feed, {}))
+            built = live._build_sync(feed, {})
+            feed.order.apply(built, live.extensions.changes.peek(built))
             end = time.perf_counter()
             if parts.recording:
                 parts.samples.setdefault("hub.ingest", []).append(mid - start)
