@@ -450,7 +450,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-large", action="store_true", help="skip the 50,000-file and 300 MB stores")
     parser.add_argument("--skip-eta", action="store_true", help="skip the turn-estimate error (bench/eta.py)")
     parser.add_argument("--skip-page", action="store_true", help="skip the page's figures in Chromium (bench/page.py)")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated parts to run, of: scales (refresh and one append), server (event and "
+        "store write to SSE), cold, page, large, startup (everything else); default: all",
+    )
     args = parser.parse_args(argv)
+    only = {p.strip() for p in args.only.split(",") if p.strip()}
+
+    def want(part: str) -> bool:
+        return not only or part in only
+
     # 640 sessions at every pass: the latency, render and flat-refresh targets are set there.
     scales = (4, 16, 64)
     runs = 3 if args.quick else args.runs
@@ -459,22 +470,24 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "scales": {},
     }
-    for per in scales:
+    for per in scales if want("scales") else ():
         print(f"board at {per * 10} sessions…", flush=True)
         results["scales"][str(per * 10)] = board_scale(per, runs)
-    print("cold first board at 1,500 sessions across the ten harnesses…", flush=True)
-    cold = results["cold_1500"] = cold_across_harnesses(150, runs)
-    print(
-        f"  median {cold['cold_first_board_ms']['median']:.0f} ms (CPU {cold['cold_first_board_cpu_ms']['median']:.0f} ms);"
-        " each harness alone: "
-        + ", ".join(f"{k} {v['median']:.0f}" for k, v in cold["per_harness_alone_ms"].items())
-        + f" ms; load average {os.getloadavg()[0]:.1f}",
-        flush=True,
-    )
+    if want("cold"):
+        print("cold first board at 1,500 sessions across the ten harnesses…", flush=True)
+        cold = results["cold_1500"] = cold_across_harnesses(150, runs)
+        print(
+            f"  median {cold['cold_first_board_ms']['median']:.0f} ms (CPU {cold['cold_first_board_cpu_ms']['median']:.0f} ms);"
+            " each harness alone: "
+            + ", ".join(f"{k} {v['median']:.0f}" for k, v in cold["per_harness_alone_ms"].items())
+            + f" ms; load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
     biggest = str(scales[-1] * 10)
-    print(f"server at {biggest} sessions…", flush=True)
-    results["server"] = server_figures(scales[-1], 40 if args.quick else args.samples)
-    if not args.skip_page:
+    if want("server"):
+        print(f"server at {biggest} sessions…", flush=True)
+        results["server"] = server_figures(scales[-1], 40 if args.quick else args.samples)
+    if not args.skip_page and want("page"):
         import page
 
         print("the page in Chromium: a revision's render at 640, idle at 160…", flush=True)
@@ -482,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
             "640": page.figures(64, revisions=10 if args.quick else 30, idle_s=0.0),
             "160": page.figures(16, revisions=0, idle_s=20.0 if args.quick else 60.0),
         }
-    if not args.skip_large:
+    if not args.skip_large and want("large"):
         print("large stores…", flush=True)
         results["large"] = {
             "claude_50k_files": claude_many_files(50_000, 40, runs),
@@ -491,19 +504,20 @@ def main(argv: list[str] | None = None) -> int:
             ),
             "codex_300mb": run_text([str(REPO / "cargento-harness-codex/bench/large_rollout.py")]),
         }
-    import startup
+    if want("startup"):
+        import startup
 
-    print("whole processes: first board, the forwarder, idle cost…", flush=True)
-    results["startup"] = {
-        str(per * 10): startup.figures(per, runs=runs, idle_s=(20.0 if args.quick else 60.0) if per == 16 else 0.0)
-        for per in ((16,) if args.quick else (16, 64))
-    }
-    results["forwarder"] = startup.forwarder(10 if args.quick else 30)
-    results["forwarder"].update(startup.forwarder_installed(10 if args.quick else 30))
-    print("server memory at 640 sessions after appends, and the demo soak (leak check)…", flush=True)
-    results["memory"] = startup.memory(64, appends_s=30.0 if args.quick else 300.0)
-    results["soak"] = startup.soak(120.0 if args.quick else 600.0)
-    if not args.skip_eta:
+        print("whole processes: first board, the forwarder, idle cost…", flush=True)
+        results["startup"] = {
+            str(per * 10): startup.figures(per, runs=runs, idle_s=(20.0 if args.quick else 60.0) if per == 16 else 0.0)
+            for per in ((16,) if args.quick else (16, 64))
+        }
+        results["forwarder"] = startup.forwarder(10 if args.quick else 30)
+        results["forwarder"].update(startup.forwarder_installed(10 if args.quick else 30))
+        print("server memory at 640 sessions after appends, and the demo soak (leak check)…", flush=True)
+        results["memory"] = startup.memory(64, appends_s=30.0 if args.quick else 300.0)
+        results["soak"] = startup.soak(120.0 if args.quick else 600.0)
+    if not args.skip_eta and want("startup"):
         import eta
 
         print("turn estimate error over the recorded and demo corpora…", flush=True)
@@ -521,9 +535,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def collect(results: dict[str, Any]) -> dict[str, Any]:
     figures: dict[str, Any] = {}
-    top = results["scales"].get("640") or results["scales"][max(results["scales"], key=int)]
-    figures["cold_640_ms"] = top["cold_first_board_ms"]["median"]
-    figures["warm_one_append_640_ms"] = top["refresh_after_one_append_ms"]["median"]
+    top = results["scales"].get("640") or (
+        results["scales"][max(results["scales"], key=int)] if results["scales"] else None
+    )
+    if top is not None:
+        figures["cold_640_ms"] = top["cold_first_board_ms"]["median"]
+        figures["warm_one_append_640_ms"] = top["refresh_after_one_append_ms"]["median"]
     small = results["scales"].get("40")
     if small is not None and "640" in results["scales"]:
         figures["one_append_640_vs_40"] = (

@@ -138,6 +138,7 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
                 changed=extensions.changed,
                 latest_board=lambda: app_holder[0].state.live.latest() if app_holder else None,
                 demo=demo,
+                board_changes=extensions.changes.see,
             )
             extensions.items = tuple(load_extensions(context, features))
         app = create_app(builder=builder, settings=served_settings, hub=hub, extensions=extensions)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime
 
 import attrs
 from cargento.board import Board, BoardSession, Counts
 from cargento.board.document import State
-from cargento_web.order import StableOrder
+from cargento_web.boardchanges import ChangeTracker
+from cargento_web.order import STATE_RANK, StableOrder
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -128,3 +132,77 @@ def test_an_unchanged_order_returns_the_same_board() -> None:
     moved = board(("w2", "working"), ("w1", "working"))
     out = order.apply(moved)
     assert out is not moved and attrs.evolve(out, sessions=moved.sessions) == moved
+
+
+# -- placing only the rows that changed gives the order ranking every row gave --------------
+
+STATES: list[State] = ["needs_input", "working", "starting", "idle"]
+
+
+def board_of(rows: list[BoardSession]) -> Board:
+    """A board of these very row objects, in this order."""
+    return attrs.evolve(board(), sessions=tuple(rows))
+
+
+class EveryRow:
+    """The reference: every row's entry looked up and every row ranked, on every board."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[str, int, int]] = {}
+        self._batch = 0
+
+    def apply(self, b: Board) -> list[str]:
+        self._batch += 1
+        entries: dict[str, tuple[str, int, int]] = {}
+        for place, s in enumerate(b.sessions):
+            old = self._entries.get(s.key)
+            if old is None or old[0] != s.state:
+                old = (s.state, self._batch, place)
+            entries[s.key] = old
+        self._entries = entries
+
+        def rank(s: BoardSession) -> tuple[int, int, int]:
+            _state, batch, place = entries[s.key]
+            return (STATE_RANK.get(s.state, len(STATE_RANK)), -batch if s.state == "idle" else batch, place)
+
+        return [s.key for s in sorted(b.sessions, key=rank)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 12), st.integers(1, 40))
+def test_placing_the_changed_rows_orders_as_ranking_every_row(seed: int, boards: int, size: int) -> None:
+    rng = random.Random(seed)
+    keys = [f"k{i:02d}" for i in range(size)]
+    rows = {k: session(k, rng.choice(STATES)) for k in rng.sample(keys, max(1, size // 2))}
+    quick, every, told, tracker = StableOrder(), EveryRow(), StableOrder(), ChangeTracker()
+    for _ in range(boards):
+        for _ in range(rng.choice([0, 1, 1, 2, 5, size])):
+            k = rng.choice(keys)
+            what = rng.random()
+            if what < 0.2:
+                rows.pop(k, None)  # leaves the board
+            elif what < 0.5 and k in rows:
+                rows[k] = attrs.evolve(rows[k], title=f"{k} moved")  # changed, same state
+            else:
+                rows[k] = session(k, rng.choice(STATES))  # new, or a new state
+        order = list(rows.values())
+        rng.shuffle(order)  # core's order of the build
+        b = board_of(order)
+        want = every.apply(b)
+        assert [s.key for s in quick.apply(b).sessions] == want
+        # Told what moved (the features' changes of the same board), the same order.
+        tracker.see(b)
+        assert [s.key for s in told.apply(b, tracker.peek(attrs.evolve(b, revision=9))).sessions] == want
+
+
+def test_a_board_where_one_row_changed_places_that_row_alone() -> None:
+    rows = [session(f"k{i:02d}", "idle" if i % 3 else "working") for i in range(60)]
+    order = StableOrder()
+    order.apply(board_of(rows))
+    assert order.rows_placed == 60
+    rows[7] = attrs.evolve(rows[7], state="needs_input")
+    moved = order.apply(board_of(rows))
+    assert order.rows_placed == 61
+    assert moved.sessions[0] is rows[7]
+    order.apply(board_of(rows))
+    assert order.rows_placed == 61, "nothing changed: nothing is placed"

@@ -37,6 +37,7 @@ from cargento.cli import Options
 from cargento.diagnose import OwnStore
 from starlette.routing import BaseRoute
 
+from cargento_web.boardchanges import BoardChanges, ChangeTracker
 from cargento_web.settings import Settings
 
 if TYPE_CHECKING:
@@ -84,6 +85,10 @@ class ExtensionContext:
     latest_board: Callable[[], Board | None]
     #: ``--demo``: seed the feature's stores with a few examples so every surface shows.
     demo: bool = False
+    #: What moved on a board since the one before it (:mod:`cargento_web.boardchanges`),
+    #: worked out once per board for every feature (``Extensions.changes.see``): an
+    #: ``on_board`` looks at the changed rows alone unless ``full`` says otherwise.
+    board_changes: Callable[[Board], BoardChanges] = attrs.field(factory=lambda: ChangeTracker().see)
 
 
 class Extension:
@@ -97,7 +102,9 @@ class Extension:
         return ()
 
     def on_board(self, board: Board) -> None:
-        """Called with every board built (in a worker thread; keep it quick)."""
+        """Called with every board built (in a worker thread; keep it quick: look at the rows
+        ``context.board_changes(board)`` says changed, not at every row, unless it says
+        ``full``)."""
 
     def document(self) -> Mapping[str, Any]:
         """Top-level keys this feature adds to ``/api/data`` (never ``sessions`` or another
@@ -128,6 +135,8 @@ class Extensions:
         self._generation = 0
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
+        #: What moved on each board handed to :meth:`on_board`, shared by every feature.
+        self.changes = ChangeTracker()
 
     @property
     def generation(self) -> int:
@@ -152,6 +161,7 @@ class Extensions:
         return [route for e in self.items for route in e.routes(guard)]
 
     def on_board(self, board: Board) -> None:
+        self.changes.see(board)
         for e in self.items:
             try:
                 e.on_board(board)

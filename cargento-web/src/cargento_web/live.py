@@ -276,7 +276,9 @@ class LiveBoard:
         running: asyncio.Future[Board] = asyncio.get_running_loop().create_future()
         feed.building = running
         try:
-            board = feed.order.apply(await anyio.to_thread.run_sync(self._build_sync, feed, changes))
+            built = await anyio.to_thread.run_sync(self._build_sync, feed, changes)
+            # What moved on it was worked out for the features already (the order only peeks).
+            board = feed.order.apply(built, self.extensions.changes.peek(built))
         except BaseException as exc:
             running.set_exception(exc)
             running.exception()  # a failed build is its caller's to report; no waiter is needed

@@ -127,6 +127,7 @@ def build_app(options: Options, served: Served, settings: Settings) -> tuple[Sta
         changed=extensions.changed,
         latest_board=lambda: latest[0]() if latest else None,
         demo=options.demo,
+        board_changes=extensions.changes.see,
     )
     extensions.items = tuple(load_extensions(context))
     app = create_app(builder=builder, settings=settings, hub=hub, extensions=extensions)

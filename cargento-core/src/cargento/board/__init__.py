@@ -8,6 +8,7 @@ plugins read. One concept per module:
 - :mod:`~cargento.board.builder` — :class:`BoardBuilder`, the pass over every harness;
 - :mod:`~cargento.board.discovery` — the read pass over one harness's sessions and its caches;
 - :mod:`~cargento.board.window` — the display window;
+- :mod:`~cargento.board.assembly` — the board-wide passes, kept per harness across builds;
 - :mod:`~cargento.board.folding` — children folded onto parents;
 - :mod:`~cargento.board.state` — the state and its precedence, live-event :class:`Overlay`;
 - :mod:`~cargento.board.detail` — the detail line and :func:`ago`;

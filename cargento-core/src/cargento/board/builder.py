@@ -18,20 +18,20 @@ from pathlib import Path
 
 import attrs
 
+from cargento.board.assembly import BoardAssembly
 from cargento.board.context import current_platform, default_home
 from cargento.board.derivation import RowDeriver
 from cargento.board.discovery import DERIVED_REUSE_S, ReadPass, SessionReader
-from cargento.board.document import SCHEMA, Board, BoardHarness, BoardSession, count
+from cargento.board.document import SCHEMA, Board, BoardHarness, BoardSession
 from cargento.board.folding import fold
-from cargento.board.identity import DisplayIds
 from cargento.board.liveness import Listing, apply_liveness
-from cargento.board.revision import ContentHash
+from cargento.board.revision import content_hash
 from cargento.board.session_row import SessionKey, SessionRow
 from cargento.board.starting import starting_row
-from cargento.board.state import Overlay, board_order
+from cargento.board.state import Overlay, same_but_clock
 from cargento.board.strip import discovered_entry, finish_strip, plugin_of, undiscovered_entry
 from cargento.board.watchdog import DEFAULT_READ_BUDGET_S, Busy, Done, Overran, Watchdog
-from cargento.board.window import window_seconds, within_window
+from cargento.board.window import window_seconds
 from cargento.cache import HarnessCache
 from cargento.models import Discovery, HarnessContext, HarnessInfo
 from cargento.plugins import Fault, Ok, Registry
@@ -94,7 +94,9 @@ class BoardBuilder:
         self.last_discovery: dict[str, Discovery] = {}
         self.revision = 0
         self._content: int | None = None
-        self._content_hash = ContentHash()
+        #: The board-wide passes (window, display ids, order, counts, content digests),
+        #: worked out again only for the harnesses whose rows changed.
+        self.assembly = BoardAssembly()
         #: One reader per harness: a pass the watchdog abandoned may still be running on its
         #: own thread, and must share no cache with the harnesses that go on.
         self._readers: dict[str, SessionReader] = {}
@@ -103,7 +105,6 @@ class BoardBuilder:
         #: The harnesses whose read the watchdog abandoned or skipped in the last build, and why.
         self.stuck: dict[str, str] = {}
         self._deriver = RowDeriver()
-        self._display_ids = DisplayIds()
         #: Per harness, whether its last discovery was for all sessions or the window.
         self._last_all: dict[str, bool] = {}
         self._settled: dict[str, _Settled] = {}
@@ -164,9 +165,12 @@ class BoardBuilder:
         overlays = overlays or {}
         home = str(self.home)
         entries: list[BoardHarness] = []
-        sessions: list[BoardSession] = []
+        rows: list[tuple[str, tuple[BoardSession, ...]]] = []
         tick = time.monotonic()
         self.stuck = {}
+        by_harness: dict[str, list[tuple[str, Overlay]]] = {}
+        for (h, sid), o in overlays.items():
+            by_harness.setdefault(h, []).append((sid, o))
         for key in self.registry.loaded():
             info = self.registry.harnesses[key]
             record = self.registry.records[key]
@@ -176,9 +180,7 @@ class BoardBuilder:
                 and key in self.last_discovery
                 and self._last_all.get(key) == all_sessions
             )
-            mine_overlays = tuple(
-                sorted(((sid, o) for (h, sid), o in overlays.items() if h == key), key=lambda x: x[0])
-            )
+            mine_overlays = tuple(sorted(by_harness.get(key, ()), key=lambda x: x[0]))
             settled = self._settled.get(key)
             if (
                 clean
@@ -198,7 +200,7 @@ class BoardBuilder:
                 if patched is not None:
                     self._settled[key] = patched
                     entries.append(patched.entry)
-                    sessions.extend(patched.rows)
+                    rows.append((key, patched.rows))
                     continue
             ctx = self.context(
                 key,
@@ -240,7 +242,8 @@ class BoardBuilder:
                 entry = attrs.evolve(entry, starting=starting)
                 derived.extend(starting_row(info, process, home) for process in starting)
             entries.append(entry)
-            sessions.extend(derived)
+            handed = tuple(derived)
+            rows.append((key, handed))
             faulted = any(r.faults for r in read.rows) or bool(self.registry.faults.get(key))
             if faulted:
                 self._settled.pop(key, None)
@@ -251,13 +254,10 @@ class BoardBuilder:
                     all_sessions=all_sessions,
                     at=moment,
                     entry=entry,
-                    rows=tuple(derived),
+                    rows=handed,
                     folded={r.reading.ref.session_id: r for r in folded},
                 )
-        if not all_sessions:
-            sessions = within_window(sessions, moment, self.window_hours)
-        sessions = self._display_ids.apply(sessions)
-        sessions.sort(key=board_order)
+        assembled = self.assembly.assemble(rows, moment, window_hours=self.window_hours, all_sessions=all_sessions)
         board = Board(
             schema=SCHEMA,
             revision=self.revision,
@@ -265,11 +265,11 @@ class BoardBuilder:
             as_of=moment if as_of else None,
             window_hours=None if all_sessions else self.window_hours,
             all=all_sessions,
-            counts=count(sessions),
-            harnesses=tuple(finish_strip(entries, sessions, self.registry)),
-            sessions=tuple(sessions),
+            counts=assembled.counts,
+            harnesses=tuple(finish_strip(entries, assembled.per_harness, self.registry)),
+            sessions=assembled.sessions,
         )
-        content = self._content_hash.of(board)
+        content = content_hash(board, assembled.digests)
         if content != self._content:
             self._content = content
             self.revision += 1
@@ -290,6 +290,14 @@ class BoardBuilder:
         moved = {sid for sid in before.keys() | after.keys() if before.get(sid) != after.get(sid)}
         if any(sid not in settled.folded for sid in moved):
             return None
+        # A lane's standing claim (working, a gate) is stamped with the moment it is asked
+        # for, so it differs at every build; a row it was derived with still stands.
+        moved = {
+            sid for sid in moved if not same_but_clock(before.get(sid), after.get(sid), settled.folded[sid].last_active)
+        }
+        if not moved:
+            # The very same rows: the board-wide passes keep this harness's share as it is.
+            return attrs.evolve(settled, overlays=mine)
         info = settled.entry
         tie = self.registry.harnesses[info.key].process
         listing = self._listing.of(tie) if tie is not None else None

@@ -13,7 +13,7 @@ from cargento.board.document import BoardSession
 from cargento.labels import project_label
 from cargento.models import SessionReading
 
-__all__ = ["DisplayIds", "identity", "project_of", "row_key", "widen_display_ids"]
+__all__ = ["identity", "project_of", "row_key", "widen_display_ids"]
 
 Identity = tuple[str, str, str]
 
@@ -52,33 +52,3 @@ def widen_display_ids(sessions: list[BoardSession]) -> list[BoardSession]:
             for i in clash:
                 out[i] = attrs.evolve(out[i], display_id=out[i].session_id[:width])
     return out
-
-
-@attrs.frozen(kw_only=True)
-class _Widened:
-    """The widening worked out for one set of rows."""
-
-    #: The identities of the rows it was worked out for.
-    rows: frozenset[Identity]
-    #: Row key -> widened display id, for the rows whose id is wider than 8 characters.
-    display_ids: dict[str, str]
-
-
-class DisplayIds:
-    """Display ids across builds, worked out again only when the set of rows changes."""
-
-    def __init__(self) -> None:
-        self._last = _Widened(rows=frozenset(), display_ids={})
-
-    def apply(self, sessions: list[BoardSession]) -> list[BoardSession]:
-        """*sessions* with every colliding display id widened."""
-        rows = frozenset((s.harness, s.project or "", s.session_id) for s in sessions)
-        if rows != self._last.rows:
-            widened = widen_display_ids(sessions)
-            self._last = _Widened(
-                rows=rows, display_ids={s.key: s.display_id for s in widened if s.display_id != s.session_id[:8]}
-            )
-        wide = self._last.display_ids
-        if not wide:
-            return sessions
-        return [attrs.evolve(s, display_id=wide[s.key]) if s.key in wide else s for s in sessions]

@@ -91,6 +91,9 @@ class Listing:
         self.table = table
         self._at: float | None = None
         self._listed: tuple[ProcessInfo, ...] | None = None
+        #: The listing the matches below were made from, and each tie's processes in it.
+        self._matched_for: tuple[ProcessInfo, ...] | None = None
+        self._matched: dict[ProcessTie, HarnessProcesses] = {}
 
     def processes(self) -> tuple[ProcessInfo, ...] | None:
         tick = time.monotonic()
@@ -101,10 +104,17 @@ class Listing:
         return self._listed
 
     def of(self, tie: ProcessTie) -> HarnessProcesses | None:
+        """The processes of the listing that are *tie*'s CLI (matched once per listing read:
+        every build and every event's re-derived row asks again until the listing is)."""
         listed = self.processes()
         if listed is None:
             return None
-        return HarnessProcesses(processes=tuple(p for p in listed if match(p, tie)))
+        if self._matched_for is not listed:
+            self._matched_for, self._matched = listed, {}
+        found = self._matched.get(tie)
+        if found is None:
+            found = self._matched[tie] = HarnessProcesses(processes=tuple(p for p in listed if match(p, tie)))
+        return found
 
 
 def _exited(row: BoardSession, found: HarnessProcesses) -> Evidence:

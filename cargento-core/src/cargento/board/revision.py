@@ -6,13 +6,12 @@ Content is everything a page draws except what moves with the clock alone: an id
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
-
-import attrs
 
 from cargento.board.document import Board, BoardSession
 
-__all__ = ["ContentHash", "session_content"]
+__all__ = ["content_hash", "session_content"]
 
 
 def session_content(s: BoardSession) -> tuple[Any, ...]:
@@ -60,49 +59,26 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
     )
 
 
-@attrs.frozen(kw_only=True)
-class _RowHash:
-    """A published row object and the hash of its content."""
-
-    row: BoardSession
-    digest: int
-
-
-class ContentHash:
-    """Hashes successive boards' content; a row object that stood unchanged keeps its hash."""
-
-    def __init__(self) -> None:
-        #: The previous board's rows, by object id (the row is kept, so the id stays its own).
-        self._rows: dict[int, _RowHash] = {}
-
-    def of(self, board: Board) -> int:
-        """The content hash of *board*."""
-        known = self._rows
-        fresh: dict[int, _RowHash] = {}
-        parts = []
-        for s in board.sessions:
-            hit = known.get(id(s))
-            if hit is None or hit.row is not s:
-                hit = _RowHash(row=s, digest=hash(session_content(s)))
-            fresh[id(s)] = hit
-            parts.append(hit.digest)
-        self._rows = fresh
-        harnesses = tuple(
-            (
-                h.key,
-                h.label,
-                h.discovered,
-                h.sessions,
-                h.plugin,
-                h.error,
-                h.locations,
-                h.problems,
-                h.mark,
-                h.resumable,
-                h.prompt_as_goal,
-                h.starting,
-                h.process_coverage,
-            )
-            for h in board.harnesses
+def content_hash(board: Board, digests: Sequence[int]) -> int:
+    """The content hash of *board*, whose rows' content digests (``hash(session_content(row))``,
+    in board order) are *digests*: kept per row by :mod:`cargento.board.assembly`, so a row
+    that stood is not hashed again."""
+    harnesses = tuple(
+        (
+            h.key,
+            h.label,
+            h.discovered,
+            h.sessions,
+            h.plugin,
+            h.error,
+            h.locations,
+            h.problems,
+            h.mark,
+            h.resumable,
+            h.prompt_as_goal,
+            h.starting,
+            h.process_coverage,
         )
-        return hash((board.window_hours, board.all, harnesses, tuple(parts)))
+        for h in board.harnesses
+    )
+    return hash((board.window_hours, board.all, harnesses, tuple(digests)))

@@ -24,6 +24,7 @@ __all__ = [
     "is_working",
     "live_overlay",
     "resolve_state",
+    "same_but_clock",
 ]
 
 #: Activity newer than this reads Working where the store records no turn boundary.
@@ -45,6 +46,25 @@ class Overlay:
     #: What the lane decided and on which event (the claim, and any gate it cleared and on
     #: what): clock-independent, so an unchanged lane keeps equal evidence.
     evidence: tuple[Evidence, ...] = ()
+
+
+def same_but_clock(before: Overlay | None, after: Overlay | None, last_active: datetime | None) -> bool:
+    """Do *before* and *after* resolve a row whose store was last active at *last_active* the
+    same way, for all but what moves with the clock? True when they are equal, or differ only
+    in ``at`` (a lane's standing claim is stamped with the moment it is asked for) while
+    ``at`` decides nothing: a gate outranks the store whatever ``at`` is, and a claim newer
+    than the store's last activity at both moments outranks it at both; and the evidence does
+    not quote ``at`` (the lane's own evidence, or a working claim, whose evidence names no
+    moment)."""
+    if before == after:
+        return True
+    if before is None or after is None or attrs.evolve(before, at=after.at) != after:
+        return False
+    if not before.evidence and before.state != "working":
+        return False
+    if before.gate is not None:
+        return True
+    return last_active is None or (before.at >= last_active and after.at >= last_active)
 
 
 def is_working(row: SessionRow, now: datetime, subagents: list[Subagent] | None) -> tuple[bool, str]:

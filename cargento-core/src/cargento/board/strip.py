@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import attrs
 
-from cargento.board.document import BoardHarness, BoardPlugin, BoardSession
+from cargento.board.document import BoardHarness, BoardPlugin
 from cargento.board.redaction import redact_harness
 from cargento.models import Discovery, HarnessInfo
 from cargento.plugins import PluginRecord, Registry
@@ -65,14 +65,11 @@ def fault_line(registry: Registry, key: str) -> str | None:
 
 
 def finish_strip(
-    entries: Iterable[BoardHarness], sessions: list[BoardSession], registry: Registry
+    entries: Iterable[BoardHarness], per_harness: Mapping[str, int], registry: Registry
 ) -> list[BoardHarness]:
-    """The strip as published: each loaded harness's count of rows on the board and its newest
-    fault (unless its entry already carries an error), then an entry per plugin that did not
-    load, every text redacted."""
-    per_harness: dict[str, int] = {}
-    for s in sessions:
-        per_harness[s.harness] = per_harness.get(s.harness, 0) + 1
+    """The strip as published: each loaded harness's count of rows on the board (*per_harness*,
+    by harness key) and its newest fault (unless its entry already carries an error), then an
+    entry per plugin that did not load, every text redacted."""
     strip = [
         attrs.evolve(h, sessions=per_harness.get(h.key, 0), error=h.error or fault_line(registry, h.key))
         for h in entries

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from cargento.board.document import BoardSession
 
-__all__ = ["window_seconds", "within_window"]
+__all__ = ["in_window", "window_seconds"]
 
 
 def window_seconds(window_hours: float, all_sessions: bool) -> float | None:
@@ -14,11 +14,13 @@ def window_seconds(window_hours: float, all_sessions: bool) -> float | None:
     return None if all_sessions else window_hours * 3600.0
 
 
-def within_window(sessions: list[BoardSession], moment: datetime, window_hours: float) -> list[BoardSession]:
-    """The rows a windowed board keeps: every session not idle, and idle ones active within it."""
-    limit = window_hours * 3600.0
-    return [
-        s
-        for s in sessions
-        if s.state != "idle" or (s.last_active_at is not None and (moment - s.last_active_at).total_seconds() <= limit)
-    ]
+def in_window(session: BoardSession, moment: datetime, limit_s: float) -> tuple[bool, datetime | None]:
+    """Does a windowed board of *limit_s* seconds show *session* at *moment* (every session
+    not idle, and idle ones active within it), and, for a shown idle one, the moment it leaves
+    (an idle row not shown never comes back as the clock moves on)?"""
+    if session.state != "idle":
+        return True, None
+    last = session.last_active_at
+    if last is not None and (moment - last).total_seconds() <= limit_s:
+        return True, last + timedelta(seconds=limit_s)
+    return False, None

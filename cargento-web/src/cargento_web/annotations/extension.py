@@ -39,6 +39,8 @@ class AnnotationsExtension(Extension):
         self._lock = threading.Lock()
         self._share: dict[str, Any] | None = None
         self._share_of: tuple[object, ...] | None = None
+        #: Moves whenever the set of sessions on the board does.
+        self._sessions_generation = 0
         #: ``--demo``: the words are seeded against the first board with sessions.
         self._seed_pending = self.store is not None and context.demo
 
@@ -62,7 +64,8 @@ class AnnotationsExtension(Extension):
         self.context.changed()
 
     def on_board(self, board: Board) -> None:
-        """Rebuild the share only when the store file or the set of board sessions moved."""
+        """Rebuild the share only when the store file or the set of board sessions moved
+        (counted by :attr:`_sessions_generation`, from the board's changes)."""
         if self.store is None:
             return
         if self._seed_pending and board.sessions:
@@ -73,7 +76,10 @@ class AnnotationsExtension(Extension):
                 seed(self.store, board, self._clock())
             except Exception:
                 log.exception("the annotations demo could not be seeded")
-        of = (self.store.version(), tuple((s.harness, s.session_id) for s in board.sessions))
+        # The share follows the set of sessions on the board, not their order or content.
+        if self.context.board_changes(board).keys_moved:
+            self._sessions_generation += 1
+        of = (self.store.version(), self._sessions_generation)
         with self._lock:
             if of == self._share_of:
                 return

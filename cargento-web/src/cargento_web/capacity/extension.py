@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from cargento.board import Board
+from cargento.board import Board, BoardSession
 from cargento.diagnose import OwnStore
 from cargento.events import EventVocabulary
 from cargento.models import HarnessInfo, QuotaEndpoint, QuotaWindow
@@ -34,6 +34,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from cargento_web.boardchanges import BoardChanges
 from cargento_web.capacity.consent import UNANSWERED, ConsentStore
 from cargento_web.capacity.credentials import read_credential
 from cargento_web.capacity.freshness import stale_reason
@@ -210,6 +211,8 @@ class Capacity(Extension):
         self._revision: int | None = None
         self._board_windows: list[Window] = []
         self._units: list[AIUnits] = []
+        #: The board's rows with rate limits or AI units, by session (see _metered_rows).
+        self._metered: dict[tuple[str, str], BoardSession] = {}
         self._hub_quota: dict[str, object] = {}
 
     # -- sources -------------------------------------------------------------------------------
@@ -272,20 +275,47 @@ class Capacity(Extension):
 
     def on_board(self, board: Board) -> None:
         moved = False
+        moves = self.context.board_changes(board)
+        self._keep_metered(board, moves)
         if board.revision != self._revision:
             self._revision = board.revision
-            windows = store_windows(board.sessions, board.generated_at)
-            units = ai_units(board.sessions)
+            metered = self._metered_rows(board)
+            windows = store_windows(metered, board.generated_at)
+            units = ai_units(metered)
             if windows != self._board_windows or units != self._units:
                 self._board_windows, self._units = windows, units
                 moved = True
-            moved = self.worktime.observe(board) or moved
+            moved = self.worktime.observe(board, moves) or moved
         hub_quota: dict[str, object] = dict(self._hub_pushed())
         if hub_quota != self._hub_quota:
             self._hub_quota = hub_quota
             moved = True
         if moved:
             self.context.changed()
+
+    def _keep_metered(self, board: Board, moves: BoardChanges) -> None:
+        """Keep the board's rows that carry rate limits or AI units (the windows and units
+        are read from these alone), from the changed rows."""
+        if moves.full:
+            self._metered = {
+                (s.harness, s.session_id): s for s in board.sessions if s.rate_limits or s.ai_units is not None
+            }
+        else:
+            for s in moves.dropped:
+                if self._metered.get((s.harness, s.session_id)) is s:
+                    del self._metered[(s.harness, s.session_id)]
+            for s in moves.changed:
+                if s.rate_limits or s.ai_units is not None:
+                    self._metered[(s.harness, s.session_id)] = s
+
+    def _metered_rows(self, board: Board) -> list[BoardSession]:
+        """The rows :meth:`_keep_metered` keeps, in board order."""
+        found = list(self._metered.values())
+        if len(found) > 1:
+            # Ties between windows are broken by board order, as a pass over every row did.
+            place = dict(zip(map(id, board.sessions), range(len(board.sessions)), strict=True))
+            found.sort(key=lambda r: place[id(r)])
+        return found
 
     def document(self) -> Mapping[str, Any]:
         now = self.clock()

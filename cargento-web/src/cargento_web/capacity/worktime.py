@@ -8,10 +8,13 @@ because its start or its end was not observed. Kept in memory for the run.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from datetime import datetime
 
 import attrs
-from cargento.board import Board
+from cargento.board import Board, BoardSession
+
+from cargento_web.boardchanges import BoardChanges
 
 __all__ = ["WorkTime", "Worked"]
 
@@ -35,13 +38,21 @@ class WorkTime:
         self._seen: dict[str, tuple[str, str | None, datetime | None]] = {}
         self._totals: dict[str, tuple[float, int]] = {}
 
-    def observe(self, board: Board) -> bool:
-        """Take one board; ``True`` when a project's measured total moved."""
+    def observe(self, board: Board, moves: BoardChanges | None = None) -> bool:
+        """Take one board; ``True`` when a project's measured total moved. With *moves* (what
+        changed since the previous board) only the changed rows are taken: a row that stood
+        is tracked as it was, and rows that left are forgotten."""
         at = board.as_of or board.generated_at
         moved = False
         with self._lock:
             seen: dict[str, tuple[str, str | None, datetime | None]] = {}
-            for s in board.sessions:
+            rows: Iterable[BoardSession] = board.sessions
+            if moves is not None and not moves.full and len(board.sessions) < MAX_TRACKED:
+                seen = dict(self._seen)
+                for gone in moves.dropped:
+                    seen.pop(gone.key, None)
+                rows = moves.changed
+            for s in rows:
                 before = self._seen.get(s.key)
                 opened: datetime | None = None
                 if s.state == "working":

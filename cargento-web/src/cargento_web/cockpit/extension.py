@@ -103,7 +103,9 @@ class Cockpit(Extension):
         if self._seed_demo and self.tripwires is not None:
             self._seed(workflows)
         moved = self.tripwires.observe(workflows) if self.tripwires is not None else False
-        moved = self.semantic.observe(board) or moved
+        # A row that stood was recorded as it is when it last changed.
+        moves = self.context.board_changes(board)
+        moved = self.semantic.observe(board, None if moves.full else moves.changed) or moved
         shape = tuple(sorted((d, repr(w.as_json())) for d, w in workflows.items()))
         if moved or shape != self._published:
             self._published = shape

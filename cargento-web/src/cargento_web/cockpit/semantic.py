@@ -15,12 +15,13 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from cargento.atomicfile import write_atomic
-from cargento.board import Board
+from cargento.board import Board, BoardSession
 from cargento.diagnose import OwnStore
 
 from cargento_web.runtime.setaside import set_aside
@@ -148,12 +149,14 @@ class SemanticHistory:
             raise Unreadable(e.strerror or str(e)) from e
         return parse(data)
 
-    def observe(self, board: Board) -> bool:
-        """Record what changed on *board*; returns whether the published history moved."""
+    def observe(self, board: Board, rows: Iterable[BoardSession] | None = None) -> bool:
+        """Record what changed on *board*; returns whether the published history moved.
+        *rows* are the rows to look at (those that changed since the previous board); every
+        row of the board when ``None``."""
         at = board.generated_at.isoformat()
         moved = False
         with self._lock:
-            for s in board.sessions:
+            for s in board.sessions if rows is None else rows:
                 if not s.project:
                     continue
                 seen = (s.state, _doing(s))

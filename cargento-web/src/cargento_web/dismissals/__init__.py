@@ -106,11 +106,13 @@ class DismissalsExtension(Extension):
             return
         marks = {(m.harness, m.session_id): m for m in self.store.marks()}
         lifted: list[tuple[str, str]] = []
-        for s in board.sessions:
-            mark = marks.get((s.harness, s.session_id))
-            newest = newest_write(s) if mark is not None else None
-            if mark is not None and newest is not None and newest > mark.at:
-                lifted.append((s.harness, s.session_id))
+        # Only a marked session can be lifted: the marks are looked up on the board.
+        rows = self.context.board_changes(board).rows
+        for key, mark in marks.items():
+            s = rows.get(key)
+            newest = newest_write(s) if s is not None else None
+            if newest is not None and newest > mark.at:
+                lifted.append(key)
         if lifted:
             self.store.lift(lifted)
         # The counts follow the board (whose own revision moves with it); a lift is news of
@@ -120,18 +122,35 @@ class DismissalsExtension(Extension):
             self.context.changed()
 
     def _recount(self, board: Board | None = None) -> None:
-        board = board if board is not None else self.context.latest_board()
+        """The board's counts without the marked sessions: from the board's own changes
+        (per state, less the marked rows on it) for a board being handed to the features,
+        else (a route's, off the build thread) by counting every row."""
+        marks = self.store.marks() if self.store is not None else ()
+        if board is not None:
+            moves = self.context.board_changes(board)
+            on_board = [r for r in (moves.rows.get((m.harness, m.session_id)) for m in marks) if r is not None]
+            states = moves.states
+        else:
+            board = self.context.latest_board()
+            if board is not None:
+                keys = {(m.harness, m.session_id) for m in marks}
+                on_board = [s for s in board.sessions if (s.harness, s.session_id) in keys]
+                states = {}
+                for s in board.sessions:
+                    states[s.state] = states.get(s.state, 0) + 1
         if board is None or self.store is None:
             self._counts = None
             return
-        marked = {(m.harness, m.session_id) for m in self.store.marks()}
-        kept = [s for s in board.sessions if (s.harness, s.session_id) not in marked]
+
+        def kept(state: str) -> int:
+            return states.get(state, 0) - sum(r.state == state for r in on_board)
+
         self._counts = {
-            "sessions": len(kept),
-            "working": sum(s.state == "working" for s in kept),
-            "needs_input": sum(s.state == "needs_input" for s in kept),
-            "idle": sum(s.state == "idle" for s in kept),
-            "marked": len(board.sessions) - len(kept),
+            "sessions": len(board.sessions) - len(on_board),
+            "working": kept("working"),
+            "needs_input": kept("needs_input"),
+            "idle": kept("idle"),
+            "marked": len(on_board),
         }
 
     def document(self) -> Mapping[str, Any]:

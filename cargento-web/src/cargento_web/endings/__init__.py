@@ -65,7 +65,7 @@ class EndingsExtension(Extension):
         with self._board_lock:  # two board flavours may be built at once
             if self.demo is not None:
                 self.demo.seed(board, self.readings)
-            self.readings.on_board(board)
+            self.readings.on_board(board, self.context.board_changes(board))
 
     def document(self) -> Mapping[str, Any]:
         return {

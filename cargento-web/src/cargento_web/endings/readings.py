@@ -19,7 +19,7 @@ still holds open tasks, and tasks all completed while a failed-tool loop is on r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,6 +28,7 @@ import attrs
 from cargento.board import Board, BoardSession
 from cargento.timestamps import iso
 
+from cargento_web.boardchanges import BoardChanges
 from cargento_web.endings.git import GitReading
 
 __all__ = ["Ending", "EndingReadings", "conflict_of", "outcome"]
@@ -122,12 +123,26 @@ class EndingReadings:
         #: Probes started by this run (tests read it).
         self.probes_started = 0
 
-    def on_board(self, board: Board) -> None:
+    def on_board(self, board: Board, moves: BoardChanges | None = None) -> None:
+        """Read *board*: an ending starts on a row's change into idle or ended, and a held
+        one is retired when its session resumed. With *moves* (what changed since the previous
+        board) only the changed rows and those of the sessions an ending is held for are
+        looked at, in board order: a row that stood was read as it is already."""
         now = board.generated_at
         moved = False
         first = self._first
         self._first = False
-        for s in board.sessions:
+        examine: Sequence[BoardSession] = board.sessions
+        if moves is not None and not moves.full:
+            with self._lock:
+                held_keys = list(self._endings)
+            examine = moves.changed
+            ids = set(map(id, examine))
+            held_rows = [r for r in (moves.rows.get(k) for k in held_keys) if r is not None and id(r) not in ids]
+            if held_rows:
+                place = dict(zip(map(id, board.sessions), range(len(board.sessions)), strict=True))
+                examine = sorted([*examine, *held_rows], key=lambda r: place[id(r)])
+        for s in examine:
             key = (s.harness, s.session_id)
             prior = self._rows.get(key)
             self._rows[key] = (s.state, s.ended)

@@ -29,12 +29,12 @@ import secrets
 import shutil
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from cargento.board import Board
+from cargento.board import Board, BoardSession
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -127,7 +127,16 @@ class FocusExtension(Extension):
     def on_board(self, board: Board) -> None:
         reasons: dict[str, str] = {}
         in_front: set[str] = set()
-        for s in board.sessions:
+        # Only a session whose events named a terminal has a reason: those are looked up
+        # on the board, unless they are more than its rows.
+        named: Callable[[], Sequence[tuple[str, str]]] | None = getattr(self.hub, "sessions_with_terminal", None)
+        candidates: Iterable[BoardSession] = board.sessions
+        if named is not None:
+            keys = named()
+            if len(keys) < len(board.sessions):
+                rows = self.context.board_changes(board).rows
+                candidates = [r for r in (rows.get(k) for k in keys) if r is not None]
+        for s in candidates:
             reason = self.reason_for(s.harness, s.session_id)
             if reason is not None:
                 reasons[s.key] = reason

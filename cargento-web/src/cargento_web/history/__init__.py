@@ -146,7 +146,8 @@ class HistoryExtension(Extension):
                 from cargento_web.history.demo import demo_history  # only under --demo
 
                 self.store.record(demo_history(board))
-            made = self.observer.observe(board)
+            moves = self.context.board_changes(board)
+            made = self.observer.observe(board, None if moves.full else moves.changed)
         if made:
             self.store.record(made)
 

@@ -13,7 +13,7 @@ before the server saw them are never recorded as completions it observed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 import attrs
@@ -85,12 +85,15 @@ class BoardObserver:
         #: nothing new to say.
         self._objects: dict[tuple[str, str], BoardSession] = {}
 
-    def observe(self, board: Board) -> list[Observation]:
+    def observe(self, board: Board, rows: Iterable[BoardSession] | None = None) -> list[Observation]:
+        """What *board* shows that the rows last seen did not. *rows* are the rows to look at
+        (those not on the previous board); every row of the board when ``None``. A row object
+        already seen records nothing either way."""
         now = board.generated_at
         out: list[Observation] = []
         seen: dict[tuple[str, str], RowFacts] = {}
         objects = self._objects
-        for s in board.sessions:
+        for s in board.sessions if rows is None else rows:
             if s.state == "starting":
                 # A running process with no store yet is not a session: its row is named by
                 # its pid and leaves once the session it starts writes, so nothing is kept.

@@ -331,6 +331,14 @@ class Alerts:
                 self._note(held, self.clock(), "quiet-dropped", _ENDED_WORDS.get(kind, _ENDED_WORDS["gate"]))
             self._told.discard(key)
 
+    def sessions_holding(self, kind: str) -> set[tuple[str, str]]:
+        """The sessions with an alert of *kind* held back, told, or held for quiet hours:
+        those :meth:`forget_kind` of *kind* would change anything for."""
+        with self._lock:
+            return {
+                (k[0], k[1]) for table in (self._pending, self._told, self._quiet_held) for k in table if k[2] == kind
+            }
+
     def forget(self, harness: str, session_id: str) -> None:
         """Drop every held-back alert of a session that ended."""
         with self._lock:

@@ -57,6 +57,7 @@ from cargento.labels import clip
 from cargento.quiethours import QuietWindow
 from cargento.timestamps import iso
 
+from cargento_web.boardchanges import ChangeTracker
 from cargento_web.runtime.alerts import CONFIRM, Alerts, Pending
 from cargento_web.runtime.notifiers import MemoryNotifier, Notifier
 from cargento_web.runtime.presence import Presence
@@ -141,6 +142,10 @@ class EventHub:
         self._reports = ReportLog()
         self._quota: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
         self._board_states: dict[tuple[str, str], BoardSession] = {}
+        #: What moved on each board since the one before (only changed rows are read).
+        self._changes = ChangeTracker()
+        #: Sessions an event reached since the last board (their rows are read again).
+        self._touched: set[tuple[str, str]] = set()
         self._seen_board = False
         #: When the newest board handed to :meth:`on_board` was generated.
         self._board_at: datetime | None = None
@@ -251,6 +256,7 @@ class EventHub:
                     changed=event.kind in ("store_moved", "status"),
                 )
             key = (event.harness, event.session_id)
+            self._touched.add(key)
             lane = self._lane(key)
             before = lane.overlay(now)
             if event.kind == "session_started" and event.reason not in ("compact", "resume"):
@@ -425,7 +431,11 @@ class EventHub:
         return out
 
     def on_board(self, board: Board) -> Board:
-        """Read a freshly built board; return the board to publish (ends marked)."""
+        """Read a freshly built board; return the board to publish (ends marked).
+
+        Only the rows that changed since the previous board (:mod:`cargento_web.boardchanges`)
+        are read one by one, and the sessions an event touched since: a row that stood was
+        read as it is already, and nothing else it is read against moved."""
         now = board.generated_at
         alerts: list[tuple[str, str, str, str, str]] = []
         changed = False
@@ -433,11 +443,20 @@ class EventHub:
             first = not self._seen_board
             self._seen_board = True
             self._board_at = now
+            moves = self._changes.see(board)
+            touched, self._touched = self._touched, set()
             previous = self._board_states
-            current: dict[tuple[str, str], BoardSession] = {}
-            for s in board.sessions:
+            rows = moves.rows
+            examine = moves.changed
+            if not moves.full:
+                # A standing gate may clear on a write the board already shows when an event
+                # opened it since: the sessions events touched are read again too.
+                again = [rows[k] for k in touched if k in rows]
+                if again:
+                    seen = set(map(id, examine))
+                    examine = examine + tuple(r for r in again if id(r) not in seen)
+            for s in examine:
                 key = (s.harness, s.session_id)
-                current[key] = s
                 for sub in s.subagents:
                     if sub.session_id:
                         self._remember_subagent(sub.session_id)
@@ -453,14 +472,15 @@ class EventHub:
                     alerts.append(
                         (s.harness, s.session_id, "gate", f"{self._label_of(s)} needs input", clip(text, 180))
                     )
-                if s.state != "needs_input":
-                    self.alerts.forget_kind(s.harness, s.session_id, "gate")
             # Sessions missing from this board keep their last reading (the other flavour
             # of board, or the display window, may hold them).
-            merged = dict(previous)
-            merged.update(current)
-            self._board_states = merged
-            amended = self._mark_ends(board, now)
+            for s in moves.changed:
+                previous[(s.harness, s.session_id)] = s
+            for harness, sid in self.alerts.sessions_holding("gate"):
+                row = rows.get((harness, sid))
+                if row is not None and row.state != "needs_input":
+                    self.alerts.forget_kind(harness, sid, "gate")
+            amended = self._mark_ends(board, now, rows)
         for harness, sid, kind, title, body in alerts:
             self.alerts.gate(harness, sid, title, body, now, kind=kind)
         self.tick(now)
@@ -540,23 +560,22 @@ class EventHub:
         )
         return True
 
-    def _mark_ends(self, board: Board, now: datetime) -> Board:
+    def _mark_ends(self, board: Board, now: datetime, rows: Mapping[tuple[str, str], BoardSession]) -> Board:
         """The board with the two marks that survive overlay retirement applied to idle rows:
         the session ended (``ended``, "session ended"), else its turn ended ("turn ended"),
-        each only while no store write came after it."""
+        each only while no store write came after it. Only the rows an end or a turn end is
+        known for are looked at (*rows* is the board's rows by session), or every idle row when
+        those are more."""
         if not self.events:
             return board
-        sessions = list(board.sessions)
-        touched = False
+        candidates = self._end_candidates(board, rows)
+        replaced: dict[int, BoardSession] = {}
         marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]] = {}
-        for i, s in enumerate(sessions):
-            if s.state != "idle":
-                continue
+        for s in candidates:
             idle_for = (now - s.last_active_at).total_seconds() if s.last_active_at is not None else None
             end = self.ends.get(s.harness, s.session_id) if self.ends is not None else None
             if end is not None and not s.ended and (s.last_active_at is None or s.last_active_at <= end.at + GRACE):
-                sessions[i] = self._marked_row(marked, s, True, f"session ended · last active {ago(idle_for)}")
-                touched = True
+                replaced[id(s)] = self._marked_row(marked, s, True, f"session ended · last active {ago(idle_for)}")
                 continue
             turn_end = self._turn_ends.get((s.harness, s.session_id))
             if (
@@ -565,10 +584,25 @@ class EventHub:
                 and turn_end is not None
                 and (s.last_active_at is None or s.last_active_at <= turn_end + GRACE)
             ):
-                sessions[i] = self._marked_row(marked, s, s.ended, f"turn ended · last active {ago(idle_for)}")
-                touched = True
+                replaced[id(s)] = self._marked_row(marked, s, s.ended, f"turn ended · last active {ago(idle_for)}")
         self._marked = marked
-        return attrs.evolve(board, sessions=tuple(sessions)) if touched else board
+        if not replaced:
+            return board
+        sessions = list(board.sessions)
+        at = dict(zip(map(id, sessions), range(len(sessions)), strict=True))
+        for ident, row in replaced.items():
+            sessions[at[ident]] = row
+        return attrs.evolve(board, sessions=tuple(sessions))
+
+    def _end_candidates(self, board: Board, rows: Mapping[tuple[str, str], BoardSession]) -> list[BoardSession]:
+        """The idle rows an end mark may apply to: those an end or a turn end is known for,
+        or every idle row when those are fewer."""
+        ends = self.ends.all() if self.ends is not None else ()
+        if len(ends) + len(self._turn_ends) >= len(board.sessions):
+            return [s for s in board.sessions if s.state == "idle"]
+        wanted = {(e.harness, e.session_id) for e in ends}
+        wanted.update(self._turn_ends)
+        return [r for r in (rows.get(k) for k in wanted) if r is not None and r.state == "idle"]
 
     def _marked_row(
         self,
@@ -616,6 +650,12 @@ class EventHub:
         with self._lock:
             found = self._terminals.get((harness, session_id))
             return found[0] if found is not None else None
+
+    def sessions_with_terminal(self) -> list[tuple[str, str]]:
+        """The sessions whose own events carried a terminal identity (what
+        :meth:`terminal_of` answers for), oldest first."""
+        with self._lock:
+            return list(self._terminals)
 
     def started_this_run(self, harness: str, session_id: str) -> datetime | None:
         """When this run saw the session start (``None``: it started before, or unseen)."""
