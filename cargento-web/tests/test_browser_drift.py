@@ -134,8 +134,11 @@ def test_a_departure_marks_and_ranks_the_row(serve: Any, builder_for: Any, tmp_p
         assert row.locator(".drift-mark").inner_text().startswith("drift ·")
         active = page.locator("section[aria-labelledby='h-active']")
         assert active.locator(f"li.row[data-key$='{kit.SID}']").count() == 1, "a departed idle session ranks in Active"
-        heading = active.locator("h3 .count").inner_text()
-        states = [s for s in active.locator("li.row").evaluate_all("rs => rs.map(r => r.dataset.state)")]
+        # The figure and the rows read in one go: a revision landing between two reads (the
+        # session's last write turning it idle) would compare two boards.
+        heading, states = active.evaluate(
+            "a => [a.querySelector('h3 .count').textContent, [...a.querySelectorAll('li.row')].map(r => r.dataset.state)]"
+        )
         assert int(heading) == sum(1 for s in states if s != "idle"), "it does not add to the Active figure"
         page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
         deps = page.locator("section.departures")
