@@ -349,7 +349,7 @@ class _State:
                 files.session_dir = Path(entry.path[: -len(".jsonl")])
                 files.agents = self._agents(str(files.session_dir), work)
             if ctx.window_s is None or ctx.in_window(entry.mtime):
-                files.head = self.heads.head(entry.path, entry.st)
+                files.head = self.heads.head(entry.path, entry)
             else:
                 self.heads.forget(entry.path)
             files.task_folders = [self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names]
