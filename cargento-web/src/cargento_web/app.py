@@ -109,7 +109,9 @@ def document(board: Board, extras: dict[str, Any] | None = None) -> bytes:
     doc: dict[str, Any] = serde.unstructure(board)
     for key, value in (extras or {}).items():
         doc.setdefault(key, value)
-    return orjson.dumps(redact_tree(doc), option=orjson.OPT_NON_STR_KEYS)
+    # Kept for every page's fetch until the next revision: right-sized (orjson's buffer is up
+    # to twice the document's length).
+    return serde.right_sized(orjson.dumps(redact_tree(doc), option=orjson.OPT_NON_STR_KEYS))
 
 
 def _flag(request: Request, name: str, default: bool) -> bool:
