@@ -63,6 +63,7 @@ TARGETS: dict[str, tuple[float, str]] = {
     "forwarder_installed_module_no_dashboard_ms": (20.0, "ms"),
     "server_peak_rss_640_mb": (45.0, "MB"),
     "soak_growth_mb": (5.0, "MB"),
+    "soak_last_half_mb_per_hour": (5.0, "MB"),
     "idle_cpu_percent": (0.3, "%"),
 }
 
@@ -542,6 +543,8 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
         figures["server_peak_rss_640_mb"] = peak
     if "growth_after_warm_mb" in results.get("soak", {}):
         figures["soak_growth_mb"] = results["soak"]["growth_after_warm_mb"]
+    if isinstance(results.get("soak", {}).get("last_half_mb_per_hour"), (int, float)):
+        figures["soak_last_half_mb_per_hour"] = results["soak"]["last_half_mb_per_hour"]
     warm_s = large.get("codex_300mb", {}).get("warm_s")
     if isinstance(warm_s, (int, float)):
         figures["warm_one_append_300mb_ms"] = warm_s * 1000.0

@@ -16,7 +16,11 @@
 - ``server_peak_rss_<n>_mb``: the server's peak resident memory (``VmHWM``) at *n* active
   sessions plus the old files, with one stream open, after a window of appends;
 - ``soak``: the ``--demo`` server's resident memory sampled over a window with one stream open
-  and the page's polling, its growth from the first minute to the end (the leak check).
+  and the page's polling, its growth from the first minute to the end and its slope over the
+  last half of the window (the leak check: ``levels_off``).
+
+``python bench/startup.py soak --minutes 35 --out soak.json`` runs a soak alone (``memory``
+likewise: ``--seconds`` of appends), printing the samples as it goes.
 
 Every process runs with Python's bytecode cache, as an installed Cargento does
 (``PYTHONDONTWRITEBYTECODE`` is removed from its environment).
@@ -336,7 +340,47 @@ def memory(per_harness: int, *, appends_s: float, old: int = 5000) -> dict[str, 
         shutil.rmtree(root, ignore_errors=True)
 
 
-def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dict[str, Any]:
+def _slope_mb_per_min(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of *points* ``(seconds, MB)``, in MB a minute."""
+    if len(points) < 3:
+        return None
+    mean_t = statistics.fmean(t for t, _ in points)
+    mean_m = statistics.fmean(m for _, m in points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    if spread == 0:
+        return None
+    return 60.0 * sum((t - mean_t) * (m - mean_m) for t, m in points) / spread
+
+
+def soak_figures(samples: list[tuple[float, float]], *, warm_s: float = 60.0) -> dict[str, Any]:
+    """What a soak's ``(seconds from start, RSS MB)`` samples say: the growth from the end of
+    the first *warm_s* to the end (``growth_after_warm_mb``), the slope over the whole window
+    after the warm-up and over its last half (``slope_last_half_mb_per_min``: near zero when
+    the RSS has levelled off), and that last slope as MB an hour (``last_half_mb_per_hour``,
+    against the issue's 5 MB over an hour). A single RSS sample moves with each build's
+    garbage, so the growth is also given between the medians of the first and last three
+    samples after the warm-up (``growth_after_warm_median3_mb``)."""
+    after = [(t, m) for t, m in samples if t >= warm_s] or samples[-1:]
+    half = after[0][0] + (after[-1][0] - after[0][0]) / 2.0
+    last_half = [(t, m) for t, m in after if t >= half]
+    slope_all = _slope_mb_per_min(after)
+    slope_half = _slope_mb_per_min(last_half)
+    head = statistics.median(m for _, m in after[:3])
+    tail = statistics.median(m for _, m in after[-3:])
+    return {
+        "rss_after_warm_mb": after[0][1],
+        "rss_end_mb": samples[-1][1],
+        "rss_max_mb": max(m for _, m in samples),
+        "growth_after_warm_mb": samples[-1][1] - after[0][1],
+        "growth_after_warm_median3_mb": tail - head,
+        "slope_after_warm_mb_per_min": slope_all,
+        "slope_last_half_mb_per_min": slope_half,
+        "last_half_mb_per_hour": None if slope_half is None else 60.0 * slope_half,
+        "levels_off": None if slope_half is None else 60.0 * slope_half <= 5.0,
+    }
+
+
+def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0, progress: bool = False) -> dict[str, Any]:
     """The leak check: the ``--demo`` server (its scripted sessions keep appending and firing
     events) with one stream open and ``/api/data`` fetched on every revision as the page does,
     its RSS sampled every *sample_s*. Growth is from the end of the first *warm_s* (caches fill
@@ -349,7 +393,9 @@ def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dic
         port = _free_port()
         started = time.perf_counter()
         proc = subprocess.Popen(
-            [str(BIN / "cargento"), "--demo", "--port", str(port)],
+            # Its own telemetry port: a receiver that cannot bind (another dashboard on 4318)
+            # would leave the demo's telemetry surfaces out of the soak.
+            [str(BIN / "cargento"), "--demo", "--port", str(port), "--otlp-port", str(_free_port())],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -375,19 +421,17 @@ def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dic
                     if time.monotonic() >= next_sample:
                         samples.append((time.perf_counter() - started, _rss_mb(proc.pid)))
                         next_sample += sample_s
+                        if progress:
+                            print(f"{samples[-1][0]:8.1f} s  {samples[-1][1]:6.2f} MB", flush=True)
                     time.sleep(0.2)
                 samples.append((time.perf_counter() - started, _rss_mb(proc.pid)))
             finally:
                 listener.stop.set()
-            after_warm = [rss for at, rss in samples if at >= warm_s] or [samples[-1][1]]
             return {
                 "window_s": seconds,
                 "revisions": listener.events,
                 "rss_first_mb": samples[0][1],
-                "rss_after_warm_mb": after_warm[0],
-                "rss_end_mb": samples[-1][1],
-                "rss_max_mb": max(rss for _, rss in samples),
-                "growth_after_warm_mb": samples[-1][1] - after_warm[0],
+                **soak_figures(samples, warm_s=warm_s),
                 "peak_rss_mb": _peak_rss_mb(proc.pid),
                 "samples": [[round(at, 1), round(rss, 2)] for at, rss in samples],
             }
@@ -395,3 +439,29 @@ def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dic
             _stop(proc)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="one whole-process memory figure, alone")
+    parser.add_argument("what", choices=("soak", "memory"))
+    parser.add_argument("--minutes", type=float, default=10.0, help="soak: the window")
+    parser.add_argument("--sample-s", type=float, default=10.0, help="soak: seconds between samples")
+    parser.add_argument("--seconds", type=float, default=60.0, help="memory: seconds of appends")
+    parser.add_argument("--per-harness", type=int, default=64, help="memory: active sessions per harness")
+    parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    args = parser.parse_args(argv)
+    if args.what == "soak":
+        result = soak(args.minutes * 60.0, sample_s=args.sample_s, progress=True)
+    else:
+        result = memory(args.per_harness, appends_s=args.seconds)
+    text = json.dumps(result, indent=2)
+    if args.out is not None:
+        args.out.write_text(text)
+    print(text if args.what == "memory" else json.dumps({k: v for k, v in result.items() if k != "samples"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
