@@ -59,7 +59,9 @@ def _board(rows: int) -> Board:
         "counts": Counts(sessions=rows, working=rows, needs_input=0, idle=0, subagents_running=0, subagents=0),
         "sessions": sessions,
     }
-    values = {f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given}
+    values: dict[str, Any] = {
+        f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given
+    }
     return Board(**values)
 
 
