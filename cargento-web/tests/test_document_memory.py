@@ -41,7 +41,7 @@ def _row(n: int) -> BoardSession:
         "rate_limits": (),
         "state_source": "store",
     }
-    values = {
+    values: dict[str, Any] = {
         f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given
     }
     return BoardSession(**values)
