@@ -380,6 +380,61 @@ def soak_figures(samples: list[tuple[float, float]], *, warm_s: float = 60.0) ->
     }
 
 
+_STEPS = r"""
+import gc, json, sys
+
+def rss():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+
+steps = [("interpreter", rss())]
+from cargento_web.arenas import limit_arenas
+limit_arenas()
+import cargento.cli, cargento.board, cargento.plugins, cargento.processes
+steps.append(("core board and CLI", rss()))
+from cargento.plugins import load_registry
+options = cargento.cli.parse_args(["--port", sys.argv[1]])
+from cargento_web.environment import serving_environment
+served = serving_environment(options)
+registry = load_registry(env=served.env)
+steps.append(("ten harness plugins", rss()))
+import uvicorn, starlette.applications, cargento_web.server, cargento_web.app, cargento_web.quietserver
+steps.append(("web server", rss()))
+from cargento_web.settings import Settings
+from cargento_web.server import build_app
+app, hub = build_app(options, served, Settings(host="127.0.0.1", port=int(sys.argv[1])))
+steps.append(("operator features", rss()))
+live = app.state.live
+board = live._build_sync(live.feed(False))  # the server's build: the hub's and the features' turns too
+steps.append(("first board", rss()))
+from cargento_web.app import document
+body = document(board, live.extensions.document() if live.extensions.items else None)
+steps.append(("its /api/data document", rss()))
+print(json.dumps({"steps": steps, "document_bytes": len(body), "sessions": len(board.sessions)}))
+"""
+
+
+def memory_steps(per_harness: int, *, old: int = 5000) -> dict[str, Any]:
+    """RSS after each step of a server's start, in one process, at ``per_harness * 10`` active
+    sessions plus *old* old Claude files: the interpreter, core, the plugins, the web stack,
+    the operator features, the first board, its ``/api/data`` document."""
+    root = Path(tempfile.mkdtemp(prefix="cargento-steps-"))
+    try:
+        home = root / "home"
+        stores.populate(home, per_harness, datetime.now(UTC))
+        _old_files(home, old)
+        env = _env(home, root / "state")
+        out = subprocess.run(
+            [sys.executable, "-c", _STEPS, str(_free_port())], env=env, capture_output=True, check=True, text=True
+        )
+        found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+        return found
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0, progress: bool = False) -> dict[str, Any]:
     """The leak check: the ``--demo`` server (its scripted sessions keep appending and firing
     events) with one stream open and ``/api/data`` fetched on every revision as the page does,

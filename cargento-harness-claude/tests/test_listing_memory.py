@@ -1,0 +1,63 @@
+"""The listing's memory: what it keeps per old transcript, and what a full pass holds at once."""
+
+from __future__ import annotations
+
+import os
+import tracemalloc
+from pathlib import Path
+
+from cargento_harness_claude import listing
+
+OLD = 3000
+
+
+def _old_transcripts(root: Path, count: int) -> Path:
+    projects = root / "projects"
+    folder = projects / "-old-history"
+    folder.mkdir(parents=True)
+    for i in range(count):
+        (folder / f"{i:08x}-0000-4000-8000-000000000000.jsonl").write_text('{"type":"user"}\n')
+    return projects
+
+
+def test_an_old_transcript_costs_a_few_hundred_bytes_and_a_full_pass_holds_no_folder_at_once(tmp_path: Path) -> None:
+    projects = _old_transcripts(tmp_path, OLD)
+    tracemalloc.start()
+    try:
+        found = listing.Listing(str(projects))
+        assert len(found.scan()) == OLD
+        kept = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        assert found.scan() == set()
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    # The path and id strings, four integers, the time and the stamp (an os.stat_result and
+    # a dict per session were about 1.3 KB more).
+    assert kept / OLD < 800, f"{kept / OLD:.0f} bytes a transcript"
+    # A listed DirEntry keeps its stat: the whole folder listed first held ~950 bytes an entry.
+    assert peak < 200 * OLD, f"a full pass over {OLD} unchanged transcripts peaked at {peak} bytes"
+
+
+def test_a_session_in_two_project_folders_is_held_in_both_until_one_goes(tmp_path: Path) -> None:
+    projects = tmp_path / "projects"
+    sid = "5f1c2e6a-0000-4000-8000-000000000001"
+    for name, mtime in (("-w-a", 1_000_000_000), ("-w-b", 1_000_000_500)):
+        (projects / name).mkdir(parents=True)
+        path = projects / name / f"{sid}.jsonl"
+        path.write_text("{}\n")
+        os.utime(path, (mtime, mtime))
+    found = listing.Listing(str(projects))
+    assert found.scan() == {sid}
+    assert set(found.entries(sid)) == {"-w-a", "-w-b"}
+    winner = found.winner(sid)
+    assert winner is not None and winner.project == "-w-b", "the newest wins"
+    (projects / "-w-b" / f"{sid}.jsonl").unlink()
+    assert found.scan() == {sid}
+    assert set(found.entries(sid)) == {"-w-a"}
+    winner = found.winner(sid)
+    assert winner is not None and winner.project == "-w-a"
+    (projects / "-w-a" / f"{sid}.jsonl").unlink()
+    found.scan()
+    assert found.entries(sid) == {} and found.winner(sid) is None and found.by_sid == {}
