@@ -61,3 +61,28 @@ def test_a_session_in_two_project_folders_is_held_in_both_until_one_goes(tmp_pat
     (projects / "-w-a" / f"{sid}.jsonl").unlink()
     found.scan()
     assert found.entries(sid) == {} and found.winner(sid) is None and found.by_sid == {}
+
+
+def test_the_prefix_index_holds_a_set_only_where_ids_share_their_first_eight_characters(tmp_path: Path) -> None:
+    from cargento.cache import HarnessCache
+    from cargento.testing import make_context
+    from cargento_harness_claude import discovery
+
+    projects = _old_transcripts(tmp_path / ".claude", 200)
+    twins = ["abcdef01-0000-4000-8000-000000000001", "abcdef01-0000-4000-8000-000000000002"]
+    for sid in twins:
+        (projects / "-old-history" / f"{sid}.jsonl").write_text('{"type":"user"}\n')
+    ctx = make_context(tmp_path, cache=HarnessCache())
+    discovery.discover(ctx)
+    state = ctx.cache.get(discovery._STATE_KEY)
+    assert isinstance(state, discovery._State)
+    sets = {k: v for k, v in state.by_prefix.items() if not isinstance(v, str)}
+    assert sets == {"abcdef01": set(twins)}, "one string for each id alone under its prefix"
+    assert len(state.by_prefix) == 201
+    assert set(state.prefixed("abcdef01")) == set(twins) and list(state.prefixed("00000007")) == [
+        "00000007-0000-4000-8000-000000000000"
+    ]
+    (projects / "-old-history" / f"{twins[0]}.jsonl").unlink()
+    discovery.discover(ctx)
+    assert state.by_prefix["abcdef01"] == twins[1] and list(state.prefixed("abcdef01")) == [twins[1]]
+    assert state.prefixed("ffffffff") == ()

@@ -27,6 +27,7 @@ import bisect
 import heapq
 import os
 import re
+from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -140,8 +141,10 @@ class _State:
         self.task_names: set[str] = set()
         self.task_sids: set[str] = set()
         self.surveys: dict[str, tasks.Survey] = {}
-        #: Session ids (transcripts and task-only candidates) by their first eight characters.
-        self.by_prefix: dict[str, set[str]] = {}
+        #: Session ids (transcripts and task-only candidates) by their first eight characters:
+        #: the one id, or (rarely) the set of those that share them; a set for each of
+        #: thousands of old sessions would be ~200 bytes apiece. Read through ``prefixed``.
+        self.by_prefix: dict[str, str | set[str]] = {}
         #: Team folder -> (``size:mtime_ns`` of its config, the roster).
         self.team_files: dict[str, tuple[str, Roster | None]] = {}
         self.pids: dict[str, pidfile.PidFile] = {}
@@ -235,32 +238,41 @@ class _State:
                 work.pids.add(parts[1])
         return True
 
-    def _prefix(self, sid: str) -> None:
-        known = sid in self.listing.by_sid or sid in self.task_sids
-        group = self.by_prefix.get(sid[:8])
-        if known:
-            self.by_prefix.setdefault(sid[:8], set()).add(sid)
-        elif group is not None:
-            group.discard(sid)
-            if not group:
-                del self.by_prefix[sid[:8]]
+    def prefixed(self, prefix: str) -> Collection[str]:
+        """The known session ids whose first eight characters are *prefix*."""
+        held = self.by_prefix.get(prefix)
+        if held is None:
+            return ()
+        return (held,) if isinstance(held, str) else held
 
-    def _prefixes(self, sids: set[str]) -> None:
-        """:meth:`_prefix` for many ids at once (a full pass may name every one)."""
+    def _prefix(self, sid: str) -> None:
+        self._prefixes((sid,))
+
+    def _prefixes(self, sids: Iterable[str]) -> None:
+        """Index (or, when no longer known, unindex) each of *sids* by its prefix (a full
+        pass may name every one)."""
         by_sid, task_sids, by_prefix = self.listing.by_sid, self.task_sids, self.by_prefix
         for sid in sids:
+            key = sid[:8]
+            held = by_prefix.get(key)
             if sid in by_sid or sid in task_sids:
-                group = by_prefix.get(sid[:8])
-                if group is None:
-                    by_prefix[sid[:8]] = {sid}
+                if held is None or held == sid:
+                    by_prefix[key] = sid
+                elif isinstance(held, str):
+                    by_prefix[key] = {held, sid}
                 else:
-                    group.add(sid)
+                    held.add(sid)
+            elif held is None:
+                continue
+            elif isinstance(held, str):
+                if held == sid:
+                    del by_prefix[key]
             else:
-                group = by_prefix.get(sid[:8])
-                if group is not None:
-                    group.discard(sid)
-                    if not group:
-                        del by_prefix[sid[:8]]
+                held.discard(sid)
+                if len(held) == 1:
+                    (by_prefix[key],) = held
+                elif not held:
+                    del by_prefix[key]
 
     def _task_folder(self, name: str) -> set[str]:
         if os.path.isdir(self.root.tasks / name):
@@ -280,7 +292,7 @@ class _State:
         if name.startswith("session-"):
             rest = name[len("session-") :]
             touched.add(rest)
-            touched |= self.by_prefix.get(rest, set())
+            touched.update(self.prefixed(rest))
         return touched
 
     # -- what the clock changes ----------------------------------------------------------
@@ -407,7 +419,7 @@ class _State:
             if old.get(key) != rosters.get(key):
                 work.refs.add(key)
                 if key.startswith("session-"):
-                    work.refs |= self.by_prefix.get(key[len("session-") :], set())
+                    work.refs.update(self.prefixed(key[len("session-") :]))
         self.index.rosters = rosters
 
     def pid_files(self, ctx: HarnessContext, work: _Pass) -> None:
@@ -455,7 +467,7 @@ class _State:
                 prefix = team[len("session-") :]
                 found = [
                     sessions[c]
-                    for c in self.by_prefix.get(prefix[:8], set())
+                    for c in self.prefixed(prefix[:8])
                     if c.startswith(prefix) and c != sid and c in sessions and sessions[c].transcript
                 ]
                 found.sort(
