@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -15,8 +16,11 @@ def _old_transcripts(root: Path, count: int) -> Path:
     projects = root / "projects"
     folder = projects / "-old-history"
     folder.mkdir(parents=True)
+    old = time.time() - 30 * 86400  # history, outside any window
     for i in range(count):
-        (folder / f"{i:08x}-0000-4000-8000-000000000000.jsonl").write_text('{"type":"user"}\n')
+        path = folder / f"{i:08x}-0000-4000-8000-000000000000.jsonl"
+        path.write_text('{"type":"user"}\n')
+        os.utime(path, (old, old))
     return projects
 
 
@@ -86,3 +90,26 @@ def test_the_prefix_index_holds_a_set_only_where_ids_share_their_first_eight_cha
     discovery.discover(ctx)
     assert state.by_prefix["abcdef01"] == twins[1] and list(state.prefixed("abcdef01")) == [twins[1]]
     assert state.prefixed("ffffffff") == ()
+
+
+def test_an_old_session_kept_by_discovery_costs_a_few_hundred_bytes(tmp_path: Path) -> None:
+    """Everything discovery keeps for one session outside the window: its listing entry, its
+    files record and its prefix (a stat_result, one-entry dicts and sets and three empty lists
+    made it about 600 bytes more)."""
+    from cargento.cache import HarnessCache
+    from cargento.testing import make_context
+    from cargento_harness_claude import discovery
+
+    projects = _old_transcripts(tmp_path / ".claude", OLD)
+    discovery.discover(make_context(tmp_path, cache=HarnessCache()))  # every import and first-use cache
+    path_length = len(str(next((projects / "-old-history").iterdir())))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        found, _ = discovery.discover(make_context(tmp_path, cache=HarnessCache()))
+        per = (tracemalloc.get_traced_memory()[0] - before) / OLD
+    finally:
+        tracemalloc.stop()
+    assert found.sessions == (), "history outside the window is listed, not on the board"
+    # Less the path itself, whose length is this test's folder's.
+    assert per - path_length < 520, f"{per:.0f} bytes an old session ({path_length}-character paths)"

@@ -27,7 +27,7 @@ import bisect
 import heapq
 import os
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -64,13 +64,15 @@ class SessionFiles:
     transcript: str | None
     project_dir: str | None = None
     session_dir: Path | None = None
-    agents: list[AgentFile] = attrs.Factory(list)
-    task_folders: list[Path] = attrs.Factory(list)
+    # Empty by default (the shared empty tuple, not a new list for each of thousands of old
+    # sessions).
+    agents: Sequence[AgentFile] = ()
+    task_folders: Sequence[Path] = ()
     head: Head | None = None
     #: A modern teammate transcript's lead session.
     parent_id: str | None = None
     #: Modern teammate transcripts folded into this session.
-    children: list[str] = attrs.Factory(list)
+    children: Sequence[str] = ()
     pid: pidfile.PidFile | None = None
     pid_live: bool = False
     mtime: datetime | None = None
@@ -364,7 +366,7 @@ class _State:
                 files.head = self.heads.head(entry.path, entry)
             else:
                 self.heads.forget(entry.path)
-            files.task_folders = [self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names]
+            files.task_folders = tuple(self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names)
             return files
         if sid not in self.task_sids:
             return None
@@ -373,7 +375,7 @@ class _State:
         if not moments:
             return None
         return SessionFiles(
-            session_id=sid, transcript=None, task_folders=[self.root.tasks / n for n in names], mtime=max(moments)
+            session_id=sid, transcript=None, task_folders=tuple(self.root.tasks / n for n in names), mtime=max(moments)
         )
 
     def _agents(self, folder: str, work: _Pass) -> list[AgentFile]:
@@ -494,7 +496,7 @@ class _State:
             each = sessions.get(sid)
             if each is not None:
                 each.parent_id = parents.get(sid)
-                each.children = list(children.get(sid, ()))
+                each.children = tuple(children.get(sid, ()))
         work.refs |= changed
         self.parents, self.children = parents, children
 
