@@ -19,8 +19,11 @@
   and the page's polling, its growth from the first minute to the end and its slope over the
   last half of the window (the leak check: ``levels_off``).
 
-``python bench/startup.py soak --minutes 35 --out soak.json`` runs a soak alone (``memory``
-likewise: ``--seconds`` of appends), printing the samples as it goes.
+- ``memory_steps``: RSS after each step of a server's start in one process (the interpreter,
+  core, the plugins, the web stack, the features, the first board, its document).
+
+``python bench/startup.py soak --minutes 35 --out soak.json`` runs a soak alone, printing the
+samples as it goes (``memory``, with ``--seconds`` of appends, and ``steps`` likewise).
 
 Every process runs with Python's bytecode cache, as an installed Cargento does
 (``PYTHONDONTWRITEBYTECODE`` is removed from its environment).
@@ -500,21 +503,23 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(description="one whole-process memory figure, alone")
-    parser.add_argument("what", choices=("soak", "memory"))
+    parser.add_argument("what", choices=("soak", "memory", "steps"))
     parser.add_argument("--minutes", type=float, default=10.0, help="soak: the window")
     parser.add_argument("--sample-s", type=float, default=10.0, help="soak: seconds between samples")
     parser.add_argument("--seconds", type=float, default=60.0, help="memory: seconds of appends")
-    parser.add_argument("--per-harness", type=int, default=64, help="memory: active sessions per harness")
+    parser.add_argument("--per-harness", type=int, default=64, help="memory, steps: active sessions per harness")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args(argv)
     if args.what == "soak":
         result = soak(args.minutes * 60.0, sample_s=args.sample_s, progress=True)
+    elif args.what == "steps":
+        result = memory_steps(args.per_harness)
     else:
         result = memory(args.per_harness, appends_s=args.seconds)
     text = json.dumps(result, indent=2)
     if args.out is not None:
         args.out.write_text(text)
-    print(text if args.what == "memory" else json.dumps({k: v for k, v in result.items() if k != "samples"}, indent=2))
+    print(text if args.what != "soak" else json.dumps({k: v for k, v in result.items() if k != "samples"}, indent=2))
     return 0
 
 
