@@ -475,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     results["forwarder"].update(startup.forwarder_installed(10 if args.quick else 30))
     print("server memory at 640 sessions after appends, and the demo soak (leak check)…", flush=True)
     results["memory"] = startup.memory(64, appends_s=30.0 if args.quick else 300.0)
+    results["memory_steps"] = startup.memory_steps(64)
     results["soak"] = startup.soak(120.0 if args.quick else 600.0)
     if not args.skip_eta:
         import eta
