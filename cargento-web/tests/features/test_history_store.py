@@ -256,4 +256,4 @@ def test_held_observations_cost_their_size_not_the_serialiser_buffer(tmp_path: P
         tracemalloc.stop()
     assert len(store) == 2000
     per = grown / 2000
-    assert per < 1024, f"{per:.0f} bytes held per observation of {store.size() / 2000:.0f} encoded bytes"
+    assert per < 1024, f"{per:.0f} bytes held per observation of {store.size / 2000:.0f} encoded bytes"
