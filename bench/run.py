@@ -63,6 +63,7 @@ TARGETS: dict[str, tuple[float, str]] = {
     "forwarder_installed_module_no_dashboard_ms": (20.0, "ms"),
     "server_peak_rss_640_mb": (45.0, "MB"),
     "soak_growth_mb": (5.0, "MB"),
+    "soak_last_half_mb_per_hour": (5.0, "MB"),
     "idle_cpu_percent": (0.3, "%"),
 }
 
@@ -516,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         results["forwarder"].update(startup.forwarder_installed(10 if args.quick else 30))
         print("server memory at 640 sessions after appends, and the demo soak (leak check)…", flush=True)
         results["memory"] = startup.memory(64, appends_s=30.0 if args.quick else 300.0)
+        results["memory_steps"] = startup.memory_steps(64)
         results["soak"] = startup.soak(120.0 if args.quick else 600.0)
     if not args.skip_eta and want("startup"):
         import eta
@@ -587,6 +589,8 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
         figures["server_peak_rss_640_mb"] = peak
     if "growth_after_warm_mb" in results.get("soak", {}):
         figures["soak_growth_mb"] = results["soak"]["growth_after_warm_mb"]
+    if isinstance(results.get("soak", {}).get("last_half_mb_per_hour"), (int, float)):
+        figures["soak_last_half_mb_per_hour"] = results["soak"]["last_half_mb_per_hour"]
     warm_s = large.get("codex_300mb", {}).get("warm_s")
     if isinstance(warm_s, (int, float)):
         figures["warm_one_append_300mb_ms"] = warm_s * 1000.0

@@ -16,7 +16,14 @@
 - ``server_peak_rss_<n>_mb``: the server's peak resident memory (``VmHWM``) at *n* active
   sessions plus the old files, with one stream open, after a window of appends;
 - ``soak``: the ``--demo`` server's resident memory sampled over a window with one stream open
-  and the page's polling, its growth from the first minute to the end (the leak check).
+  and the page's polling, its growth from the first minute to the end and its slope over the
+  last half of the window (the leak check: ``levels_off``).
+
+- ``memory_steps``: RSS after each step of a server's start in one process (the interpreter,
+  core, the plugins, the web stack, the features, the first board, its document).
+
+``python bench/startup.py soak --minutes 35 --out soak.json`` runs a soak alone, printing the
+samples as it goes (``memory``, with ``--seconds`` of appends, and ``steps`` likewise).
 
 Every process runs with Python's bytecode cache, as an installed Cargento does
 (``PYTHONDONTWRITEBYTECODE`` is removed from its environment).
@@ -387,7 +394,102 @@ def memory(per_harness: int, *, appends_s: float, old: int = 5000) -> dict[str, 
         shutil.rmtree(root, ignore_errors=True)
 
 
-def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dict[str, Any]:
+def _slope_mb_per_min(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of *points* ``(seconds, MB)``, in MB a minute."""
+    if len(points) < 3:
+        return None
+    mean_t = statistics.fmean(t for t, _ in points)
+    mean_m = statistics.fmean(m for _, m in points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    if spread == 0:
+        return None
+    return 60.0 * sum((t - mean_t) * (m - mean_m) for t, m in points) / spread
+
+
+def soak_figures(samples: list[tuple[float, float]], *, warm_s: float = 60.0) -> dict[str, Any]:
+    """What a soak's ``(seconds from start, RSS MB)`` samples say: the growth from the end of
+    the first *warm_s* to the end (``growth_after_warm_mb``), the slope over the whole window
+    after the warm-up and over its last half (``slope_last_half_mb_per_min``: near zero when
+    the RSS has levelled off), and that last slope as MB an hour (``last_half_mb_per_hour``,
+    against the issue's 5 MB over an hour). A single RSS sample moves with each build's
+    garbage, so the growth is also given between the medians of the first and last three
+    samples after the warm-up (``growth_after_warm_median3_mb``)."""
+    after = [(t, m) for t, m in samples if t >= warm_s] or samples[-1:]
+    half = after[0][0] + (after[-1][0] - after[0][0]) / 2.0
+    last_half = [(t, m) for t, m in after if t >= half]
+    slope_all = _slope_mb_per_min(after)
+    slope_half = _slope_mb_per_min(last_half)
+    head = statistics.median(m for _, m in after[:3])
+    tail = statistics.median(m for _, m in after[-3:])
+    return {
+        "rss_after_warm_mb": after[0][1],
+        "rss_end_mb": samples[-1][1],
+        "rss_max_mb": max(m for _, m in samples),
+        "growth_after_warm_mb": samples[-1][1] - after[0][1],
+        "growth_after_warm_median3_mb": tail - head,
+        "slope_after_warm_mb_per_min": slope_all,
+        "slope_last_half_mb_per_min": slope_half,
+        "last_half_mb_per_hour": None if slope_half is None else 60.0 * slope_half,
+        "levels_off": None if slope_half is None else 60.0 * slope_half <= 5.0,
+    }
+
+
+_STEPS = r"""
+import gc, json, sys
+
+def rss():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+
+steps = [("interpreter", rss())]
+from cargento_web.arenas import limit_arenas
+limit_arenas()
+import cargento.cli, cargento.board, cargento.plugins, cargento.processes
+steps.append(("core board and CLI", rss()))
+from cargento.plugins import load_registry
+options = cargento.cli.parse_args(["--port", sys.argv[1]])
+from cargento_web.environment import serving_environment
+served = serving_environment(options)
+registry = load_registry(env=served.env)
+steps.append(("ten harness plugins", rss()))
+import uvicorn, starlette.applications, cargento_web.server, cargento_web.app, cargento_web.quietserver
+steps.append(("web server", rss()))
+from cargento_web.settings import Settings
+from cargento_web.server import build_app
+app, hub = build_app(options, served, Settings(host="127.0.0.1", port=int(sys.argv[1])))
+steps.append(("operator features", rss()))
+live = app.state.live
+board = live._build_sync(live.feed(False))  # the server's build: the hub's and the features' turns too
+steps.append(("first board", rss()))
+from cargento_web.app import document
+body = document(board, live.extensions.document() if live.extensions.items else None)
+steps.append(("its /api/data document", rss()))
+print(json.dumps({"steps": steps, "document_bytes": len(body), "sessions": len(board.sessions)}))
+"""
+
+
+def memory_steps(per_harness: int, *, old: int = 5000) -> dict[str, Any]:
+    """RSS after each step of a server's start, in one process, at ``per_harness * 10`` active
+    sessions plus *old* old Claude files: the interpreter, core, the plugins, the web stack,
+    the operator features, the first board, its ``/api/data`` document."""
+    root = Path(tempfile.mkdtemp(prefix="cargento-steps-"))
+    try:
+        home = root / "home"
+        stores.populate(home, per_harness, datetime.now(UTC))
+        _old_files(home, old)
+        env = _env(home, root / "state")
+        out = subprocess.run(
+            [sys.executable, "-c", _STEPS, str(_free_port())], env=env, capture_output=True, check=True, text=True
+        )
+        found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+        return found
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0, progress: bool = False) -> dict[str, Any]:
     """The leak check: the ``--demo`` server (its scripted sessions keep appending and firing
     events) with one stream open and ``/api/data`` fetched on every revision as the page does,
     its RSS sampled every *sample_s*. Growth is from the end of the first *warm_s* (caches fill
@@ -400,7 +502,9 @@ def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dic
         port = _free_port()
         started = time.perf_counter()
         proc = subprocess.Popen(
-            [str(BIN / "cargento"), "--demo", "--port", str(port)],
+            # Its own telemetry port: a receiver that cannot bind (another dashboard on 4318)
+            # would leave the demo's telemetry surfaces out of the soak.
+            [str(BIN / "cargento"), "--demo", "--port", str(port), "--otlp-port", str(_free_port())],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -426,19 +530,17 @@ def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dic
                     if time.monotonic() >= next_sample:
                         samples.append((time.perf_counter() - started, _rss_mb(proc.pid)))
                         next_sample += sample_s
+                        if progress:
+                            print(f"{samples[-1][0]:8.1f} s  {samples[-1][1]:6.2f} MB", flush=True)
                     time.sleep(0.2)
                 samples.append((time.perf_counter() - started, _rss_mb(proc.pid)))
             finally:
                 listener.stop.set()
-            after_warm = [rss for at, rss in samples if at >= warm_s] or [samples[-1][1]]
             return {
                 "window_s": seconds,
                 "revisions": listener.events,
                 "rss_first_mb": samples[0][1],
-                "rss_after_warm_mb": after_warm[0],
-                "rss_end_mb": samples[-1][1],
-                "rss_max_mb": max(rss for _, rss in samples),
-                "growth_after_warm_mb": samples[-1][1] - after_warm[0],
+                **soak_figures(samples, warm_s=warm_s),
                 "peak_rss_mb": _peak_rss_mb(proc.pid),
                 "samples": [[round(at, 1), round(rss, 2)] for at, rss in samples],
             }
@@ -449,26 +551,46 @@ def soak(seconds: float, *, sample_s: float = 10.0, warm_s: float = 60.0) -> dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python bench/startup.py [--per 16 64] [--runs 9] [--against CHECKOUT]``: the first
-    board's figures alone (no idle window), or this checkout against another, interleaved."""
+    """``python bench/startup.py [first-board] [--per 16 64] [--runs 9] [--against CHECKOUT]``:
+    the first board's figures alone (no idle window), or this checkout against another,
+    interleaved; ``python bench/startup.py soak|memory|steps``: one whole-process memory figure
+    alone."""
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--per", type=int, nargs="+", default=[16, 64], help="active sessions per harness")
-    parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--against", type=Path, default=None, help="another checkout (e.g. git archive of main)")
+    parser.add_argument("what", nargs="?", default="first-board", choices=("first-board", "soak", "memory", "steps"))
+    parser.add_argument("--per", type=int, nargs="+", default=[16, 64], help="first-board: active sessions per harness")
+    parser.add_argument("--runs", type=int, default=9, help="first-board: starts per figure")
+    parser.add_argument(
+        "--against", type=Path, default=None, help="first-board: another checkout (e.g. git archive of main)"
+    )
+    parser.add_argument("--minutes", type=float, default=10.0, help="soak: the window")
+    parser.add_argument("--sample-s", type=float, default=10.0, help="soak: seconds between samples")
+    parser.add_argument("--seconds", type=float, default=60.0, help="memory: seconds of appends")
+    parser.add_argument("--per-harness", type=int, default=64, help="memory, steps: active sessions per harness")
     parser.add_argument("--out", type=Path, default=None, help="also write the figures here as JSON")
     args = parser.parse_args(argv)
-    found: dict[str, Any] = {"when": datetime.now(UTC).isoformat()}
-    for per in args.per:
-        if args.against is not None:
-            found[str(per * 10)] = compare(per, runs=args.runs, against=args.against.resolve())
-        else:
-            found[str(per * 10)] = figures(per, runs=args.runs, idle_s=0.0)
-        print(json.dumps(found[str(per * 10)], indent=2), flush=True)
+    result: dict[str, Any]
+    if args.what == "first-board":
+        result = {"when": datetime.now(UTC).isoformat()}
+        for per in args.per:
+            if args.against is not None:
+                result[str(per * 10)] = compare(per, runs=args.runs, against=args.against.resolve())
+            else:
+                result[str(per * 10)] = figures(per, runs=args.runs, idle_s=0.0)
+            print(json.dumps(result[str(per * 10)], indent=2), flush=True)
+    elif args.what == "soak":
+        result = soak(args.minutes * 60.0, sample_s=args.sample_s, progress=True)
+        print(json.dumps({k: v for k, v in result.items() if k != "samples"}, indent=2))
+    elif args.what == "steps":
+        result = memory_steps(args.per_harness)
+        print(json.dumps(result, indent=2))
+    else:
+        result = memory(args.per_harness, appends_s=args.seconds)
+        print(json.dumps(result, indent=2))
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(found, indent=2))
+        args.out.write_text(json.dumps(result, indent=2))
     return 0
 
 

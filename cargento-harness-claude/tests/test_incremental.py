@@ -520,9 +520,9 @@ def test_the_listing_keeps_unchanged_entries_and_names_what_changed(tmp_path: Pa
     twin.prompt("go", T0 - 30)
     found = listing.Listing(str(store.root / "projects"))
     assert found.scan() == {SIDS[0], SIDS[1]}
-    kept = found.by_sid[SIDS[0]]["-w-a"]
+    kept = found.entries(SIDS[0])["-w-a"]
     assert found.scan() == set(), "a second scan over an unchanged store names nothing"
-    assert found.by_sid[SIDS[0]]["-w-a"] is kept
+    assert found.entries(SIDS[0])["-w-a"] is kept
     twin.tokens(3, T0 - 5)
     assert found.scan() == {SIDS[1]}
     winner = found.winner(SIDS[1])

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 from cargento.board import Board, BoardSession, Counts
 from cargento_web.cockpit import own_stores
-from cargento_web.cockpit.semantic import MAX_PROJECTS, SEMANTIC_FILE, WINDOW, SemanticHistory
+from cargento_web.cockpit.semantic import MAX_PER_PROJECT, MAX_PROJECTS, SEMANTIC_FILE, WINDOW, SemanticHistory
 from cargento_web.cockpit.tripwires import TRIPWIRES_FILE
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
@@ -101,6 +101,31 @@ def test_bounded_to_the_window_and_twenty_projects(tmp_path: Path) -> None:
     assert "w/p0" not in history.document()["projects"], "the project observed longest ago goes first"
     history.observe(board(T0 + WINDOW + timedelta(minutes=30), row("late", "w/late")))
     assert list(history.document()["projects"]) == ["w/late"], "nothing older than the 24-hour window is kept"
+
+
+def test_sessions_that_come_and_go_leave_nothing_behind(tmp_path: Path) -> None:
+    """What was last seen of each session is kept only while the session is on the board or in
+    the history: a server that runs for days sees sessions come and go."""
+    history = SemanticHistory(tmp_path, clock=Clock())
+    bound = MAX_PROJECTS * MAX_PER_PROJECT
+    for n in range(3 * bound):
+        history.observe(board(T0 + timedelta(seconds=n), row(f"s{n}", "w/app"), row("stays", "w/app")))
+    kept = history._last
+    assert len(kept) <= bound + 2, f"{len(kept)} sessions remembered"
+    assert "claude:stays" in kept and f"claude:s{3 * bound - 1}" in kept
+    assert not history.observe(board(T0 + timedelta(hours=1), row("stays", "w/app"))), (
+        "a session still on the board stays known"
+    )
+
+
+def test_a_read_back_history_holds_one_string_for_each_repeated_value(tmp_path: Path) -> None:
+    history = SemanticHistory(tmp_path, clock=Clock())
+    for n in range(40):
+        history.observe(board(T0 + timedelta(seconds=n), row("a", "w/app", "working", f"step {n % 2}")))
+    history.flush()
+    entries = SemanticHistory(tmp_path).projects["w/app"]
+    assert len(entries) == 40
+    assert len({id(e["key"]) for e in entries}) == 1 and len({id(e["doing"]) for e in entries}) == 2
 
 
 def test_an_unreadable_store_is_set_aside_reported_and_not_written_over(tmp_path: Path) -> None:

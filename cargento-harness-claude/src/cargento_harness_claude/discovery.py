@@ -27,6 +27,7 @@ import bisect
 import heapq
 import os
 import re
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -63,13 +64,15 @@ class SessionFiles:
     transcript: str | None
     project_dir: str | None = None
     session_dir: Path | None = None
-    agents: list[AgentFile] = attrs.Factory(list)
-    task_folders: list[Path] = attrs.Factory(list)
+    # Empty by default (the shared empty tuple, not a new list for each of thousands of old
+    # sessions).
+    agents: Sequence[AgentFile] = ()
+    task_folders: Sequence[Path] = ()
     head: Head | None = None
     #: A modern teammate transcript's lead session.
     parent_id: str | None = None
     #: Modern teammate transcripts folded into this session.
-    children: list[str] = attrs.Factory(list)
+    children: Sequence[str] = ()
     pid: pidfile.PidFile | None = None
     pid_live: bool = False
     mtime: datetime | None = None
@@ -140,8 +143,10 @@ class _State:
         self.task_names: set[str] = set()
         self.task_sids: set[str] = set()
         self.surveys: dict[str, tasks.Survey] = {}
-        #: Session ids (transcripts and task-only candidates) by their first eight characters.
-        self.by_prefix: dict[str, set[str]] = {}
+        #: Session ids (transcripts and task-only candidates) by their first eight characters:
+        #: the one id, or (rarely) the set of those that share them; a set for each of
+        #: thousands of old sessions would be ~200 bytes apiece. Read through ``prefixed``.
+        self.by_prefix: dict[str, str | set[str]] = {}
         #: Team folder -> (``size:mtime_ns`` of its config, the roster).
         self.team_files: dict[str, tuple[str, Roster | None]] = {}
         self.pids: dict[str, pidfile.PidFile] = {}
@@ -235,32 +240,41 @@ class _State:
                 work.pids.add(parts[1])
         return True
 
-    def _prefix(self, sid: str) -> None:
-        known = sid in self.listing.by_sid or sid in self.task_sids
-        group = self.by_prefix.get(sid[:8])
-        if known:
-            self.by_prefix.setdefault(sid[:8], set()).add(sid)
-        elif group is not None:
-            group.discard(sid)
-            if not group:
-                del self.by_prefix[sid[:8]]
+    def prefixed(self, prefix: str) -> Collection[str]:
+        """The known session ids whose first eight characters are *prefix*."""
+        held = self.by_prefix.get(prefix)
+        if held is None:
+            return ()
+        return (held,) if isinstance(held, str) else held
 
-    def _prefixes(self, sids: set[str]) -> None:
-        """:meth:`_prefix` for many ids at once (a full pass may name every one)."""
+    def _prefix(self, sid: str) -> None:
+        self._prefixes((sid,))
+
+    def _prefixes(self, sids: Iterable[str]) -> None:
+        """Index (or, when no longer known, unindex) each of *sids* by its prefix (a full
+        pass may name every one)."""
         by_sid, task_sids, by_prefix = self.listing.by_sid, self.task_sids, self.by_prefix
         for sid in sids:
+            key = sid[:8]
+            held = by_prefix.get(key)
             if sid in by_sid or sid in task_sids:
-                group = by_prefix.get(sid[:8])
-                if group is None:
-                    by_prefix[sid[:8]] = {sid}
+                if held is None or held == sid:
+                    by_prefix[key] = sid
+                elif isinstance(held, str):
+                    by_prefix[key] = {held, sid}
                 else:
-                    group.add(sid)
+                    held.add(sid)
+            elif held is None:
+                continue
+            elif isinstance(held, str):
+                if held == sid:
+                    del by_prefix[key]
             else:
-                group = by_prefix.get(sid[:8])
-                if group is not None:
-                    group.discard(sid)
-                    if not group:
-                        del by_prefix[sid[:8]]
+                held.discard(sid)
+                if len(held) == 1:
+                    (by_prefix[key],) = held
+                elif not held:
+                    del by_prefix[key]
 
     def _task_folder(self, name: str) -> set[str]:
         if os.path.isdir(self.root.tasks / name):
@@ -280,7 +294,7 @@ class _State:
         if name.startswith("session-"):
             rest = name[len("session-") :]
             touched.add(rest)
-            touched |= self.by_prefix.get(rest, set())
+            touched.update(self.prefixed(rest))
         return touched
 
     # -- what the clock changes ----------------------------------------------------------
@@ -349,10 +363,10 @@ class _State:
                 files.session_dir = Path(entry.path[: -len(".jsonl")])
                 files.agents = self._agents(str(files.session_dir), work)
             if ctx.window_s is None or ctx.in_window(entry.mtime):
-                files.head = self.heads.head(entry.path, entry.st)
+                files.head = self.heads.head(entry.path, entry)
             else:
                 self.heads.forget(entry.path)
-            files.task_folders = [self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names]
+            files.task_folders = tuple(self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names)
             return files
         if sid not in self.task_sids:
             return None
@@ -361,7 +375,7 @@ class _State:
         if not moments:
             return None
         return SessionFiles(
-            session_id=sid, transcript=None, task_folders=[self.root.tasks / n for n in names], mtime=max(moments)
+            session_id=sid, transcript=None, task_folders=tuple(self.root.tasks / n for n in names), mtime=max(moments)
         )
 
     def _agents(self, folder: str, work: _Pass) -> list[AgentFile]:
@@ -407,7 +421,7 @@ class _State:
             if old.get(key) != rosters.get(key):
                 work.refs.add(key)
                 if key.startswith("session-"):
-                    work.refs |= self.by_prefix.get(key[len("session-") :], set())
+                    work.refs.update(self.prefixed(key[len("session-") :]))
         self.index.rosters = rosters
 
     def pid_files(self, ctx: HarnessContext, work: _Pass) -> None:
@@ -455,7 +469,7 @@ class _State:
                 prefix = team[len("session-") :]
                 found = [
                     sessions[c]
-                    for c in self.by_prefix.get(prefix[:8], set())
+                    for c in self.prefixed(prefix[:8])
                     if c.startswith(prefix) and c != sid and c in sessions and sessions[c].transcript
                 ]
                 found.sort(
@@ -482,7 +496,7 @@ class _State:
             each = sessions.get(sid)
             if each is not None:
                 each.parent_id = parents.get(sid)
-                each.children = list(children.get(sid, ()))
+                each.children = tuple(children.get(sid, ()))
         work.refs |= changed
         self.parents, self.children = parents, children
 

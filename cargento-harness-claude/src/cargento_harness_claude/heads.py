@@ -10,18 +10,17 @@ the file's identity, size and mtime are unchanged.
 
 from __future__ import annotations
 
-import os
-
 # ``hashlib``'s BLAKE2 is this same built-in class; importing ``hashlib`` loads OpenSSL
 # (about 12 ms at every start) for digests these readers never use.
 from _blake2 import blake2b
+from typing import Protocol
 
 import attrs
 from cargento.readers import head_bytes, loads_record
 
 from cargento_harness_claude.records import record_type
 
-__all__ = ["HEAD_BYTES", "HEAD_LINES", "Head", "HeadCache", "classify"]
+__all__ = ["HEAD_BYTES", "HEAD_LINES", "FileFigures", "Head", "HeadCache", "classify"]
 
 HEAD_LINES = 50
 HEAD_BYTES = 64 * 1024
@@ -80,6 +79,19 @@ def _digest(data: bytes) -> bytes:
     return blake2b(data, digest_size=16).digest()
 
 
+class FileFigures(Protocol):
+    """What a head is kept against: an ``os.stat_result``, or a listing entry that kept these."""
+
+    @property
+    def st_dev(self) -> int: ...
+    @property
+    def st_ino(self) -> int: ...
+    @property
+    def st_size(self) -> int: ...
+    @property
+    def st_mtime_ns(self) -> int: ...
+
+
 @attrs.frozen
 class _Known:
     dev: int
@@ -98,7 +110,7 @@ class HeadCache:
     def __init__(self) -> None:
         self._known: dict[str, _Known] = {}
 
-    def head(self, path: str, st: os.stat_result) -> Head:
+    def head(self, path: str, st: FileFigures) -> Head:
         """The head of *path*, whose current ``stat`` is *st*."""
         known = self._known.get(path)
         if known is not None:

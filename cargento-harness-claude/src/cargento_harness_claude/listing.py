@@ -42,27 +42,37 @@ def _why_path(path: str) -> str:
 
 
 class Entry:
-    """One session transcript as last ``stat``-ed."""
+    """One session transcript as last ``stat``-ed.
 
-    __slots__ = ("mtime", "path", "project", "session_id", "st", "stamp")
+    A store holds thousands of old transcripts, each listed for as long as the server runs, so
+    an entry keeps only the four figures that tell the file changed (named as
+    ``os.stat_result`` names them, so an entry answers for its ``stat`` where only those are
+    read), not the ``stat_result`` itself (about 600 bytes a file, with its floats and
+    nanosecond integers). ``mtime`` and ``stamp`` are kept, made once: the session's files share
+    them.
+    """
+
+    __slots__ = ("mtime", "path", "project", "session_id", "st_dev", "st_ino", "st_mtime_ns", "st_size", "stamp")
 
     def __init__(self, path: str, project: str, st: os.stat_result) -> None:
         self.path = path
         self.session_id = path.rsplit(os.sep, 1)[-1][: -len(_SUFFIX)]
         self.project = project
-        self.st = st
+        self.st_dev = st.st_dev
+        self.st_ino = st.st_ino
+        self.st_size = st.st_size
+        self.st_mtime_ns = st.st_mtime_ns
         self.mtime = datetime.fromtimestamp(st.st_mtime, UTC)
         #: ``size:mtime_ns``.
         self.stamp = f"{st.st_size}:{st.st_mtime_ns}"
 
     def same_file(self, st: os.stat_result) -> bool:
         """True when *st* is the ``stat`` this entry was made from."""
-        mine = self.st
         return (
-            mine.st_mtime_ns == st.st_mtime_ns
-            and mine.st_size == st.st_size
-            and mine.st_ino == st.st_ino
-            and mine.st_dev == st.st_dev
+            self.st_mtime_ns == st.st_mtime_ns
+            and self.st_size == st.st_size
+            and self.st_ino == st.st_ino
+            and self.st_dev == st.st_dev
         )
 
 
@@ -87,8 +97,9 @@ class Listing:
     def __init__(self, root: str) -> None:
         self.root = root
         self.projects: dict[str, Project] = {}
-        #: Session id -> project name -> transcript.
-        self.by_sid: dict[str, dict[str, Entry]] = {}
+        #: Session id -> its transcript, or (held in more than one project folder, which is
+        #: rare) project name -> transcript: a dict for every old session would be ~200 bytes.
+        self.by_sid: dict[str, Entry | dict[str, Entry]] = {}
         self.problem: str | None = None
         #: Entries of the root that are not project folders but look like one (a link loop).
         self.problem_entries: dict[str, str] = {}
@@ -157,55 +168,59 @@ class Listing:
         whose entries for unchanged files are kept."""
         path = os.path.join(self.root, name)
         proj = Project(name=name, path=path)
+        known = old.transcripts if old is not None and old.listed else {}
+        touched: set[str] = set()
+        fresh_entries: list[Entry] = []
         try:
-            entries = list(os.scandir(path))
+            # One entry at a time: a listed ``DirEntry`` keeps its name, its path and the
+            # ``stat`` it was asked for, so listing a folder of 5,000 old transcripts first
+            # held 4.7 MB at once. Nothing is changed until the whole folder was read.
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if entry_is_dir(entry):
+                        proj.folders.add(entry.name)
+                    if not is_transcript(entry.name):
+                        continue
+                    try:
+                        st = entry.stat()
+                    except OSError as exc:
+                        proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
+                        continue
+                    if not stat.S_ISREG(st.st_mode):
+                        if not stat.S_ISDIR(st.st_mode):
+                            proj.problems[entry.path] = (
+                                f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
+                            )
+                        continue
+                    was = known.get(entry.name[: -len(_SUFFIX)])
+                    # same_file, inline: this loop runs once per transcript.
+                    if (
+                        was is not None
+                        and was.st_mtime_ns == st.st_mtime_ns
+                        and was.st_size == st.st_size
+                        and was.st_ino == st.st_ino
+                        and was.st_dev == st.st_dev
+                    ):
+                        proj.transcripts[was.session_id] = was
+                    else:
+                        fresh = Entry(entry.path, name, st)
+                        proj.transcripts[fresh.session_id] = fresh
+                        fresh_entries.append(fresh)
+                        touched.add(fresh.session_id)
         except OSError as exc:
+            proj = Project(name=name, path=path)
             touched = self._drop(name)
             self.projects[name] = proj
             proj.listed = False
             proj.problems[path] = f"cannot list {path}: {_why(exc)}"
             self.troubled.add(name)
             return touched
-        known = old.transcripts if old is not None and old.listed else {}
-        by_sid = self.by_sid
-        touched = set()
-        for entry in entries:
-            if entry_is_dir(entry):
-                proj.folders.add(entry.name)
-            if not is_transcript(entry.name):
-                continue
-            try:
-                st = entry.stat()
-            except OSError as exc:
-                proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                if not stat.S_ISDIR(st.st_mode):
-                    proj.problems[entry.path] = f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
-                continue
-            was = known.get(entry.name[: -len(_SUFFIX)])
-            # same_file, inline: this loop runs once per transcript.
-            if (
-                was is not None
-                and was.st.st_mtime_ns == st.st_mtime_ns
-                and was.st.st_size == st.st_size
-                and was.st.st_ino == st.st_ino
-                and was.st.st_dev == st.st_dev
-            ):
-                proj.transcripts[was.session_id] = was
-            else:
-                fresh = Entry(entry.path, name, st)
-                proj.transcripts[fresh.session_id] = fresh
-                by_sid.setdefault(fresh.session_id, {})[name] = fresh
-                touched.add(fresh.session_id)
+        for fresh in fresh_entries:
+            self._add(fresh)
         for sid in known:
             if sid not in proj.transcripts:
                 touched.add(sid)
-                mine = by_sid.get(sid)
-                if mine is not None:
-                    mine.pop(name, None)
-                    if not mine:
-                        del by_sid[sid]
+                self._discard(sid, name)
         touched |= (proj.folders ^ old.folders) if old is not None and old.listed else proj.folders
         self.projects[name] = proj
         (self.troubled.add if proj.problems else self.troubled.discard)(name)
@@ -249,15 +264,37 @@ class Listing:
 
     def _put(self, proj: Project, entry: Entry) -> None:
         proj.transcripts[entry.session_id] = entry
-        self.by_sid.setdefault(entry.session_id, {})[proj.name] = entry
+        self._add(entry)
 
     def _remove(self, proj: Project, sid: str) -> None:
         proj.transcripts.pop(sid, None)
-        mine = self.by_sid.get(sid)
-        if mine is not None:
-            mine.pop(proj.name, None)
-            if not mine:
+        self._discard(sid, proj.name)
+
+    def _add(self, entry: Entry) -> None:
+        """Hold *entry* as its session's transcript in its project folder."""
+        sid = entry.session_id
+        held = self.by_sid.get(sid)
+        if held is None or (isinstance(held, Entry) and held.project == entry.project):
+            self.by_sid[sid] = entry
+        elif isinstance(held, Entry):
+            self.by_sid[sid] = {held.project: held, entry.project: entry}
+        else:
+            held[entry.project] = entry
+
+    def _discard(self, sid: str, project: str) -> None:
+        """Forget the transcript of *sid* in *project* (if one is held)."""
+        held = self.by_sid.get(sid)
+        if held is None:
+            return
+        if isinstance(held, Entry):
+            if held.project == project:
                 del self.by_sid[sid]
+            return
+        held.pop(project, None)
+        if len(held) == 1:
+            (self.by_sid[sid],) = held.values()
+        elif not held:
+            del self.by_sid[sid]
 
     def _drop(self, name: str) -> set[str]:
         proj = self.projects.pop(name, None)
@@ -271,11 +308,18 @@ class Listing:
 
     # -- answers -------------------------------------------------------------------------
 
+    def entries(self, sid: str) -> dict[str, Entry]:
+        """The transcripts of *sid* by project folder name."""
+        held = self.by_sid.get(sid)
+        if held is None:
+            return {}
+        return {held.project: held} if isinstance(held, Entry) else dict(held)
+
     def winner(self, sid: str) -> Entry | None:
         """The transcript of *sid*: the newest, ties going to the first project folder by name."""
         found = self.by_sid.get(sid)
-        if not found:
-            return None
+        if found is None or isinstance(found, Entry):
+            return found
         best: Entry | None = None
         for name in sorted(found):
             entry = found[name]

@@ -10,7 +10,7 @@ birth time (its mtime where the platform keeps none); its update time is the fil
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -86,7 +86,7 @@ def _sort_key(task: Task) -> tuple[int, int, str]:
     return (0, int(ident), ident) if ident.isdigit() else (1, 0, ident)
 
 
-def read_tasks(folder_list: list[Path], created: Mapping[str, datetime] | None = None) -> tuple[Task, ...]:
+def read_tasks(folder_list: Sequence[Path], created: Mapping[str, datetime] | None = None) -> tuple[Task, ...]:
     """Every task in *folder_list*, sorted by numeric id; damaged files are skipped."""
     created = created or {}
     found: dict[str, Task] = {}

@@ -115,7 +115,14 @@ def document(board: Board, extras: dict[str, Any] | None = None) -> bytes:
     doc: dict[str, Any] = serde.unstructure(board)
     for key, value in (extras or {}).items():
         doc.setdefault(key, value)
-    return orjson.dumps(redact_tree(doc), option=orjson.OPT_NON_STR_KEYS)
+    # One tree at a time: the unstructured one goes once its redacted copy exists, and that
+    # goes once serialised (at 640 sessions each is about twice the JSON's size).
+    doc = redact_tree(doc)
+    body = orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS)
+    del doc
+    # Kept for every page's fetch until the next revision: right-sized (orjson's buffer is up
+    # to twice the document's length).
+    return serde.right_sized(body)
 
 
 def _flag(request: Request, name: str, default: bool) -> bool:

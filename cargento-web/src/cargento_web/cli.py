@@ -9,7 +9,7 @@ import sys
 from cargento.cli import Options
 
 from cargento_web import lifecycle
-from cargento_web.arenas import limit_arenas
+from cargento_web.arenas import tune_malloc
 from cargento_web.environment import serving_environment
 from cargento_web.server import serve
 
@@ -18,7 +18,7 @@ __all__ = ["os_error_line", "run", "serve_options"]
 
 def serve_options(options: Options, *, log_path: str | None = None) -> int:
     """Serve in the foreground the environment *options* select."""
-    limit_arenas()  # before any thread starts
+    tune_malloc()  # before any thread starts
     served = serving_environment(options)
     return serve(options, served, log_path=log_path)
 

@@ -100,3 +100,16 @@ def test_a_row_object_seen_before_is_not_compared_again(row: Row, board_of: Boar
     moved = row("b", state="working", last_active_at=T0)
     assert kinds(seen.observe(board_of(T0, a, moved))) == ["state", "turn_started"]
     assert taken == ["b"]
+
+
+def test_sessions_that_come_and_go_leave_no_row_object_behind(row: Row, board_of: Boards) -> None:
+    """A server sees sessions come and go for days: the row objects that spare a comparison
+    are kept for the rows on the board, not for every session that ever left it."""
+    seen = BoardObserver(known=lambda h, s: False, days=14)
+    stays = row("stays", state="idle", last_active_at=T0)
+    for n in range(500):
+        seen.observe(board_of(T0 + timedelta(seconds=n), stays, row(f"s{n}", state="working", last_active_at=T0)))
+    assert len(seen._objects) <= 2 * 2 + 64 + 1
+    assert seen._objects[("claude", "stays")] is stays
+    gone = row("s0", state="working", last_active_at=T0)
+    assert seen.observe(board_of(T0 + timedelta(hours=1), stays, gone)) == [], "back unchanged: nothing new"

@@ -237,3 +237,23 @@ def test_diagnose_names_the_history_store(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / HISTORY_FILE)
     [found] = own_stores(env)
     assert found.status == "unreadable", "a pipe in the store's place is refused without blocking"
+
+
+def test_held_observations_cost_their_size_not_the_serialiser_buffer(tmp_path: Path) -> None:
+    """Each held observation keeps its encoded bytes: orjson's 4 KiB buffer a record would
+    grow the held history to about 20 MB at the 1 MB byte cap (the demo soak's climb)."""
+    import tracemalloc
+
+    store = HistoryStore(tmp_path, max_bytes=8_000_000, min_interval_s=3600)
+    store.load()
+    batch = [obs(i / 100, f"s{i % 7}") for i in range(2000)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        store.record(batch)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(store) == 2000
+    per = grown / 2000
+    assert per < 1024, f"{per:.0f} bytes held per observation of {store.size / 2000:.0f} encoded bytes"

@@ -625,7 +625,11 @@ def query_ro(
         conn.close()
 
 
-_VERDICTS: OrderedDict[tuple[str, int, int, int, int], str | None] = OrderedDict()
+#: The last verdict on each database path, with the file identity it was made for: one entry a
+#: path (keyed by identity, a database written all day held one entry per write, up to the
+#: bound: 1.6 MB of dead verdicts within the demo's first hour).
+_VERDICTS: OrderedDict[str, tuple[tuple[int, int, int, int], str | None]] = OrderedDict()
+_VERDICTS_HELD = 4096
 _VERDICTS_LOCK = threading.Lock()
 
 
@@ -645,11 +649,12 @@ def database_problem(path: str | os.PathLike[str]) -> str | None:
         return why(exc)
     if not stat.S_ISREG(st.st_mode):
         return why(NotRegularFile(name, file_kind(st.st_mode)))
-    key = (name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     with _VERDICTS_LOCK:
-        if key in _VERDICTS:
-            _VERDICTS.move_to_end(key)
-            return _VERDICTS[key]
+        held = _VERDICTS.get(name)
+        if held is not None and held[0] == ident:
+            _VERDICTS.move_to_end(name)
+            return held[1]
     try:
         with open_regular(name) as fh:
             head = fh.read(100)
@@ -657,8 +662,9 @@ def database_problem(path: str | os.PathLike[str]) -> str | None:
         return why(exc)  # not kept: permissions change without touching the file
     verdict = None if not head or (len(head) == 100 and head.startswith(_MAGIC)) else "not an SQLite database"
     with _VERDICTS_LOCK:
-        _VERDICTS[key] = verdict
-        while len(_VERDICTS) > 4096:
+        _VERDICTS[name] = (ident, verdict)
+        _VERDICTS.move_to_end(name)
+        while len(_VERDICTS) > _VERDICTS_HELD:
             _VERDICTS.popitem(last=False)
     return verdict
 

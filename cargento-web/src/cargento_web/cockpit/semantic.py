@@ -46,14 +46,18 @@ class Unreadable(Exception):
     pass
 
 
-def _entry(raw: object) -> dict[str, Any]:
+def _entry(raw: object, shared: dict[str, str]) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise Unreadable("an entry is not an object")
     out: dict[str, Any] = {}
     for name in _FIELDS:
         value = raw.get(name)
-        if value is not None and (not isinstance(value, str) or len(value) > 2000):
-            raise Unreadable(f"an entry's {name} is not a short string")
+        if value is not None:
+            if not isinstance(value, str) or len(value) > 2000:
+                raise Unreadable(f"an entry's {name} is not a short string")
+            # One string for each value the entries repeat (session keys, harnesses, states,
+            # titles, times of one board): held in memory, the history is then about half.
+            value = shared.setdefault(value, value)
         out[name] = value
     if not out["at"] or not out["key"]:
         raise Unreadable("an entry has no time or session")
@@ -73,7 +77,8 @@ def parse(data: bytes) -> dict[str, list[dict[str, Any]]]:
         raise Unreadable("not valid JSON") from e
     if not isinstance(doc, dict) or doc.get("version") != 1 or not isinstance(doc.get("projects"), dict):
         raise Unreadable("not a version-1 semantic history")
-    return {str(p): [_entry(e) for e in (v if isinstance(v, list) else [])] for p, v in doc["projects"].items()}
+    shared: dict[str, str] = {}
+    return {str(p): [_entry(e, shared) for e in (v if isinstance(v, list) else [])] for p, v in doc["projects"].items()}
 
 
 def semantic_report(path: Path) -> OwnStore:
@@ -176,9 +181,18 @@ class SemanticHistory:
             if moved:
                 self.projects = bound(self.projects, board.generated_at)
                 self._dirty = True
+            if len(self._last) > len(board.sessions) + MAX_PROJECTS * MAX_PER_PROJECT:
+                self._forget_gone(board)
             if self._dirty and self._clock() - self._written_at >= WRITE_EVERY_S:
                 self._write(board.generated_at)
         return moved
+
+    def _forget_gone(self, board: Board) -> None:
+        """Drop what was last seen of sessions neither on *board* nor in the history: sessions
+        come and go for as long as the server runs, and this is kept per session."""
+        keep = {s.key for s in board.sessions}
+        keep.update(e["key"] for entries in self.projects.values() for e in entries)
+        self._last = {k: v for k, v in self._last.items() if k in keep}
 
     def _write(self, now: datetime) -> None:
         if self._unwritable:

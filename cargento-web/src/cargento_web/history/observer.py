@@ -112,6 +112,12 @@ class BoardObserver:
         # A row missing from this board keeps its last facts (the display window may hold it
         # back); coming back unchanged records nothing.
         self._rows.update(seen)
+        if len(objects) > 2 * len(board.sessions) + 64:
+            # The row objects only spare rows on the board a comparison: one kept for each
+            # session that ever left would hold its whole last row for as long as the server
+            # runs.
+            on_board = {(s.harness, s.session_id) for s in board.sessions}
+            self._objects = {k: v for k, v in objects.items() if k in on_board}
         return out
 
     def _first_sight(self, s: BoardSession, facts: RowFacts, now: datetime) -> list[Observation]:

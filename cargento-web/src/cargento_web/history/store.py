@@ -55,6 +55,7 @@ import attrs
 import orjson
 from cargento.atomicfile import write_atomic
 from cargento.redact import redact_tree
+from cargento.serde import right_sized
 from cargento.timestamps import iso, parse_ts
 
 from cargento_web.runtime.journal import open_regular_nonblocking
@@ -182,7 +183,9 @@ def parse_history(data: bytes) -> list[Observation] | None:
 
 
 def _encoded(o: Observation) -> bytes:
-    return orjson.dumps(redact_tree(o.record()))
+    # Kept beside its observation for as long as the store holds it: right-sized, or each
+    # ~200-byte observation would hold orjson's 4 KiB buffer (20 MB at the byte cap).
+    return right_sized(orjson.dumps(redact_tree(o.record())))
 
 
 class HistoryStore:

@@ -1,0 +1,115 @@
+"""The listing's memory: what it keeps per old transcript, and what a full pass holds at once."""
+
+from __future__ import annotations
+
+import os
+import time
+import tracemalloc
+from pathlib import Path
+
+from cargento_harness_claude import listing
+
+OLD = 3000
+
+
+def _old_transcripts(root: Path, count: int) -> Path:
+    projects = root / "projects"
+    folder = projects / "-old-history"
+    folder.mkdir(parents=True)
+    old = time.time() - 30 * 86400  # history, outside any window
+    for i in range(count):
+        path = folder / f"{i:08x}-0000-4000-8000-000000000000.jsonl"
+        path.write_text('{"type":"user"}\n')
+        os.utime(path, (old, old))
+    return projects
+
+
+def test_an_old_transcript_costs_a_few_hundred_bytes_and_a_full_pass_holds_no_folder_at_once(tmp_path: Path) -> None:
+    projects = _old_transcripts(tmp_path, OLD)
+    tracemalloc.start()
+    try:
+        found = listing.Listing(str(projects))
+        assert len(found.scan()) == OLD
+        kept = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        assert found.scan() == set()
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    # The path and id strings, four integers, the time and the stamp (an os.stat_result and
+    # a dict per session were about 1.3 KB more).
+    assert kept / OLD < 800, f"{kept / OLD:.0f} bytes a transcript"
+    # A listed DirEntry keeps its stat: the whole folder listed first held ~950 bytes an entry.
+    assert peak < 200 * OLD, f"a full pass over {OLD} unchanged transcripts peaked at {peak} bytes"
+
+
+def test_a_session_in_two_project_folders_is_held_in_both_until_one_goes(tmp_path: Path) -> None:
+    projects = tmp_path / "projects"
+    sid = "5f1c2e6a-0000-4000-8000-000000000001"
+    for name, mtime in (("-w-a", 1_000_000_000), ("-w-b", 1_000_000_500)):
+        (projects / name).mkdir(parents=True)
+        path = projects / name / f"{sid}.jsonl"
+        path.write_text("{}\n")
+        os.utime(path, (mtime, mtime))
+    found = listing.Listing(str(projects))
+    assert found.scan() == {sid}
+    assert set(found.entries(sid)) == {"-w-a", "-w-b"}
+    winner = found.winner(sid)
+    assert winner is not None and winner.project == "-w-b", "the newest wins"
+    (projects / "-w-b" / f"{sid}.jsonl").unlink()
+    assert found.scan() == {sid}
+    assert set(found.entries(sid)) == {"-w-a"}
+    winner = found.winner(sid)
+    assert winner is not None and winner.project == "-w-a"
+    (projects / "-w-a" / f"{sid}.jsonl").unlink()
+    found.scan()
+    assert found.entries(sid) == {} and found.winner(sid) is None and found.by_sid == {}
+
+
+def test_the_prefix_index_holds_a_set_only_where_ids_share_their_first_eight_characters(tmp_path: Path) -> None:
+    from cargento.cache import HarnessCache
+    from cargento.testing import make_context
+    from cargento_harness_claude import discovery
+
+    projects = _old_transcripts(tmp_path / ".claude", 200)
+    twins = ["abcdef01-0000-4000-8000-000000000001", "abcdef01-0000-4000-8000-000000000002"]
+    for sid in twins:
+        (projects / "-old-history" / f"{sid}.jsonl").write_text('{"type":"user"}\n')
+    ctx = make_context(tmp_path, cache=HarnessCache())
+    discovery.discover(ctx)
+    state = ctx.cache.get(discovery._STATE_KEY)
+    assert isinstance(state, discovery._State)
+    sets = {k: v for k, v in state.by_prefix.items() if not isinstance(v, str)}
+    assert sets == {"abcdef01": set(twins)}, "one string for each id alone under its prefix"
+    assert len(state.by_prefix) == 201
+    assert set(state.prefixed("abcdef01")) == set(twins) and list(state.prefixed("00000007")) == [
+        "00000007-0000-4000-8000-000000000000"
+    ]
+    (projects / "-old-history" / f"{twins[0]}.jsonl").unlink()
+    discovery.discover(ctx)
+    assert state.by_prefix["abcdef01"] == twins[1] and list(state.prefixed("abcdef01")) == [twins[1]]
+    assert state.prefixed("ffffffff") == ()
+
+
+def test_an_old_session_kept_by_discovery_costs_a_few_hundred_bytes(tmp_path: Path) -> None:
+    """Everything discovery keeps for one session outside the window: its listing entry, its
+    files record and its prefix (a stat_result, one-entry dicts and sets and three empty lists
+    made it about 600 bytes more)."""
+    from cargento.cache import HarnessCache
+    from cargento.testing import make_context
+    from cargento_harness_claude import discovery
+
+    projects = _old_transcripts(tmp_path / ".claude", OLD)
+    discovery.discover(make_context(tmp_path, cache=HarnessCache()))  # every import and first-use cache
+    path_length = len(str(next((projects / "-old-history").iterdir())))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        found, _ = discovery.discover(make_context(tmp_path, cache=HarnessCache()))
+        per = (tracemalloc.get_traced_memory()[0] - before) / OLD
+    finally:
+        tracemalloc.stop()
+    assert found.sessions == (), "history outside the window is listed, not on the board"
+    # Less the path itself, whose length is this test's folder's.
+    assert per - path_length < 520, f"{per:.0f} bytes an old session ({path_length}-character paths)"
