@@ -444,8 +444,8 @@ def rss():
                 return int(line.split()[1]) / 1024.0
 
 steps = [("interpreter", rss())]
-from cargento_web.arenas import limit_arenas
-limit_arenas()
+from cargento_web.arenas import tune_malloc
+tune_malloc()  # as the server does
 import cargento.cli, cargento.board, cargento.plugins, cargento.processes
 steps.append(("core board and CLI", rss()))
 from cargento.plugins import load_registry
