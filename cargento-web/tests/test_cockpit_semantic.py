@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import attrs
-from cargento.board import Board, BoardSession, Counts
+from cargento.board import Board, BoardSession
+from cargento.testing.boards import board_of, board_row
 from cargento_web.cockpit import own_stores
 from cargento_web.cockpit.semantic import MAX_PER_PROJECT, MAX_PROJECTS, SEMANTIC_FILE, WINDOW, SemanticHistory
 from cargento_web.cockpit.tripwires import TRIPWIRES_FILE
@@ -18,51 +18,21 @@ T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
 def row(sid: str, project: str | None, state: str = "working", detail: str = "running Bash") -> BoardSession:
-    given: dict[str, Any] = {
-        "harness": "claude",
-        "harness_label": "Claude Code",
-        "session_id": sid,
-        "key": f"claude:{sid}",
-        "display_id": sid[:8],
-        "identity": ("claude", project or "", sid),
-        "project": project,
-        "cwd": None,
-        "title": f"title {sid}",
-        "state": state,
-        "detail": detail,
-        "waiting": None,
-        "subagents": (),
-        "tasks": (),
-        "tasks_done": 0,
-        "read_by_scanning": False,
-        "ended": False,
-        "missing": (),
-        "notes": (),
-        "faults": (),
-        "rate_limits": (),
-        "state_source": "store",
-    }
-    values: dict[str, Any] = {
-        f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given
-    }
-    return BoardSession(**values)
+    return board_row(
+        sid,
+        harness_label="Claude Code",
+        identity=("claude", project or "", sid),
+        project=project,
+        cwd=None,
+        title=f"title {sid}",
+        state=state,
+        detail=detail,
+        last_active_at=None,
+    )
 
 
 def board(at: datetime, *rows: BoardSession) -> Board:
-    given: dict[str, Any] = {
-        "schema": 1,
-        "revision": 1,
-        "generated_at": at,
-        "window_hours": 24.0,
-        "all": False,
-        "harnesses": (),
-        "counts": Counts(sessions=len(rows), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
-        "sessions": rows,
-    }
-    values: dict[str, Any] = {
-        f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given
-    }
-    return Board(**values)
+    return board_of(at, *rows)
 
 
 class Clock:

@@ -6,10 +6,9 @@ from __future__ import annotations
 import gc
 import tracemalloc
 from datetime import UTC, datetime
-from typing import Any
 
-import attrs
 from cargento.board import Board, BoardSession, Counts
+from cargento.testing.boards import board_of, board_row
 from cargento_web.app import document
 
 AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
@@ -17,52 +16,23 @@ AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 def _row(n: int) -> BoardSession:
     sid = f"{n:08x}-0000-4000-8000-000000000000"
-    given: dict[str, Any] = {
-        "harness": "claude",
-        "harness_label": "Claude Code",
-        "session_id": sid,
-        "key": f"claude:{sid}",
-        "display_id": sid[:8],
-        "identity": ("claude", f"w/p{n % 40}", sid),
-        "project": f"w/p{n % 40}",
-        "cwd": f"/home/me/w/p{n % 40}",
-        "title": f"Session {n}: paginate the orders API and fix the flaky test",
-        "state": "working",
-        "detail": f"running Bash: pytest -q tests/test_orders.py -k case_{n}",
-        "waiting": None,
-        "subagents": (),
-        "tasks": (),
-        "tasks_done": 0,
-        "read_by_scanning": False,
-        "ended": False,
-        "missing": (),
-        "notes": (),
-        "faults": (),
-        "rate_limits": (),
-        "state_source": "store",
-    }
-    values: dict[str, Any] = {
-        f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given
-    }
-    return BoardSession(**values)
+    project = f"w/p{n % 40}"
+    return board_row(
+        sid,
+        harness_label="Claude Code",
+        identity=("claude", project, sid),
+        project=project,
+        cwd=f"/home/me/{project}",
+        title=f"Session {n}: paginate the orders API and fix the flaky test",
+        state="working",
+        detail=f"running Bash: pytest -q tests/test_orders.py -k case_{n}",
+        last_active_at=None,
+    )
 
 
 def _board(rows: int) -> Board:
-    sessions = tuple(_row(n) for n in range(rows))
-    given: dict[str, Any] = {
-        "schema": 1,
-        "revision": 1,
-        "generated_at": AT,
-        "window_hours": 24.0,
-        "all": False,
-        "harnesses": (),
-        "counts": Counts(sessions=rows, working=rows, needs_input=0, idle=0, subagents_running=0, subagents=0),
-        "sessions": sessions,
-    }
-    values: dict[str, Any] = {
-        f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given
-    }
-    return Board(**values)
+    working = Counts(sessions=rows, working=rows, needs_input=0, idle=0, subagents_running=0, subagents=0)
+    return board_of(AT, *(_row(n) for n in range(rows)), counts=working)
 
 
 def test_a_render_holds_one_tree_at_a_time_and_keeps_the_length_of_the_document() -> None:

@@ -4,10 +4,11 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import attrs
 import pytest
-from cargento.board import Board, BoardSession, Counts, Waiting
+from cargento.board import Board, BoardSession, Waiting
 from cargento.models import Subagent
+from cargento.testing.boards import board_of as make_board
+from cargento.testing.boards import board_row
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.notifiers import MemoryNotifier
 
@@ -73,49 +74,19 @@ def session(
 ) -> BoardSession:
     """A board row as core would publish it, with only what the hub reads set (every other
     field empty, whatever fields core's row carries today)."""
-    given: dict[str, object] = {
-        "harness": harness,
-        "harness_label": harness.title(),
-        "session_id": sid,
-        "key": f"{harness}:{sid}",
-        "display_id": sid[:8],
-        "identity": (harness, "w/proj", sid),
-        "project": "w/proj",
-        "cwd": "/w/proj",
-        "state": state,
-        "detail": "",
-        "waiting": waiting,
-        "subagents": subagents,
-        "tasks": (),
-        "tasks_done": 0,
-        "last_active_at": last_active_at,
-        "read_by_scanning": False,
-        "ended": False,
-        "missing": (),
-        "notes": (),
-        "faults": (),
-        "rate_limits": (),
-        "state_source": state_source,
-    }
-    values = {
-        f.name: given.get(f.name) for f in attrs.fields(BoardSession) if f.default is attrs.NOTHING or f.name in given
-    }
-    return BoardSession(**values)  # type: ignore[arg-type]
+    return board_row(
+        sid,
+        harness=harness,
+        state=state,
+        waiting=waiting,
+        subagents=subagents,
+        last_active_at=last_active_at,
+        state_source=state_source,
+    )
 
 
 def board(now: datetime, *sessions: BoardSession) -> Board:
-    given: dict[str, object] = {
-        "schema": 1,
-        "revision": 1,
-        "generated_at": now,
-        "window_hours": 24.0,
-        "all": False,
-        "harnesses": (),
-        "counts": Counts(sessions=len(sessions), working=0, needs_input=0, idle=0, subagents_running=0, subagents=0),
-        "sessions": tuple(sessions),
-    }
-    values = {f.name: given.get(f.name) for f in attrs.fields(Board) if f.default is attrs.NOTHING or f.name in given}
-    return Board(**values)  # type: ignore[arg-type]
+    return make_board(now, *sessions)
 
 
 @pytest.fixture
