@@ -49,8 +49,9 @@ class OpenCodeSimulation:
 
     def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         """One turn: the prompt at offset 0, the permission prompt from 4 s to 19 s, the child
-        session from 22 s to 38 s, a question from 39 s to 49 s (shown once it has stood for
-        the reader's few seconds) and the completed turn at 54 s."""
+        session from 22 s to 38 s, a question from 39 s to 55 s (shown once it has stood for
+        the reader's few seconds, and then for at least the live board's slow timer, which is
+        what notices a wait aging in when nothing else writes) and the completed turn at 58 s."""
         s = self.live
         call: list[str] = []
         child: list[OpenCodeSession] = []
@@ -134,10 +135,10 @@ class OpenCodeSimulation:
             (30.0, child_text),
             (38.0, child_end),
             (39.0, question),
-            (49.0, question_answered),
-            (50.0, todos(2)),
-            (52.0, lambda at: s.text("The parser now accepts ISO weeks.", at)),
-            (54.0, lambda at: s.end_turn(at, output_tokens=tokens)),
+            (55.0, question_answered),
+            (56.0, todos(2)),
+            (57.0, lambda at: s.text("The parser now accepts ISO weeks.", at)),
+            (58.0, lambda at: s.end_turn(at, output_tokens=tokens)),
         ]
 
     def step(self, now: datetime) -> None:
