@@ -31,32 +31,37 @@ Rules for every hook:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
-from cargento.events.payloads import LifecycleEvent
-from cargento.events.targets import HookTarget
-from cargento.events.vocabulary import EventLane
-from cargento.models import (
-    Discovery,
-    Gate,
-    HarnessContext,
-    HarnessInfo,
-    ModelInfo,
-    QuotaEndpoint,
-    QuotaWindow,
-    ReadingProvider,
-    SessionReading,
-    SessionRef,
-    Simulation,
-    Usage,
-    WorkRecord,
-)
-from cargento.telemetry.vocabulary import TelemetryVocabulary
+if TYPE_CHECKING:
+    # Annotations only (pluggy reads the parameter names, never the types): the event and
+    # telemetry vocabularies load when a hook that speaks them is first called, not at start.
+    from collections.abc import Mapping
+    from datetime import datetime
+    from pathlib import Path
+    from typing import Any
+
+    from cargento.events.payloads import LifecycleEvent
+    from cargento.events.targets import HookTarget
+    from cargento.events.vocabulary import EventLane
+    from cargento.models import (
+        Discovery,
+        Gate,
+        HarnessContext,
+        HarnessInfo,
+        ModelInfo,
+        QuotaEndpoint,
+        QuotaWindow,
+        ReadingProvider,
+        SessionReading,
+        SessionRef,
+        Simulation,
+        Usage,
+        WorkRecord,
+    )
+    from cargento.telemetry.vocabulary import TelemetryVocabulary
 
 __all__ = ["HOOK_NAMES", "PROJECT", "REQUIRED_HOOKS", "hookspec"]
 

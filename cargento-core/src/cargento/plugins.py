@@ -8,7 +8,7 @@ or being called.
 
 from __future__ import annotations
 
-import traceback
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -18,21 +18,7 @@ import pluggy
 
 from cargento import entrypoints, hookspecs, releaseprefix
 from cargento.errors import HarnessError
-from cargento.events.payloads import LifecycleEvent
-from cargento.events.vocabulary import EventLane
-from cargento.models import (
-    Discovery,
-    Gate,
-    HarnessInfo,
-    ModelInfo,
-    QuotaEndpoint,
-    ReadingProvider,
-    SessionReading,
-    Simulation,
-    Usage,
-    WorkRecord,
-)
-from cargento.telemetry.vocabulary import TelemetryVocabulary
+from cargento.models import HarnessInfo
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -52,23 +38,54 @@ FaultKind = Literal["expected", "bug", "contract"]
 #: How many faults each harness keeps (the count in ``Registry.fault_counts`` goes on).
 FAULTS_KEPT = 20
 
-_RETURNS: dict[str, tuple[type, ...]] = {
-    "harness_info": (HarnessInfo,),
-    "discover": (Discovery,),
-    "read_session": (SessionReading, type(None)),
-    "gate_state": (Gate, type(None)),
-    "model": (ModelInfo, type(None)),
-    "usage": (Usage, type(None)),
-    "simulate": (Simulation, type(None)),
-    "event_lane": (EventLane, type(None)),
-    "refine_event": (LifecycleEvent,),
-    "hook_targets": (tuple,),
-    "telemetry": (TelemetryVocabulary, type(None)),
-    "quota_endpoint": (QuotaEndpoint, type(None)),
-    "read_quota": (tuple,),
-    "work_record": (WorkRecord, type(None)),
-    "reading_provider": (ReadingProvider, type(None)),
+#: What each hook may return, as ``module:name`` (``None`` allowed where it is listed). The
+#: types are looked up on a hook's first call (:func:`_expected`), so a run that never asks for
+#: an event lane or a telemetry vocabulary never imports those modules.
+_RETURNS: dict[str, tuple[str, ...]] = {
+    "harness_info": ("cargento.models:HarnessInfo",),
+    "discover": ("cargento.models:Discovery",),
+    "read_session": ("cargento.models:SessionReading", "None"),
+    "gate_state": ("cargento.models:Gate", "None"),
+    "model": ("cargento.models:ModelInfo", "None"),
+    "usage": ("cargento.models:Usage", "None"),
+    "simulate": ("cargento.models:Simulation", "None"),
+    "event_lane": ("cargento.events.vocabulary:EventLane", "None"),
+    "refine_event": ("cargento.events.payloads:LifecycleEvent",),
+    "hook_targets": ("builtins:tuple",),
+    "telemetry": ("cargento.telemetry.vocabulary:TelemetryVocabulary", "None"),
+    "quota_endpoint": ("cargento.models:QuotaEndpoint", "None"),
+    "read_quota": ("builtins:tuple",),
+    "work_record": ("cargento.models:WorkRecord", "None"),
+    "reading_provider": ("cargento.models:ReadingProvider", "None"),
 }
+_expected_types: dict[str, tuple[type, ...]] = {}
+
+
+def _expected(hook: str) -> tuple[type, ...] | None:
+    """The types *hook* may return (``None`` for a hook without a declared return)."""
+    found = _expected_types.get(hook)
+    if found is None:
+        names = _RETURNS.get(hook)
+        if names is None:
+            return None
+        found = tuple(_named_type(name) for name in names)
+        _expected_types[hook] = found
+    return found
+
+
+def _named_type(name: str) -> type:
+    if name == "None":
+        return type(None)
+    module, _, attribute = name.partition(":")
+    found: type = getattr(importlib.import_module(module), attribute)
+    return found
+
+
+def _format_exc() -> str:
+    """The traceback of the exception being handled (:mod:`traceback` loads on the first)."""
+    import traceback
+
+    return traceback.format_exc()
 
 
 @attrs.frozen(kw_only=True)
@@ -246,10 +263,8 @@ class Registry:
         except HarnessError as exc:
             return self.record_fault(harness, hook, str(exc) or type(exc).__name__, kind="expected")
         except Exception as exc:
-            return self.record_fault(
-                harness, hook, f"{type(exc).__name__}: {exc}", kind="bug", traceback=traceback.format_exc()
-            )
-        expected = _RETURNS.get(hook)
+            return self.record_fault(harness, hook, f"{type(exc).__name__}: {exc}", kind="bug", traceback=_format_exc())
+        expected = _expected(hook)
         if expected is not None and not isinstance(value, expected):
             names = " or ".join("None" if t is type(None) else t.__name__ for t in expected)
             return self.record_fault(
@@ -464,7 +479,7 @@ def load_registry(
                 PluginRecord(
                     status="import-error",
                     error=f"{type(exc).__name__}: {exc}",
-                    traceback=traceback.format_exc(),
+                    traceback=_format_exc(),
                     **base,
                 )
             )

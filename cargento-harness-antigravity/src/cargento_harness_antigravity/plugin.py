@@ -9,15 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
-from cargento.events import EventLane, HookTarget
 from cargento.models import HarnessMark, ProcessTie, QuotaWindow, Simulation
 
-from cargento_harness_antigravity import discovery, locations, quota
-from cargento_harness_antigravity import event_lane as event_lane_module
-from cargento_harness_antigravity import hook_targets as hook_targets_module
+if TYPE_CHECKING:
+    # Types of the event and telemetry hooks, for annotations only: those modules load
+    # when such a hook is first called.
+    from cargento.events import EventLane, HookTarget
+
+from cargento_harness_antigravity import discovery, locations
 
 KEY = "antigravity"
 
@@ -79,14 +81,20 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def event_lane() -> EventLane:
+    from cargento_harness_antigravity import event_lane as event_lane_module
+
     return event_lane_module.LANE
 
 
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    from cargento_harness_antigravity import hook_targets as hook_targets_module
+
     return hook_targets_module.targets(env, home)
 
 
 @hookimpl
 def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    from cargento_harness_antigravity import quota
+
     return quota.read_pushed(document) if source == "pushed" else ()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cargento import (
     Discovery,
@@ -30,7 +30,6 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import (
     HarnessMark,
     McpSession,
@@ -40,12 +39,14 @@ from cargento.models import (
     ReadingProvider,
     WorkRecord,
 )
-from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_claude import discovery, gates, locations, mapping, quota, reading, work
-from cargento_harness_claude import event_lane as event_lane_module
-from cargento_harness_claude import hook_targets as hook_targets_module
-from cargento_harness_claude import telemetry as telemetry_module
+if TYPE_CHECKING:
+    # Types of the event and telemetry hooks, for annotations only: those modules load
+    # when such a hook is first called.
+    from cargento.events import EventLane, HookTarget, LifecycleEvent
+    from cargento.telemetry import TelemetryVocabulary
+
+from cargento_harness_claude import discovery, gates, locations, mapping
 
 KEY = "claude"
 
@@ -115,39 +116,55 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def event_lane() -> EventLane:
+    from cargento_harness_claude import event_lane as event_lane_module
+
     return event_lane_module.LANE
 
 
 @hookimpl
 def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    from cargento_harness_claude import event_lane as event_lane_module
+
     return event_lane_module.refine(event, body)
 
 
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    from cargento_harness_claude import hook_targets as hook_targets_module
+
     return hook_targets_module.targets(env, home)
 
 
 @hookimpl
 def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    from cargento_harness_claude import telemetry as telemetry_module
+
     return telemetry_module.vocabulary(env, home, endpoint)
 
 
 @hookimpl
 def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    from cargento_harness_claude import quota
+
     return quota.endpoint(env, home, platform)
 
 
 @hookimpl
 def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    from cargento_harness_claude import quota
+
     return quota.read_reply(document) if source == "reply" else ()
 
 
 @hookimpl
 def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord:
+    from cargento_harness_claude import work
+
     return work.work_record(ref, ctx, tool_output)
 
 
 @hookimpl
 def reading_provider() -> ReadingProvider:
+    from cargento_harness_claude import reading
+
     return reading.PROVIDER

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cargento import (
     Discovery,
@@ -18,14 +18,15 @@ from cargento import (
     hookimpl,
 )
 from cargento.errors import HarnessError
-from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark, ProcessTie, ReadingProvider
-from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_codex import event_lane as event_lane_module
-from cargento_harness_codex import hook_targets as hook_targets_module
-from cargento_harness_codex import locations, mapping, reading
-from cargento_harness_codex import telemetry as telemetry_module
+if TYPE_CHECKING:
+    # Types of the event and telemetry hooks, for annotations only: those modules load
+    # when such a hook is first called.
+    from cargento.events import EventLane, HookTarget, LifecycleEvent
+    from cargento.telemetry import TelemetryVocabulary
+
+from cargento_harness_codex import locations, mapping
 from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
 from cargento_harness_codex.rollout import Rollout, load
 
@@ -111,24 +112,34 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def event_lane() -> EventLane:
+    from cargento_harness_codex import event_lane as event_lane_module
+
     return event_lane_module.LANE
 
 
 @hookimpl
 def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    from cargento_harness_codex import event_lane as event_lane_module
+
     return event_lane_module.refine(event, body)
 
 
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    from cargento_harness_codex import hook_targets as hook_targets_module
+
     return hook_targets_module.targets(env, home)
 
 
 @hookimpl
 def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    from cargento_harness_codex import telemetry as telemetry_module
+
     return telemetry_module.vocabulary(env, home, endpoint)
 
 
 @hookimpl
 def reading_provider() -> ReadingProvider:
+    from cargento_harness_codex import reading
+
     return reading.PROVIDER

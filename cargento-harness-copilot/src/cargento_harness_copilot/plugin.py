@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cargento import (
     Discovery,
@@ -18,11 +19,14 @@ from cargento import (
     hookimpl,
 )
 from cargento.models import HarnessMark, ProcessTie
-from cargento.telemetry import TelemetryVocabulary
+
+if TYPE_CHECKING:
+    # Types of the event and telemetry hooks, for annotations only: those modules load
+    # when such a hook is first called.
+    from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_copilot import discovery
 from cargento_harness_copilot import mapping as sessions
-from cargento_harness_copilot import telemetry as telemetry_module
 
 KEY = "copilot"
 
@@ -85,4 +89,6 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    from cargento_harness_copilot import telemetry as telemetry_module
+
     return telemetry_module.vocabulary(env, home, endpoint)

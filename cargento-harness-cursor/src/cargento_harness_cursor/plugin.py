@@ -20,7 +20,7 @@ from cargento import (
 )
 from cargento.models import HarnessMark, ProcessTie, QuotaEndpoint, QuotaWindow
 
-from cargento_harness_cursor import quota, store
+from cargento_harness_cursor import store
 
 KEY = store.KEY
 
@@ -78,9 +78,13 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def quota_endpoint(env: Mapping[str, str], home: Path, platform: str) -> QuotaEndpoint | None:
+    from cargento_harness_cursor import quota
+
     return quota.endpoint(env, home, platform)
 
 
 @hookimpl
 def read_quota(document: Any, source: str, now: datetime) -> tuple[QuotaWindow, ...]:
+    from cargento_harness_cursor import quota
+
     return quota.read_reply(document) if source == "reply" else ()

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cargento import Discovery, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage, hookimpl
-from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark, ProcessTie, Simulation
-from cargento.telemetry import TelemetryVocabulary
+
+if TYPE_CHECKING:
+    # Types of the event and telemetry hooks, for annotations only: those modules load
+    # when such a hook is first called.
+    from cargento.events import EventLane, HookTarget, LifecycleEvent
+    from cargento.telemetry import TelemetryVocabulary
 
 from cargento_harness_gemini import discovery, locations
-from cargento_harness_gemini import event_lane as event_lane_module
-from cargento_harness_gemini import hook_targets as hook_targets_module
-from cargento_harness_gemini import telemetry as telemetry_module
 
 KEY = "gemini"
 
@@ -80,19 +81,27 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def event_lane() -> EventLane:
+    from cargento_harness_gemini import event_lane as event_lane_module
+
     return event_lane_module.LANE
 
 
 @hookimpl
 def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    from cargento_harness_gemini import event_lane as event_lane_module
+
     return event_lane_module.refine(event, body)
 
 
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    from cargento_harness_gemini import hook_targets as hook_targets_module
+
     return hook_targets_module.targets(env, home)
 
 
 @hookimpl
 def telemetry(env: Mapping[str, str], home: Path, endpoint: str) -> TelemetryVocabulary:
+    from cargento_harness_gemini import telemetry as telemetry_module
+
     return telemetry_module.vocabulary(env, home, endpoint)

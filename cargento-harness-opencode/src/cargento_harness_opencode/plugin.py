@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cargento import (
     Discovery,
@@ -21,12 +22,14 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.events import EventLane, HookTarget
 from cargento.models import HarnessMark, ProcessTie
 
+if TYPE_CHECKING:
+    # Types of the event and telemetry hooks, for annotations only: those modules load
+    # when such a hook is first called.
+    from cargento.events import EventLane, HookTarget
+
 from cargento_harness_opencode import discovery
-from cargento_harness_opencode import event_lane as event_lane_module
-from cargento_harness_opencode import hook_targets as hook_targets_module
 
 KEY = "opencode"
 
@@ -98,9 +101,13 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def event_lane() -> EventLane:
+    from cargento_harness_opencode import event_lane as event_lane_module
+
     return event_lane_module.LANE
 
 
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    from cargento_harness_opencode import hook_targets as hook_targets_module
+
     return hook_targets_module.targets(project)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cargento import (
     Discovery,
@@ -17,12 +17,14 @@ from cargento import (
     Usage,
     hookimpl,
 )
-from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.models import HarnessMark, ProcessTie, WorkRecord
 
-from cargento_harness_pi import event_lane as event_lane_module
-from cargento_harness_pi import hook_targets as hook_targets_module
-from cargento_harness_pi import locations, mapping, work
+if TYPE_CHECKING:
+    # Types of the event and telemetry hooks, for annotations only: those modules load
+    # when such a hook is first called.
+    from cargento.events import EventLane, HookTarget, LifecycleEvent
+
+from cargento_harness_pi import locations, mapping
 from cargento_harness_pi.discovery import KEY, cached_header, discover_sessions
 from cargento_harness_pi.tree import SessionTree, load
 
@@ -97,19 +99,27 @@ def simulate(home: Path, ctx: HarnessContext) -> Simulation | None:
 
 @hookimpl
 def event_lane() -> EventLane:
+    from cargento_harness_pi import event_lane as event_lane_module
+
     return event_lane_module.LANE
 
 
 @hookimpl
 def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEvent:
+    from cargento_harness_pi import event_lane as event_lane_module
+
     return event_lane_module.refine(event, body)
 
 
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    from cargento_harness_pi import hook_targets as hook_targets_module
+
     return hook_targets_module.targets(env, home)
 
 
 @hookimpl
 def work_record(ref: SessionRef, ctx: HarnessContext, tool_output: bool) -> WorkRecord:
+    from cargento_harness_pi import work
+
     return work.work_record(ref, ctx, tool_output)
