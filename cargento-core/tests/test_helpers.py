@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import attrs
 from cargento.labels import clip, project_label
 from cargento.locations import describe, resolve_root
 from cargento.rates import per_minute, tokens_in_window
@@ -140,6 +141,20 @@ def test_estimate_withheld_without_sample_and_long_warning() -> None:
     clock.start(NOW - timedelta(seconds=1000))
     figures = estimate(clock.evidence(), NOW)
     assert figures is not None and figures.eta_s is None and figures.long
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e7, allow_nan=False), min_size=2, max_size=40))
+def test_the_estimate_takes_the_median_statistics_would(completed: list[float]) -> None:
+    import statistics
+
+    clock = TurnClock()
+    clock.start(NOW - timedelta(seconds=10))
+    evidence = attrs.evolve(clock.evidence(), completed_s=tuple(completed))
+    figures = estimate(evidence, NOW)
+    assert figures is not None
+    longer = [d for d in completed if d >= figures.elapsed_s]
+    expected = round(max(0.0, statistics.median(longer) - 10.0), 1) if longer else None
+    assert figures.eta_s == expected
 
 
 def test_rates_window() -> None:

@@ -48,11 +48,42 @@ NOT_AT_START = (
 )
 
 
-def test_a_snapshot_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
+#: What only the server or ``cargento hooks``/``cargento telemetry`` asks a plugin for: the
+#: event lanes and hook targets, the OpenTelemetry vocabularies, the quota endpoints, the
+#: reading providers and work records. A snapshot calls none of those hooks, so none of these
+#: loads (each harness imports its module inside the hook; the hookspecs and the registry's
+#: return checks name the types without importing them). ``statistics`` (with ``random``,
+#: ``fractions`` and ``decimal``) was imported for one median; ``traceback`` (and ``textwrap``)
+#: loads with the first fault.
+HOOKS_A_SNAPSHOT_NEVER_CALLS = (
+    "cargento.events",
+    "cargento.events.payloads",
+    "cargento.events.vocabulary",
+    "cargento.events.targets",
+    "cargento.events.notifications",
+    "cargento.events.settings",
+    "cargento.forwarders",
+    "cargento.telemetry",
+    "cargento.telemetry.vocabulary",
+    "statistics",
+    "fractions",
+    "decimal",
+    "traceback",
+    "textwrap",
+    *(
+        f"cargento_harness_{harness}.{module}"
+        for harness in ("antigravity", "claude", "codex", "copilot", "cursor", "gemini", "goose", "opencode", "pi")
+        for module in ("event_lane", "hook_targets", "telemetry", "quota", "reading", "work")
+    ),
+)
+
+
+def _snapshot_modules(home: Path, **extra: str) -> set[str]:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))},
-        "HOME": str(tmp_path),
-        "CARGENTO_HOME": str(tmp_path / "state"),
+        "HOME": str(home),
+        "CARGENTO_HOME": str(home / "state"),
+        **extra,
     }
     done = subprocess.run(
         [sys.executable, "-c", _SNAPSHOT], env=env, capture_output=True, text=True, check=True, timeout=120
@@ -60,4 +91,17 @@ def test_a_snapshot_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
     assert done.stderr.strip().endswith("0"), done.stderr
     loaded = set(done.stdout.split())
     assert "cargento.board" in loaded and "cargento_harness_claude.plugin" in loaded
+    return loaded
+
+
+def test_a_snapshot_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
+    loaded = _snapshot_modules(tmp_path)
     assert not loaded & set(NOT_AT_START), sorted(loaded & set(NOT_AT_START))
+
+
+def test_a_snapshot_loads_no_module_of_a_hook_it_never_calls(tmp_path: Path) -> None:
+    # The example plugin (docs/plugins, installed in a development checkout, never shipped)
+    # builds its event lane from cargento.events at import, as the tutorial writes it.
+    loaded = _snapshot_modules(tmp_path, CARGENTO_BLOCK_PLUGINS="example")
+    assert {"cargento_harness_codex.plugin", "cargento_harness_pi.plugin"} <= loaded
+    assert not loaded & set(HOOKS_A_SNAPSHOT_NEVER_CALLS), sorted(loaded & set(HOOKS_A_SNAPSHOT_NEVER_CALLS))

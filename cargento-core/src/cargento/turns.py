@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import statistics
 from datetime import datetime
 from importlib import resources
 
@@ -100,9 +99,20 @@ def estimate(turn: TurnEvidence, now: datetime) -> TurnFigures | None:
     if len(turn.completed_s) >= MIN_SAMPLE:
         longer = [d for d in turn.completed_s if d >= elapsed]
         if longer:
-            eta = max(0.0, statistics.median(longer) - elapsed)
+            eta = max(0.0, _median(longer) - elapsed)
     long = elapsed >= LONG_TURN_S or (eta is not None and elapsed + eta >= LONG_TURN_S)
     return TurnFigures(elapsed_s=round(elapsed, 1), eta_s=None if eta is None else round(eta, 1), long=long)
+
+
+def _median(values: list[float]) -> float:
+    """The median of *values* (not empty), as :func:`statistics.median` works it out, without
+    importing :mod:`statistics` (and the :mod:`random`, :mod:`fractions` and :mod:`decimal` it
+    brings: 5 ms of every start that estimates a turn)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 @functools.cache
