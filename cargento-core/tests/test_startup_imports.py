@@ -105,3 +105,20 @@ def test_a_snapshot_loads_no_module_of_a_hook_it_never_calls(tmp_path: Path) -> 
     loaded = _snapshot_modules(tmp_path, CARGENTO_BLOCK_PLUGINS="example")
     assert {"cargento_harness_codex.plugin", "cargento_harness_pi.plugin"} <= loaded
     assert not loaded & set(HOOKS_A_SNAPSHOT_NEVER_CALLS), sorted(loaded & set(HOOKS_A_SNAPSHOT_NEVER_CALLS))
+
+
+def test_the_credential_patterns_compile_only_for_a_text_that_hints_at_one() -> None:
+    # Compiling every family costs a start about 7 ms; a board of titles, paths and tool
+    # names gives none of them anything to look at.
+    script = """
+import cargento.redact as r
+assert r.redact("Fix the flaky test in src/app.py (bash: pytest -q)") == "Fix the flaky test in src/app.py (bash: pytest -q)"
+print(r.families.cache_info().currsize)
+print(r.redact("key sk-ant-api03-" + "a" * 90))
+print(r.families.cache_info().currsize, len(r.FAMILIES) == len(r.families()))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60)
+    untouched, redacted, compiled = done.stdout.splitlines()
+    assert untouched == "0"
+    assert redacted.startswith("key sk-ant-") and redacted.endswith("…REDACTED")
+    assert compiled == "1 True"

@@ -30,13 +30,14 @@ of value it was; a private key block is replaced whole. :func:`redact` is idempo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
-__all__ = ["FAMILIES", "MARK", "Family", "redact", "redact_tree"]
+__all__ = ["FAMILIES", "MARK", "Family", "families", "redact", "redact_tree"]
 
 MARK = "…REDACTED"
 
@@ -54,14 +55,26 @@ class Family:
     whole: bool = False
 
 
-def _f(name: str, pattern: str, *, whole: bool = False, flags: int = 0) -> Family:
-    return Family(name, re.compile(pattern, flags), whole)
+class _Spec(NamedTuple):
+    """A family as written: compiled by :func:`families` the first time one is needed."""
+
+    name: str
+    pattern: str
+    whole: bool
+    flags: int
+
+
+def _f(name: str, pattern: str, *, whole: bool = False, flags: int = 0) -> _Spec:
+    return _Spec(name, pattern, whole, flags)
 
 
 # A value boundary: the credential is not the middle of a longer word.
 _END = r"(?![A-Za-z0-9_\-])"
 
-FAMILIES: tuple[Family, ...] = (
+# Written here, compiled on first use (:func:`families`): the patterns take about 8 ms to
+# compile, and most runs never see a string with a hint of any of them (a board of ordinary
+# titles, paths and tool names has none), so a start does not pay for them.
+_SPECS: tuple[_Spec, ...] = (
     # -- key material ------------------------------------------------------------------------
     _f(
         "private key block",
@@ -149,6 +162,23 @@ _HINT = re.compile(
 )
 
 
+@functools.cache
+def families() -> tuple[Family, ...]:
+    """Every credential family, compiled (once, on the first call)."""
+    return tuple(Family(spec.name, re.compile(spec.pattern, spec.flags), spec.whole) for spec in _SPECS)
+
+
+if TYPE_CHECKING:
+    #: Every credential family (compiled when first read).
+    FAMILIES: tuple[Family, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FAMILIES":
+        return families()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _keep_prefix(match: re.Match[str]) -> str:
     prefix = match.group(1) if match.groups() and match.group(1) else ""
     return prefix + MARK
@@ -162,7 +192,7 @@ def redact(text: str) -> str:
     """
     if not text or _HINT.search(text) is None:
         return text
-    for family in FAMILIES:
+    for family in families():
         if family.whole:
             text = family.pattern.sub(MARK, text)
         else:
