@@ -45,6 +45,11 @@ NOT_AT_START = (
     "cargento_harness_droid.transcript",
     "cargento_harness_gemini.mapping",
     "cargento_harness_opencode.mapping",
+    "cargento_harness_codex.mapping",
+    "cargento_harness_codex.rollout",
+    "cargento_harness_codex.summary",
+    "cargento_harness_pi.mapping",
+    "cargento_harness_pi.tree",
 )
 
 

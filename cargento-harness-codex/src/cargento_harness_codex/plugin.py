@@ -26,9 +26,12 @@ if TYPE_CHECKING:
     from cargento.events import EventLane, HookTarget, LifecycleEvent
     from cargento.telemetry import TelemetryVocabulary
 
-from cargento_harness_codex import locations, mapping
+    from cargento_harness_codex.rollout import Rollout
+
+# The rollout reader and the mapping onto core's models load with the first session read: a
+# machine with no Codex session in the window pays for discovery alone.
+from cargento_harness_codex import locations
 from cargento_harness_codex.discovery import KEY, cached_meta, descendants, discover_rollouts
-from cargento_harness_codex.rollout import Rollout, load
 
 __all__ = ["KEY", "discover", "harness_info", "model", "read_session", "simulate", "usage"]
 
@@ -66,6 +69,8 @@ def _rollout(path: str, ctx: HarnessContext) -> Rollout | None:
     meta = cached_meta(ctx, path)
     if meta is None:
         return None
+    from cargento_harness_codex.rollout import load
+
     return load(ctx.cache, path, meta, ctx.now)
 
 
@@ -74,11 +79,15 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     rollout = _rollout(ref.path, ctx)
     if rollout is None:
         return None
+    from cargento_harness_codex import mapping
+
     return mapping.reading(ref, rollout, ctx)
 
 
 @hookimpl
 def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    from cargento_harness_codex import mapping
+
     rollout = _rollout(reading.ref.path, ctx)
     return mapping.model_info(rollout.summary) if rollout is not None else None
 
@@ -96,6 +105,8 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
             totals.append(None)
             continue
         totals.append(child.summary.total if child is not None else None)
+    from cargento_harness_codex import mapping
+
     return mapping.usage(rollout, ctx, totals)
 
 

@@ -24,9 +24,12 @@ if TYPE_CHECKING:
     # when such a hook is first called.
     from cargento.events import EventLane, HookTarget, LifecycleEvent
 
-from cargento_harness_pi import locations, mapping
+    from cargento_harness_pi.tree import SessionTree
+
+# The session tree and the mapping onto core's models load with the first session read: a
+# machine with no Pi session in the window pays for discovery alone.
+from cargento_harness_pi import locations
 from cargento_harness_pi.discovery import KEY, cached_header, discover_sessions
-from cargento_harness_pi.tree import SessionTree, load
 
 __all__ = ["KEY", "discover", "harness_info", "model", "read_session", "simulate", "usage"]
 
@@ -63,6 +66,8 @@ def _tree(path: str, ctx: HarnessContext) -> SessionTree | None:
     header = cached_header(ctx, path)
     if header is None:
         return None
+    from cargento_harness_pi.tree import load
+
     return load(ctx.cache, path, header)
 
 
@@ -71,17 +76,23 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     tree = _tree(ref.path, ctx)
     if tree is None:
         return None
+    from cargento_harness_pi import mapping
+
     return mapping.reading(ref, tree, ctx)
 
 
 @hookimpl
 def model(reading: SessionReading, ctx: HarnessContext) -> ModelInfo | None:
+    from cargento_harness_pi import mapping
+
     tree = _tree(reading.ref.path, ctx)
     return mapping.model_info(tree) if tree is not None else None
 
 
 @hookimpl
 def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
+    from cargento_harness_pi import mapping
+
     tree = _tree(reading.ref.path, ctx)
     return mapping.usage(tree, ctx) if tree is not None else None
 
