@@ -4,7 +4,9 @@ had it off, and the console script's exit leaves the live objects out of the las
 
 from __future__ import annotations
 
+import atexit
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -86,12 +88,13 @@ def test_a_release_before_the_hold_ends_is_final() -> None:
 
 
 _ENTRY = """
-import contextlib, gc, io, sys
+import atexit, gc, json, sys
 from cargento.cli import main
+
+atexit.register(lambda: print("at exit", gc.get_freeze_count() > 0, gc.isenabled(), flush=True))
 sys.argv = ["cargento", "--json"] if sys.argv[1] == "script" else ["x"]
-with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
-    code = main() if sys.argv[0] == "cargento" else main(["--json"])
-print(code, gc.get_freeze_count() > 0, gc.isenabled())
+code = main() if sys.argv[0] == "cargento" else main(["--json"])
+sys.exit(code)
 """
 
 
@@ -105,4 +108,58 @@ def test_only_the_console_script_freezes_what_is_alive_at_its_exit(tmp_path: Pat
     done = subprocess.run(
         [sys.executable, "-c", _ENTRY, form], env=env, capture_output=True, text=True, check=True, timeout=120
     )
-    assert done.stdout.split() == ["0", str(frozen), "True"], done.stderr
+    *board, last = done.stdout.splitlines()
+    assert json.loads("\n".join(board))["schema"]  # the whole answer, flushed before the exit
+    assert last.split() == ["at", "exit", str(frozen), "True"], done.stderr  # the exit handlers ran
+
+
+@pytest.mark.parametrize(("args", "ends_at_once"), [(["--json"], True), (["--diagnose"], True), (["--help"], False)])
+def test_the_console_script_ends_a_printed_answer_without_the_interpreter_s_teardown(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], ends_at_once: bool
+) -> None:
+    ended: list[int] = []
+
+    def exit_now(code: int) -> None:
+        ended.append(code)
+        raise SystemExit(code)
+
+    monkeypatch.setattr(cli, "_snapshot", lambda options: 0)
+    monkeypatch.setattr(cli, "_diagnose", lambda options: 1)
+    monkeypatch.setattr(os, "_exit", exit_now)
+    handlers: list[bool] = []
+    monkeypatch.setattr(atexit, "_run_exitfuncs", lambda: handlers.append(True))  # not this process's
+    monkeypatch.setattr(sys, "argv", ["cargento", *args])
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # this test process goes on
+    with pytest.raises(SystemExit) as stopped:
+        cli.main()
+    assert ended == ([0 if args == ["--json"] else 1] if ends_at_once else [])
+    assert handlers == ([True] if ends_at_once else [])
+    assert stopped.value.code == (ended[0] if ended else 0)
+
+
+def test_an_immediate_exit_flushes_runs_the_exit_handlers_and_keeps_the_code() -> None:
+    script = """
+import atexit, sys
+from cargento import starthold
+atexit.register(lambda: sys.stderr.write("handler ran\\n"))
+sys.stdout.write("answer")  # buffered: a pipe is not a terminal
+starthold.exit_at_once(3)
+print("not reached")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (3, "answer", "handler ran\n")
+
+
+def test_an_immediate_exit_waits_as_the_interpreter_would_for_a_running_thread() -> None:
+    script = """
+import threading, time
+from cargento import starthold
+go = threading.Event()
+worker = threading.Thread(target=lambda: (go.wait(), time.sleep(0.2), print("worker done", flush=True)))
+worker.start()
+starthold.exit_at_once(3)  # a thread the interpreter waits for is running: this returns
+go.set()
+print("returned", flush=True)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.split("\n")) == (0, ["returned", "worker done", ""])

@@ -368,34 +368,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     from cargento import starthold
 
     with starthold.held_for_start():  # until the first board is out (the server releases it then)
-        code = _run(args)
+        code, printed = _run(args)
     if argv is None:  # the console script: the process ends when this returns
         starthold.ending()
+        if printed:
+            starthold.exit_at_once(code)
     return code
 
 
-def _run(args: list[str]) -> int:
+def _run(args: list[str]) -> tuple[int, bool]:
+    """The exit code, and whether the run was one that prints its answer and is done
+    (``--json``, ``--diagnose``), which may end without the interpreter's teardown."""
     try:
         options = parse_args(args)
     except UsageError as exc:
         print(f"cargento: {exc} (see cargento --help)", file=sys.stderr)
-        return 2
+        return 2, False
+    printed = options.diagnose or options.json
     try:
         if options.diagnose:
-            return _diagnose(options)
+            return _diagnose(options), printed
         if options.json:
-            return _snapshot(options)
+            return _snapshot(options), printed
         if options.status or options.stop or options.forget:
-            return _serve(options)
+            return _serve(options), printed
         problem = _configured_quiet_hours_problem(options)
         if problem is not None:
             print(f"cargento: {problem}", file=sys.stderr)
-            return 2
-        return _serve(options)
+            return 2, printed
+        return _serve(options), printed
     except KeyboardInterrupt:
-        return 130
+        return 130, printed
     except BrokenPipeError:
-        return 1
+        return 1, printed
 
 
 def _configured_quiet_hours_problem(options: Options) -> str | None:
