@@ -105,9 +105,7 @@ def test_a_snapshot_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
 
 
 def test_a_snapshot_loads_no_module_of_a_hook_it_never_calls(tmp_path: Path) -> None:
-    # The example plugin (docs/plugins, installed in a development checkout, never shipped)
-    # builds its event lane from cargento.events at import, as the tutorial writes it.
-    loaded = _snapshot_modules(tmp_path, CARGENTO_BLOCK_PLUGINS="example")
+    loaded = _snapshot_modules(tmp_path)
     assert {"cargento_harness_codex.plugin", "cargento_harness_pi.plugin"} <= loaded
     assert not loaded & set(HOOKS_A_SNAPSHOT_NEVER_CALLS), sorted(loaded & set(HOOKS_A_SNAPSHOT_NEVER_CALLS))
 

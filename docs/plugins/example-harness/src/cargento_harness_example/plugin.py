@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento import (
@@ -35,7 +35,6 @@ from cargento import (
     hookimpl,
 )
 from cargento.errors import HarnessDataMissing
-from cargento.events import EventLane, HookTarget, LifecycleEvent
 from cargento.labels import clip
 from cargento.locations import describe, resolve_root
 from cargento.models import HarnessMark
@@ -43,6 +42,11 @@ from cargento.rates import tokens_in_window
 from cargento.readers import cached_summary, follow_summary
 from cargento.timestamps import parse_ts
 from cargento.turns import TurnClock
+
+if TYPE_CHECKING:
+    # The event types load inside the hooks that build them: a run that never asks for an
+    # event lane (``cargento --json``) never imports cargento.events.
+    from cargento.events import EventLane, HookTarget, LifecycleEvent
 
 KEY = "example"
 VARIABLE = "EXAMPLE_AGENT_HOME"
@@ -69,6 +73,8 @@ def harness_info() -> HarnessInfo:
 
 @hookimpl
 def event_lane() -> EventLane:
+    from cargento.events import EventLane
+
     return EventLane(
         events={
             "prompt": "turn_started",
@@ -91,6 +97,8 @@ def refine_event(event: LifecycleEvent, body: Mapping[str, Any]) -> LifecycleEve
 
 @hookimpl
 def hook_targets(env: Mapping[str, str], home: Path, project: Path | None) -> tuple[HookTarget, ...]:
+    from cargento.events import HookTarget
+
     base = env.get(VARIABLE, "").strip()
     return (
         HookTarget(
