@@ -280,7 +280,7 @@ def test_one_append_reads_one_transcript_head_and_lists_nothing(
     real_scandir = os.scandir
 
     def counting(path: Any = ".") -> Any:
-        listed.append(str(path))
+        listed.append(_folder_of(path))
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", counting)
@@ -367,7 +367,7 @@ def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go
     real_scandir = os.scandir
 
     def counting(path: Any = ".") -> Any:
-        listed.append(str(path))
+        listed.append(_folder_of(path))
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", counting)
@@ -378,6 +378,14 @@ def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go
     found = plugin.discover(ctx=attrs.evolve(ctx, changed_paths=frozenset({str(s.path)})))
     assert [r.session_id for r in found.sessions] == [SIDS[1]]
     assert s.path.as_posix() not in followed(cache), "the followed transcript is let go"
+
+
+def _folder_of(path: Any) -> str:
+    """The folder ``os.scandir`` was asked to list: a path, or a descriptor of the folder (the
+    listing lists project folders through one where it can)."""
+    if isinstance(path, int):
+        return os.readlink(f"/proc/self/fd/{path}")
+    return str(path)
 
 
 @pytest.fixture

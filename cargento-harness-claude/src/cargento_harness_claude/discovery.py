@@ -366,7 +366,10 @@ class _State:
                 files.head = self.heads.head(entry.path, entry)
             else:
                 self.heads.forget(entry.path)
-            files.task_folders = tuple(self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names)
+            if self.task_names:  # most of thousands of old sessions have none: no names made
+                held = [n for n in tasks.folder_names(sid) if n in self.task_names]
+                if held:
+                    files.task_folders = tuple(self.root.tasks / n for n in held)
             return files
         if sid not in self.task_sids:
             return None
