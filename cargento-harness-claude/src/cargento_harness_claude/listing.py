@@ -26,6 +26,7 @@ __all__ = ["Entry", "Listing", "Project", "is_transcript"]
 _SUFFIX = ".jsonl"
 #: Whether ``os.scandir`` lists a folder from its descriptor here (POSIX, not Windows).
 _FD_LISTING = os.scandir in os.supports_fd
+_fromtimestamp = datetime.fromtimestamp
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -77,17 +78,18 @@ class Entry:
 
     __slots__ = ("mtime", "path", "project", "session_id", "st_dev", "st_ino", "st_mtime_ns", "st_size", "stamp")
 
-    def __init__(self, path: str, project: str, st: os.stat_result) -> None:
+    def __init__(self, path: str, project: str, st: os.stat_result, session_id: str | None = None) -> None:
+        """*session_id* is the file name's stem, when the caller has it already."""
         self.path = path
-        self.session_id = path.rsplit(os.sep, 1)[-1][: -len(_SUFFIX)]
+        self.session_id = path.rsplit(os.sep, 1)[-1][: -len(_SUFFIX)] if session_id is None else session_id
         self.project = project
         self.st_dev = st.st_dev
         self.st_ino = st.st_ino
-        self.st_size = st.st_size
-        self.st_mtime_ns = st.st_mtime_ns
-        self.mtime = datetime.fromtimestamp(st.st_mtime, UTC)
+        size = self.st_size = st.st_size
+        mtime_ns = self.st_mtime_ns = st.st_mtime_ns
+        self.mtime = _fromtimestamp(st.st_mtime, UTC)
         #: ``size:mtime_ns``.
-        self.stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        self.stamp = f"{size}:{mtime_ns}"
 
     def same_file(self, st: os.stat_result) -> bool:
         """True when *st* is the ``stat`` this entry was made from."""
@@ -237,7 +239,7 @@ class Listing:
                     ):
                         transcripts[sid] = was
                     else:
-                        fresh = Entry(prefix + entry_name, name, st)
+                        fresh = Entry(prefix + entry_name, name, st, sid)
                         transcripts[sid] = fresh
                         fresh_entries.append(fresh)
                         touched.add(sid)
@@ -249,8 +251,12 @@ class Listing:
             proj.problems[path] = f"cannot list {path}: {_why(exc)}"
             self.troubled.add(name)
             return touched
+        by_sid = self.by_sid
         for fresh in fresh_entries:
-            self._add(fresh)
+            if fresh.session_id not in by_sid:  # _add, inline for the common case
+                by_sid[fresh.session_id] = fresh
+            else:
+                self._add(fresh)
         for sid in known:
             if sid not in transcripts:
                 touched.add(sid)
