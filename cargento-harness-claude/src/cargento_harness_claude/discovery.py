@@ -448,7 +448,9 @@ class _State:
                 or (live == have[1] and (pid_file.status_at or _EPOCH) > (have[0].status_at or _EPOCH))
             ):
                 chosen[sid] = (pid_file, live)
-        for sid in set(chosen) | set(self.pid_of) | work.files:
+        # A session of work.files with no pid file chosen now or before needs nothing here:
+        # its files were made afresh (no pid) and its ref is made again anyway.
+        for sid in set(chosen) | set(self.pid_of):
             now, before = chosen.get(sid), self.pid_of.get(sid)
             if now == before and sid not in work.files:
                 continue
@@ -495,7 +497,9 @@ class _State:
             children.setdefault(lead, []).append(child)
         changed = {s for s in set(parents) | set(self.parents) if parents.get(s) != self.parents.get(s)}
         changed |= {s for s in set(children) | set(self.children) if children.get(s) != self.children.get(s)}
-        for sid in changed | work.files:
+        # The files of work.files were made afresh (no parent, no children): only those with a
+        # lead or teammates now need setting.
+        for sid in changed | (work.files & (parents.keys() | children.keys())):
             each = sessions.get(sid)
             if each is not None:
                 each.parent_id = parents.get(sid)
@@ -566,16 +570,20 @@ class _State:
     def forget_files(self, ctx: HarnessContext, work: _Pass, *, full: bool) -> None:
         """Let go of followed transcripts and heads no session lists any more."""
         if full:
-            keep = {f.transcript for f in self.index.sessions.values() if f.transcript is not None}
-            keep.update(a.path for f in self.index.sessions.values() for a in f.agents)
-            retain(ctx.cache, keep)
-            self.heads.retain(
-                {f.transcript for f in self.index.sessions.values() if f.head is not None and f.transcript is not None}
-            )
-            live_dirs = {str(f.session_dir) for f in self.index.sessions.values() if f.session_dir is not None}
-            for gone in [d for d in self.agents if d not in live_dirs]:
-                del self.agents[gone]
-            self.stale_agents &= live_dirs
+            # Each table is pruned only when it holds something (the first pass's are empty):
+            # working out what to keep walks every session of the store.
+            sessions = self.index.sessions.values()
+            if followed(ctx.cache):
+                keep = {f.transcript for f in sessions if f.transcript is not None}
+                keep.update(a.path for f in sessions for a in f.agents)
+                retain(ctx.cache, keep)
+            if len(self.heads):
+                self.heads.retain({f.transcript for f in sessions if f.head is not None and f.transcript is not None})
+            if self.agents or self.stale_agents:
+                live_dirs = {str(f.session_dir) for f in sessions if f.session_dir is not None}
+                for gone in [d for d in self.agents if d not in live_dirs]:
+                    del self.agents[gone]
+                self.stale_agents &= live_dirs
             self.surveys = {n: s for n, s in self.surveys.items() if n in self.task_names}
             return
         if work.dropped:
