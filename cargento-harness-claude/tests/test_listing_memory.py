@@ -80,6 +80,9 @@ def test_the_prefix_index_holds_a_set_only_where_ids_share_their_first_eight_cha
     discovery.discover(ctx)
     state = ctx.cache.get(discovery._STATE_KEY)
     assert isinstance(state, discovery._State)
+    assert state.by_prefix is None, "no session-<prefix> team or task folder asked: no index is made"
+    assert set(state.prefixed("abcdef01")) == set(twins), "the first question makes it"
+    assert state.by_prefix is not None
     sets = {k: v for k, v in state.by_prefix.items() if not isinstance(v, str)}
     assert sets == {"abcdef01": set(twins)}, "one string for each id alone under its prefix"
     assert len(state.by_prefix) == 201

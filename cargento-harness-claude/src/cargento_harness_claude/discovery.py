@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import os
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -146,7 +147,10 @@ class _State:
         #: Session ids (transcripts and task-only candidates) by their first eight characters:
         #: the one id, or (rarely) the set of those that share them; a set for each of
         #: thousands of old sessions would be ~200 bytes apiece. Read through ``prefixed``.
-        self.by_prefix: dict[str, str | set[str]] = {}
+        #: Only a ``session-<prefix>`` team or task folder asks for it, so it is made on the
+        #: first question (``None`` until then): a store without one never holds it, and its
+        #: first pass does not index thousands of old sessions (about 120 bytes each).
+        self.by_prefix: dict[str, str | set[str]] | None = None
         #: Team folder -> (``size:mtime_ns`` of its config, the roster).
         self.team_files: dict[str, tuple[str, Roster | None]] = {}
         self.pids: dict[str, pidfile.PidFile] = {}
@@ -242,7 +246,13 @@ class _State:
 
     def prefixed(self, prefix: str) -> Collection[str]:
         """The known session ids whose first eight characters are *prefix*."""
-        held = self.by_prefix.get(prefix)
+        by_prefix = self.by_prefix
+        if by_prefix is None:
+            # Made from what is known now: the index kept up since would hold just this (every
+            # change to the listing or the task-only ids is indexed as it is made).
+            by_prefix = self.by_prefix = {}
+            self._prefixes(itertools.chain(self.listing.by_sid, self.task_sids))
+        held = by_prefix.get(prefix)
         if held is None:
             return ()
         return (held,) if isinstance(held, str) else held
@@ -252,8 +262,10 @@ class _State:
 
     def _prefixes(self, sids: Iterable[str]) -> None:
         """Index (or, when no longer known, unindex) each of *sids* by its prefix (a full
-        pass may name every one)."""
+        pass may name every one); nothing while no index was asked for."""
         by_sid, task_sids, by_prefix = self.listing.by_sid, self.task_sids, self.by_prefix
+        if by_prefix is None:
+            return
         for sid in sids:
             key = sid[:8]
             held = by_prefix.get(key)
