@@ -23,7 +23,7 @@ from cargento.processes import ProcessInfo, StaticProcesses
 from cargento.testing import make_context
 from cargento_harness_claude import discovery, heads, listing, plugin
 from cargento_harness_claude.fixtures import ClaudeStore, Session
-from cargento_harness_claude.transcript import followed
+from cargento_harness_claude.transcript import followed, retain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -545,3 +545,36 @@ def test_the_listing_keeps_unchanged_entries_and_names_what_changed(tmp_path: Pa
     shutil.rmtree(store.project_dir("/w/a"))
     assert found.scan() == {SIDS[0], SIDS[1]}
     assert found.by_sid == {}
+
+
+def test_a_full_pass_prunes_the_kept_tables_only_after_something_was_derived(
+    store: ClaudeStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Working out which followed transcripts to keep walks every session of the store: a full
+    pass over an unchanged store (pruned by the pass before) skips it, and one after a change
+    still lets a removed session's transcript go."""
+    sessions = [store.session(SIDS[i], cwd=CWDS[i]) for i in range(2)]
+    for s in sessions:
+        s.prompt("go", T0 - 10)
+    cache = HarnessCache()
+    ctx = make_context(store.home, now=NOW, cache=cache)
+    for ref in plugin.discover(ctx=ctx).sessions:
+        assert plugin.read_session(ref=ref, ctx=ctx) is not None
+    prunes: list[int] = []
+    real_retain = retain
+
+    def counting(cache: HarnessCache, paths: set[str]) -> None:
+        prunes.append(len(paths))
+        real_retain(cache, paths)
+
+    monkeypatch.setattr(discovery, "retain", counting)
+    plugin.discover(ctx=ctx)
+    plugin.discover(ctx=ctx)
+    assert prunes == [], "an unchanged store is not walked to prune (reads follow only listed transcripts)"
+    sessions[0].path.unlink()
+    found = plugin.discover(ctx=ctx)
+    assert [r.session_id for r in found.sessions] == [SIDS[1]]
+    assert len(prunes) == 1 and sessions[0].path.as_posix() not in followed(cache), "the removed one is let go"
+    assert sessions[1].path.as_posix() in followed(cache)
+    plugin.discover(ctx=ctx)
+    assert len(prunes) == 1

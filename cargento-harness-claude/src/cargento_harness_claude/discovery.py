@@ -167,6 +167,10 @@ class _State:
         #: the live entries (others are stale and skipped).
         self.heap: list[tuple[datetime, str]] = []
         self.moments: dict[str, set[datetime]] = {}
+        #: True while the followed transcripts, heads, subagent lists and task surveys hold
+        #: nothing a full pass would let go: a full pass pruned them and no session was derived
+        #: since (only deriving changes which files are kept; reads follow only those).
+        self.tidy = False
 
     # -- the whole store -----------------------------------------------------------------
 
@@ -341,6 +345,8 @@ class _State:
     # -- sessions ------------------------------------------------------------------------
 
     def derive(self, ctx: HarnessContext, work: _Pass) -> None:
+        if work.files:
+            self.tidy = False
         for sid in work.files:
             old = self.index.sessions.get(sid)
             files = self._make(ctx, sid, work)
@@ -582,8 +588,12 @@ class _State:
     def forget_files(self, ctx: HarnessContext, work: _Pass, *, full: bool) -> None:
         """Let go of followed transcripts and heads no session lists any more."""
         if full:
-            # Each table is pruned only when it holds something (the first pass's are empty):
-            # working out what to keep walks every session of the store.
+            # Each table is pruned only when it may hold something to let go (the first pass's
+            # are empty; an unchanged store's were pruned already): working out what to keep
+            # walks every session of the store.
+            if self.tidy and not work.dropped:
+                return
+            self.tidy = True
             sessions = self.index.sessions.values()
             if followed(ctx.cache):
                 keep = {f.transcript for f in sessions if f.transcript is not None}
