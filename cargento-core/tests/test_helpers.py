@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import attrs
@@ -36,6 +36,23 @@ def test_parse_ts_forms() -> None:
 def test_parse_ts_never_raises(value: object) -> None:
     result = parse_ts(value)
     assert result is None or result.tzinfo is not None
+
+
+_OFFSETS = st.sampled_from([None, UTC, timezone(timedelta(hours=2)), timezone(-timedelta(hours=5, minutes=30))])
+
+
+@given(st.datetimes(timezones=_OFFSETS), st.sampled_from(["offset", "Z", "z", "padded"]))
+def test_parse_ts_reads_every_iso_form_as_the_same_moment_in_utc(moment: datetime, form: str) -> None:
+    """Every text form of one moment (an offset, ``Z``/``z`` for UTC, no offset meaning UTC,
+    surrounding blanks) reads as that moment, always with the UTC zone itself."""
+    text = moment.isoformat()
+    if form in ("Z", "z") and text.endswith("+00:00"):
+        text = text[: -len("+00:00")] + form
+    elif form == "padded":
+        text = f"  {text}\n"
+    got = parse_ts(text)
+    expected = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    assert got == expected and got is not None and got.tzinfo is UTC
 
 
 def test_newest_plausible_rejects_far_future() -> None:

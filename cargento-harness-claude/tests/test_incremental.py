@@ -23,7 +23,7 @@ from cargento.processes import ProcessInfo, StaticProcesses
 from cargento.testing import make_context
 from cargento_harness_claude import discovery, heads, listing, plugin
 from cargento_harness_claude.fixtures import ClaudeStore, Session
-from cargento_harness_claude.transcript import followed
+from cargento_harness_claude.transcript import followed, retain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -280,7 +280,7 @@ def test_one_append_reads_one_transcript_head_and_lists_nothing(
     real_scandir = os.scandir
 
     def counting(path: Any = ".") -> Any:
-        listed.append(str(path))
+        listed.append(_folder_of(path))
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", counting)
@@ -367,7 +367,7 @@ def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go
     real_scandir = os.scandir
 
     def counting(path: Any = ".") -> Any:
-        listed.append(str(path))
+        listed.append(_folder_of(path))
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", counting)
@@ -378,6 +378,14 @@ def test_a_new_project_folder_is_listed_alone_and_a_removed_transcript_is_let_go
     found = plugin.discover(ctx=attrs.evolve(ctx, changed_paths=frozenset({str(s.path)})))
     assert [r.session_id for r in found.sessions] == [SIDS[1]]
     assert s.path.as_posix() not in followed(cache), "the followed transcript is let go"
+
+
+def _folder_of(path: Any) -> str:
+    """The folder ``os.scandir`` was asked to list: a path, or a descriptor of the folder (the
+    listing lists project folders through one where it can)."""
+    if isinstance(path, int):
+        return os.readlink(f"/proc/self/fd/{path}")
+    return str(path)
 
 
 @pytest.fixture
@@ -537,3 +545,36 @@ def test_the_listing_keeps_unchanged_entries_and_names_what_changed(tmp_path: Pa
     shutil.rmtree(store.project_dir("/w/a"))
     assert found.scan() == {SIDS[0], SIDS[1]}
     assert found.by_sid == {}
+
+
+def test_a_full_pass_prunes_the_kept_tables_only_after_something_was_derived(
+    store: ClaudeStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Working out which followed transcripts to keep walks every session of the store: a full
+    pass over an unchanged store (pruned by the pass before) skips it, and one after a change
+    still lets a removed session's transcript go."""
+    sessions = [store.session(SIDS[i], cwd=CWDS[i]) for i in range(2)]
+    for s in sessions:
+        s.prompt("go", T0 - 10)
+    cache = HarnessCache()
+    ctx = make_context(store.home, now=NOW, cache=cache)
+    for ref in plugin.discover(ctx=ctx).sessions:
+        assert plugin.read_session(ref=ref, ctx=ctx) is not None
+    prunes: list[int] = []
+    real_retain = retain
+
+    def counting(cache: HarnessCache, paths: set[str]) -> None:
+        prunes.append(len(paths))
+        real_retain(cache, paths)
+
+    monkeypatch.setattr(discovery, "retain", counting)
+    plugin.discover(ctx=ctx)
+    plugin.discover(ctx=ctx)
+    assert prunes == [], "an unchanged store is not walked to prune (reads follow only listed transcripts)"
+    sessions[0].path.unlink()
+    found = plugin.discover(ctx=ctx)
+    assert [r.session_id for r in found.sessions] == [SIDS[1]]
+    assert len(prunes) == 1 and sessions[0].path.as_posix() not in followed(cache), "the removed one is let go"
+    assert sessions[1].path.as_posix() in followed(cache)
+    plugin.discover(ctx=ctx)
+    assert len(prunes) == 1

@@ -80,6 +80,9 @@ def test_the_prefix_index_holds_a_set_only_where_ids_share_their_first_eight_cha
     discovery.discover(ctx)
     state = ctx.cache.get(discovery._STATE_KEY)
     assert isinstance(state, discovery._State)
+    assert state.by_prefix is None, "no session-<prefix> team or task folder asked: no index is made"
+    assert set(state.prefixed("abcdef01")) == set(twins), "the first question makes it"
+    assert state.by_prefix is not None
     sets = {k: v for k, v in state.by_prefix.items() if not isinstance(v, str)}
     assert sets == {"abcdef01": set(twins)}, "one string for each id alone under its prefix"
     assert len(state.by_prefix) == 201
@@ -113,3 +116,26 @@ def test_an_old_session_kept_by_discovery_costs_a_few_hundred_bytes(tmp_path: Pa
     assert found.sessions == (), "history outside the window is listed, not on the board"
     # Less the path itself, whose length is this test's folder's.
     assert per - path_length < 520, f"{per:.0f} bytes an old session ({path_length}-character paths)"
+
+
+def test_a_project_folder_reached_through_a_link_is_listed_by_its_own_path(tmp_path: Path) -> None:
+    """Project folders are listed through a descriptor of the folder: a link is followed, and
+    each transcript is still named by its path under the projects folder (not the bare name
+    a descriptor listing reports, nor the link's target)."""
+    projects = tmp_path / "projects"
+    projects.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sid = "5f1c2e6a-0000-4000-8000-000000000003"
+    (elsewhere / f"{sid}.jsonl").write_text("{}\n")
+    (elsewhere / sid).mkdir()  # its session folder
+    (elsewhere / "notes.txt").write_text("not a transcript\n")
+    os.symlink(elsewhere, projects / "-w-linked")
+    os.mkfifo(elsewhere / "11111111-0000-4000-8000-000000000000.jsonl")
+    found = listing.Listing(str(projects))
+    assert found.scan() == {sid}
+    entry = found.winner(sid)
+    assert entry is not None and entry.path == str(projects / "-w-linked" / f"{sid}.jsonl")
+    assert entry.project == "-w-linked" and found.has_folder(entry)
+    fifo = projects / "-w-linked" / "11111111-0000-4000-8000-000000000000.jsonl"
+    assert found.problems() == [f"skipped {fifo}: not a regular file (named pipe)"]

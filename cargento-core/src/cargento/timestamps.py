@@ -21,6 +21,8 @@ def parse_ts(value: object) -> datetime | None:
     accepted), SQLite's ``YYYY-MM-DD HH:MM:SS`` text (UTC), epoch seconds, and epoch
     milliseconds (numbers above 1e12). Never raises.
     """
+    if type(value) is str:  # the common case first: every reader parses text stamps
+        return _parse_text(value)
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -41,6 +43,10 @@ def parse_ts(value: object) -> datetime | None:
             return None
     if not isinstance(value, str):
         return None
+    return _parse_text(value)
+
+
+def _parse_text(value: str) -> datetime | None:
     text = value.strip()
     if not text or len(text) > 64:
         return None
@@ -49,15 +55,20 @@ def parse_ts(value: object) -> datetime | None:
             return parse_ts(float(text))
         except ValueError:
             return None
-    if text.endswith(("Z", "z")):
+    if text[-1] in "Zz":
         text = text[:-1] + "+00:00"
     try:
-        parsed = datetime.fromisoformat(text)
+        parsed = _fromisoformat(text)
     except ValueError:
         return None
-    if parsed.tzinfo is None:
+    tz = parsed.tzinfo
+    if tz is None:
         return parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    # ``astimezone`` of a moment already in UTC is that moment: skip the call.
+    return parsed if tz is UTC else parsed.astimezone(UTC)
+
+
+_fromisoformat = datetime.fromisoformat
 
 
 def newest_plausible(now: datetime, *moments: datetime | None) -> datetime | None:

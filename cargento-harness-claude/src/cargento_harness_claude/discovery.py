@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import os
 import re
 from collections.abc import Collection, Iterable, Sequence
@@ -146,7 +147,10 @@ class _State:
         #: Session ids (transcripts and task-only candidates) by their first eight characters:
         #: the one id, or (rarely) the set of those that share them; a set for each of
         #: thousands of old sessions would be ~200 bytes apiece. Read through ``prefixed``.
-        self.by_prefix: dict[str, str | set[str]] = {}
+        #: Only a ``session-<prefix>`` team or task folder asks for it, so it is made on the
+        #: first question (``None`` until then): a store without one never holds it, and its
+        #: first pass does not index thousands of old sessions (about 120 bytes each).
+        self.by_prefix: dict[str, str | set[str]] | None = None
         #: Team folder -> (``size:mtime_ns`` of its config, the roster).
         self.team_files: dict[str, tuple[str, Roster | None]] = {}
         self.pids: dict[str, pidfile.PidFile] = {}
@@ -163,6 +167,10 @@ class _State:
         #: the live entries (others are stale and skipped).
         self.heap: list[tuple[datetime, str]] = []
         self.moments: dict[str, set[datetime]] = {}
+        #: True while the followed transcripts, heads, subagent lists and task surveys hold
+        #: nothing a full pass would let go: a full pass pruned them and no session was derived
+        #: since (only deriving changes which files are kept; reads follow only those).
+        self.tidy = False
 
     # -- the whole store -----------------------------------------------------------------
 
@@ -242,7 +250,13 @@ class _State:
 
     def prefixed(self, prefix: str) -> Collection[str]:
         """The known session ids whose first eight characters are *prefix*."""
-        held = self.by_prefix.get(prefix)
+        by_prefix = self.by_prefix
+        if by_prefix is None:
+            # Made from what is known now: the index kept up since would hold just this (every
+            # change to the listing or the task-only ids is indexed as it is made).
+            by_prefix = self.by_prefix = {}
+            self._prefixes(itertools.chain(self.listing.by_sid, self.task_sids))
+        held = by_prefix.get(prefix)
         if held is None:
             return ()
         return (held,) if isinstance(held, str) else held
@@ -252,8 +266,10 @@ class _State:
 
     def _prefixes(self, sids: Iterable[str]) -> None:
         """Index (or, when no longer known, unindex) each of *sids* by its prefix (a full
-        pass may name every one)."""
+        pass may name every one); nothing while no index was asked for."""
         by_sid, task_sids, by_prefix = self.listing.by_sid, self.task_sids, self.by_prefix
+        if by_prefix is None:
+            return
         for sid in sids:
             key = sid[:8]
             held = by_prefix.get(key)
@@ -329,6 +345,8 @@ class _State:
     # -- sessions ------------------------------------------------------------------------
 
     def derive(self, ctx: HarnessContext, work: _Pass) -> None:
+        if work.files:
+            self.tidy = False
         for sid in work.files:
             old = self.index.sessions.get(sid)
             files = self._make(ctx, sid, work)
@@ -366,7 +384,10 @@ class _State:
                 files.head = self.heads.head(entry.path, entry)
             else:
                 self.heads.forget(entry.path)
-            files.task_folders = tuple(self.root.tasks / n for n in tasks.folder_names(sid) if n in self.task_names)
+            if self.task_names:  # most of thousands of old sessions have none: no names made
+                held = [n for n in tasks.folder_names(sid) if n in self.task_names]
+                if held:
+                    files.task_folders = tuple(self.root.tasks / n for n in held)
             return files
         if sid not in self.task_sids:
             return None
@@ -445,7 +466,9 @@ class _State:
                 or (live == have[1] and (pid_file.status_at or _EPOCH) > (have[0].status_at or _EPOCH))
             ):
                 chosen[sid] = (pid_file, live)
-        for sid in set(chosen) | set(self.pid_of) | work.files:
+        # A session of work.files with no pid file chosen now or before needs nothing here:
+        # its files were made afresh (no pid) and its ref is made again anyway.
+        for sid in set(chosen) | set(self.pid_of):
             now, before = chosen.get(sid), self.pid_of.get(sid)
             if now == before and sid not in work.files:
                 continue
@@ -492,7 +515,9 @@ class _State:
             children.setdefault(lead, []).append(child)
         changed = {s for s in set(parents) | set(self.parents) if parents.get(s) != self.parents.get(s)}
         changed |= {s for s in set(children) | set(self.children) if children.get(s) != self.children.get(s)}
-        for sid in changed | work.files:
+        # The files of work.files were made afresh (no parent, no children): only those with a
+        # lead or teammates now need setting.
+        for sid in changed | (work.files & (parents.keys() | children.keys())):
             each = sessions.get(sid)
             if each is not None:
                 each.parent_id = parents.get(sid)
@@ -563,16 +588,24 @@ class _State:
     def forget_files(self, ctx: HarnessContext, work: _Pass, *, full: bool) -> None:
         """Let go of followed transcripts and heads no session lists any more."""
         if full:
-            keep = {f.transcript for f in self.index.sessions.values() if f.transcript is not None}
-            keep.update(a.path for f in self.index.sessions.values() for a in f.agents)
-            retain(ctx.cache, keep)
-            self.heads.retain(
-                {f.transcript for f in self.index.sessions.values() if f.head is not None and f.transcript is not None}
-            )
-            live_dirs = {str(f.session_dir) for f in self.index.sessions.values() if f.session_dir is not None}
-            for gone in [d for d in self.agents if d not in live_dirs]:
-                del self.agents[gone]
-            self.stale_agents &= live_dirs
+            # Each table is pruned only when it may hold something to let go (the first pass's
+            # are empty; an unchanged store's were pruned already): working out what to keep
+            # walks every session of the store.
+            if self.tidy and not work.dropped:
+                return
+            self.tidy = True
+            sessions = self.index.sessions.values()
+            if followed(ctx.cache):
+                keep = {f.transcript for f in sessions if f.transcript is not None}
+                keep.update(a.path for f in sessions for a in f.agents)
+                retain(ctx.cache, keep)
+            if len(self.heads):
+                self.heads.retain({f.transcript for f in sessions if f.head is not None and f.transcript is not None})
+            if self.agents or self.stale_agents:
+                live_dirs = {str(f.session_dir) for f in sessions if f.session_dir is not None}
+                for gone in [d for d in self.agents if d not in live_dirs]:
+                    del self.agents[gone]
+                self.stale_agents &= live_dirs
             self.surveys = {n: s for n, s in self.surveys.items() if n in self.task_names}
             return
         if work.dropped:

@@ -12,8 +12,10 @@ name).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import attrs
@@ -22,6 +24,10 @@ from cargento.readers import NotRegularFile, entry_is_dir, file_kind, why
 __all__ = ["Entry", "Listing", "Project", "is_transcript"]
 
 _SUFFIX = ".jsonl"
+#: Whether ``os.scandir`` lists a folder from its descriptor here (POSIX, not Windows).
+_FD_LISTING = os.scandir in os.supports_fd
+_fromtimestamp = datetime.fromtimestamp
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def is_transcript(name: str) -> bool:
@@ -41,6 +47,24 @@ def _why_path(path: str) -> str:
     return "not a folder"
 
 
+@contextlib.contextmanager
+def _listed(path: str) -> Iterator[Iterator[os.DirEntry[str]]]:
+    """``os.scandir`` of *path*, through a descriptor of the folder where the platform lists
+    one: each ``DirEntry.stat`` is then an ``fstatat`` of the bare name (measured on a folder
+    of 5,000 transcripts: about a quarter less time than a ``stat`` of each full path). The
+    entries' ``path`` is then the bare name: read ``name``."""
+    if not _FD_LISTING:
+        with os.scandir(path) as entries:
+            yield entries
+        return
+    fd = os.open(path, _DIR_FLAGS)
+    try:
+        with os.scandir(fd) as entries:
+            yield entries
+    finally:
+        os.close(fd)
+
+
 class Entry:
     """One session transcript as last ``stat``-ed.
 
@@ -54,17 +78,18 @@ class Entry:
 
     __slots__ = ("mtime", "path", "project", "session_id", "st_dev", "st_ino", "st_mtime_ns", "st_size", "stamp")
 
-    def __init__(self, path: str, project: str, st: os.stat_result) -> None:
+    def __init__(self, path: str, project: str, st: os.stat_result, session_id: str | None = None) -> None:
+        """*session_id* is the file name's stem, when the caller has it already."""
         self.path = path
-        self.session_id = path.rsplit(os.sep, 1)[-1][: -len(_SUFFIX)]
+        self.session_id = path.rsplit(os.sep, 1)[-1][: -len(_SUFFIX)] if session_id is None else session_id
         self.project = project
         self.st_dev = st.st_dev
         self.st_ino = st.st_ino
-        self.st_size = st.st_size
-        self.st_mtime_ns = st.st_mtime_ns
-        self.mtime = datetime.fromtimestamp(st.st_mtime, UTC)
+        size = self.st_size = st.st_size
+        mtime_ns = self.st_mtime_ns = st.st_mtime_ns
+        self.mtime = _fromtimestamp(st.st_mtime, UTC)
         #: ``size:mtime_ns``.
-        self.stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        self.stamp = f"{size}:{mtime_ns}"
 
     def same_file(self, st: os.stat_result) -> bool:
         """True when *st* is the ``stat`` this entry was made from."""
@@ -171,29 +196,40 @@ class Listing:
         known = old.transcripts if old is not None and old.listed else {}
         touched: set[str] = set()
         fresh_entries: list[Entry] = []
+        folders, transcripts, problems = proj.folders, proj.transcripts, proj.problems
+        prefix = path + os.sep
         try:
             # One entry at a time: a listed ``DirEntry`` keeps its name, its path and the
             # ``stat`` it was asked for, so listing a folder of 5,000 old transcripts first
-            # held 4.7 MB at once. Nothing is changed until the whole folder was read.
-            with os.scandir(path) as entries:
+            # held 4.7 MB at once. Nothing is changed until the whole folder was read. This
+            # loop runs once per transcript on every full pass, so it is written out: the
+            # folder is listed through its descriptor where the platform can (each ``stat``
+            # then resolves only the name, not the whole path again), and a name that is not
+            # a transcript is never ``stat``-ed.
+            with _listed(path) as entries:
                 for entry in entries:
-                    if entry_is_dir(entry):
-                        proj.folders.add(entry.name)
-                    if not is_transcript(entry.name):
+                    entry_name = entry.name
+                    try:
+                        if entry.is_dir():
+                            folders.add(entry_name)
+                    except OSError:
+                        pass  # a link loop or an entry that cannot be looked into: no folder
+                    if not entry_name.endswith(_SUFFIX) or entry_name.startswith("agent-") or "-agent-" in entry_name:
                         continue
                     try:
                         st = entry.stat()
                     except OSError as exc:
-                        proj.problems[entry.path] = f"skipped {entry.path}: {_why(exc)}"
+                        problems[prefix + entry_name] = f"skipped {prefix + entry_name}: {_why(exc)}"
                         continue
                     if not stat.S_ISREG(st.st_mode):
                         if not stat.S_ISDIR(st.st_mode):
-                            proj.problems[entry.path] = (
-                                f"skipped {entry.path}: not a regular file ({file_kind(st.st_mode)})"
+                            problems[prefix + entry_name] = (
+                                f"skipped {prefix + entry_name}: not a regular file ({file_kind(st.st_mode)})"
                             )
                         continue
-                    was = known.get(entry.name[: -len(_SUFFIX)])
-                    # same_file, inline: this loop runs once per transcript.
+                    sid = entry_name[: -len(_SUFFIX)]
+                    was = known.get(sid)
+                    # same_file, inline.
                     if (
                         was is not None
                         and was.st_mtime_ns == st.st_mtime_ns
@@ -201,12 +237,12 @@ class Listing:
                         and was.st_ino == st.st_ino
                         and was.st_dev == st.st_dev
                     ):
-                        proj.transcripts[was.session_id] = was
+                        transcripts[sid] = was
                     else:
-                        fresh = Entry(entry.path, name, st)
-                        proj.transcripts[fresh.session_id] = fresh
+                        fresh = Entry(prefix + entry_name, name, st, sid)
+                        transcripts[sid] = fresh
                         fresh_entries.append(fresh)
-                        touched.add(fresh.session_id)
+                        touched.add(sid)
         except OSError as exc:
             proj = Project(name=name, path=path)
             touched = self._drop(name)
@@ -215,15 +251,19 @@ class Listing:
             proj.problems[path] = f"cannot list {path}: {_why(exc)}"
             self.troubled.add(name)
             return touched
+        by_sid = self.by_sid
         for fresh in fresh_entries:
-            self._add(fresh)
+            if fresh.session_id not in by_sid:  # _add, inline for the common case
+                by_sid[fresh.session_id] = fresh
+            else:
+                self._add(fresh)
         for sid in known:
-            if sid not in proj.transcripts:
+            if sid not in transcripts:
                 touched.add(sid)
                 self._discard(sid, name)
-        touched |= (proj.folders ^ old.folders) if old is not None and old.listed else proj.folders
+        touched |= (folders ^ old.folders) if old is not None and old.listed else folders
         self.projects[name] = proj
-        (self.troubled.add if proj.problems else self.troubled.discard)(name)
+        (self.troubled.add if problems else self.troubled.discard)(name)
         return touched
 
     def _examine(self, proj: Project, name: str) -> set[str] | None:

@@ -197,8 +197,10 @@ else:
     _RDLCK, _UNLCK = fcntl.F_RDLCK, fcntl.F_UNLCK
 
 
+@functools.cache
 def _flock(kind: int) -> bytes:
-    """A ``struct flock`` for the shared range (``l_pid`` 0, as open-file-description locks want)."""
+    """A ``struct flock`` for the shared range (``l_pid`` 0, as open-file-description locks want);
+    packed once per kind (every database open takes and drops the lock)."""
     packed = struct.pack("hhqqi", kind, os.SEEK_SET, _SHARED_FIRST, _SHARED_SIZE, 0)
     return packed + b"\0" * (32 - len(packed))
 
