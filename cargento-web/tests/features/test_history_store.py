@@ -284,20 +284,21 @@ def test_an_observation_held_costs_about_its_stored_bytes(tmp_path: Path) -> Non
     n = 3000
     sids = [f"{i:08x}-1111-4222-8333-444455556666" for i in range(60)]
 
-    def fresh() -> HistoryStore:
-        store = HistoryStore(tmp_path, clock=Clock(T0 + timedelta(minutes=n)), min_interval_s=3600)
+    def fresh(directory: Path) -> HistoryStore:
+        directory.mkdir()
+        store = HistoryStore(directory, clock=Clock(T0 + timedelta(minutes=n)), min_interval_s=3600)
         for i in range(n):
             # Each board's row names its session and project with strings of its own.
             row_sid, row_project = "".join(sids[i % 60]), "".join(f"/home/someone/work/p{i % 7}")
             store.record([attrs.evolve(obs(n - i, row_sid), project=row_project)])
         return store
 
-    assert _held_bytes_per_observation(fresh) < 450
-    kept = fresh()
+    assert _held_bytes_per_observation(lambda: fresh(tmp_path / "measured")) < 450
+    kept = fresh(tmp_path / "kept")
     assert kept.flush() and len(kept) == n
 
     def read_back() -> HistoryStore:
-        store = HistoryStore(tmp_path, clock=Clock(T0 + timedelta(minutes=n)))
+        store = HistoryStore(tmp_path / "kept", clock=Clock(T0 + timedelta(minutes=n)))
         store.load()
         return store
 
