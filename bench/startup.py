@@ -354,15 +354,16 @@ class _Listener:
                     return
 
 
-def memory(per_harness: int, *, appends_s: float, old: int = 5000) -> dict[str, Any]:
+def memory(per_harness: int, *, appends_s: float, old: int = 5000, code: Path | None = None) -> dict[str, Any]:
     """Peak RSS of a server at ``per_harness * 10`` active sessions after *appends_s* of
-    appends (one store record every 50 ms, round the sessions) with one stream open."""
+    appends (one store record every 50 ms, round the sessions) with one stream open; with
+    *code*, that checkout's sources run (see :func:`_env`)."""
     root = Path(tempfile.mkdtemp(prefix="cargento-memory-"))
     try:
         home = root / "home"
         lives = stores.populate(home, per_harness, datetime.now(UTC))
         _old_files(home, old)
-        env = _env(home, root / "state")
+        env = _env(home, root / "state", code)
         port = _free_port()
         proc, _ = _serve(env, port)
         listener = _Listener(f"http://127.0.0.1:{port}/api/stream")
@@ -380,6 +381,7 @@ def memory(per_harness: int, *, appends_s: float, old: int = 5000) -> dict[str, 
             n = per_harness * 10
             return {
                 "sessions": n,
+                "load_average": os.getloadavg(),
                 "appends": i,
                 "appends_s": appends_s,
                 "board_events": listener.events,
@@ -560,9 +562,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("what", nargs="?", default="first-board", choices=("first-board", "soak", "memory", "steps"))
     parser.add_argument("--per", type=int, nargs="+", default=[16, 64], help="first-board: active sessions per harness")
-    parser.add_argument("--runs", type=int, default=9, help="first-board: starts per figure")
     parser.add_argument(
-        "--against", type=Path, default=None, help="first-board: another checkout (e.g. git archive of main)"
+        "--runs", type=int, default=9, help="first-board: starts per figure; memory --against: runs of each"
+    )
+    parser.add_argument(
+        "--against", type=Path, default=None, help="first-board, memory: another checkout (e.g. git archive of main)"
     )
     parser.add_argument("--minutes", type=float, default=10.0, help="soak: the window")
     parser.add_argument("--sample-s", type=float, default=10.0, help="soak: seconds between samples")
@@ -585,6 +589,24 @@ def main(argv: list[str] | None = None) -> int:
     elif args.what == "steps":
         result = memory_steps(args.per_harness)
         print(json.dumps(result, indent=2))
+    elif args.against is not None:  # memory, this checkout against another, interleaved
+        runs: dict[str, list[dict[str, Any]]] = {"before": [], "now": []}
+        for i in range(args.runs):
+            for name in ("before", "now") if i % 2 == 0 else ("now", "before"):
+                code = args.against.resolve() if name == "before" else None
+                runs[name].append(memory(args.per_harness, appends_s=args.seconds, code=code))
+                print(name, json.dumps(runs[name][-1]), flush=True)
+        key = f"server_peak_rss_{args.per_harness * 10}_mb"
+        result = {
+            "against": str(args.against),
+            **{f"{name}_{key}": _summary([r[key] for r in found]) for name, found in runs.items()},
+            **{
+                f"{name}_rss_after_start_mb": _summary([r["rss_after_start_mb"] for r in found])
+                for name, found in runs.items()
+            },
+            "runs": runs,
+        }
+        print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=2))
     else:
         result = memory(args.per_harness, appends_s=args.seconds)
         print(json.dumps(result, indent=2))
