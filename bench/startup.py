@@ -468,8 +468,71 @@ steps.append(("first board", rss()))
 from cargento_web.app import document
 body = document(board, live.extensions.document() if live.extensions.items else None)
 steps.append(("its /api/data document", rss()))
-print(json.dumps({"steps": steps, "document_bytes": len(body), "sessions": len(board.sessions)}))
+print(json.dumps({"steps": steps, "document_bytes": len(body), "sessions": len(board.sessions), "modules": sorted(sys.modules)}))
 """
+
+_FLOOR = r"""
+import importlib, json, sys
+
+def rss():
+    with open("/proc/self/status") as fh:
+        return {k: int(v.split()[0]) / 1024.0 for k, v in (l.split(":", 1) for l in fh) if k in ("VmRSS", "RssAnon", "RssFile")}
+
+names = json.loads(sys.stdin.read())
+groups = json.loads(sys.argv[1])
+out = {"interpreter": rss()}
+for label, prefixes in groups:
+    for name in names:
+        if name.split(".")[0] in prefixes or (not prefixes and not name.startswith("cargento")):
+            try:
+                importlib.import_module(name)
+            except Exception:  # a module only its own process has (__mp_main__, cython_runtime)
+                pass
+    out[label] = rss()
+for name in names:
+    if name.startswith("cargento"):
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+out["then Cargento's own modules (code, no board)"] = rss()
+print(json.dumps(out))
+"""
+
+#: The modules not ours that a server loads, imported group after group in a fresh process.
+_FLOOR_GROUPS: list[tuple[str, list[str]]] = [
+    ("asyncio (and ssl, which it imports)", ["asyncio", "ssl", "_ssl"]),
+    (
+        "uvicorn's package (click, watchfiles, multiprocessing for its CLI and reloader)",
+        ["click", "watchfiles", "multiprocessing"],
+    ),
+    (
+        "uvicorn, starlette, anyio, httptools",
+        ["uvicorn", "starlette", "anyio", "httptools", "h11", "python_multipart", "sniffio", "idna"],
+    ),
+    (
+        "attrs, cattrs, pluggy, psutil, orjson",
+        ["attr", "attrs", "cattrs", "pluggy", "psutil", "orjson", "typing_extensions"],
+    ),
+    ("the rest of the standard library it loads", []),
+]
+
+
+def import_floor(modules: list[str]) -> dict[str, Any]:
+    """RSS of a fresh process importing every module in *modules* that is not Cargento's (what a
+    server loads of the standard library and its dependencies), group by group (each counts
+    what it imports first): the floor no work on Cargento's own code can go under while it runs
+    on this stack; then Cargento's own modules on top, without building anything."""
+    theirs = [m for m in modules if not m.startswith(("cargento", "__main__"))]
+    out = subprocess.run(
+        [sys.executable, "-c", _FLOOR, json.dumps(_FLOOR_GROUPS)],
+        input=json.dumps([m for m in modules if m != "__main__"]),
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"modules_not_ours": len(theirs), "modules_ours": len(modules) - len(theirs), "rss_mb_after": found}
 
 
 def memory_steps(per_harness: int, *, old: int = 5000) -> dict[str, Any]:
@@ -486,6 +549,7 @@ def memory_steps(per_harness: int, *, old: int = 5000) -> dict[str, Any]:
             [sys.executable, "-c", _STEPS, str(_free_port())], env=env, capture_output=True, check=True, text=True
         )
         found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+        found["import_floor"] = import_floor(found.pop("modules"))
         return found
     finally:
         shutil.rmtree(root, ignore_errors=True)
