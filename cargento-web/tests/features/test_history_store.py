@@ -306,3 +306,15 @@ def test_an_observation_held_costs_about_its_stored_bytes(tmp_path: Path) -> Non
     again = read_back()
     assert [o.record() for o in again.all()] == [o.record() for o in kept.all()]
     assert again.last("claude", sids[5]) == kept.last("claude", sids[5]) is not None
+
+
+def test_records_are_what_the_questions_return_as_stored(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path, clock=Clock())
+    store.record([obs(9 - i, f"s{i % 3}", detail=f"step {i}") for i in range(9)])
+    assert store.records(harness="claude", session_id="s1", limit=10) == (
+        3,
+        [o.record() for o in store.session("claude", "s1")],
+    )
+    total, newest = store.records(project="w/proj", limit=4)
+    assert total == 9 and newest == [o.record() for o in store.project("w/proj")][-4:]
+    assert store.records(harness="claude", session_id="nobody", limit=10) == (0, [])

@@ -327,6 +327,22 @@ class HistoryStore:
             keys = {(h[1], h[2]) for h in self._items if h[3] == project}
             return tuple(_decoded(h) for h in self._items if (h[1], h[2]) in keys)
 
+    def records(
+        self, *, harness: str | None = None, session_id: str | None = None, project: str | None = None, limit: int
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """What :meth:`session` (with *harness* and *session_id*) or :meth:`project` (with
+        *project*) would return, as stored (:meth:`Observation.record`, redacted): how many, and
+        the newest *limit* of them, oldest first. Read from the held bytes, so an answer costs
+        no :class:`Observation` for each observation held."""
+        with self._lock:
+            if project is not None:
+                keys = {(h[1], h[2]) for h in self._items if h[3] == project}
+                held = [h for h in self._items if (h[1], h[2]) in keys]
+            else:
+                held = [h for h in self._items if h[2] == session_id and h[1] == harness]
+        shown = held[-limit:] if limit > 0 else []
+        return len(held), [orjson.loads(h[4]) for h in shown]
+
     def all(self) -> tuple[Observation, ...]:
         with self._lock:
             return tuple(_decoded(h) for h in self._items)
