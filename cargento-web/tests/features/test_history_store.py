@@ -318,3 +318,22 @@ def test_records_are_what_the_questions_return_as_stored(tmp_path: Path) -> None
     total, newest = store.records(project="w/proj", limit=4)
     assert total == 9 and newest == [o.record() for o in store.project("w/proj")][-4:]
     assert store.records(harness="claude", session_id="nobody", limit=10) == (0, [])
+
+
+def test_holds_says_whether_a_session_is_held_until_its_last_observation_goes(tmp_path: Path) -> None:
+    clock = Clock()
+    store = HistoryStore(tmp_path, days=1, clock=clock)
+    store.load()
+    store.record([obs(60 * 20, "old"), obs(60 * 2, "old"), obs(5, "new")])
+    assert store.holds("claude", "old") and store.holds("claude", "new") and not store.holds("codex", "old")
+    clock.now = T0 + timedelta(hours=10)  # the first of "old" is now past the day
+    store.record([obs(0, "newer", now=clock.now)])
+    assert store.holds("claude", "old"), "one of its observations is still held"
+    clock.now = T0 + timedelta(hours=23)
+    store.record([obs(0, "newest", now=clock.now)])
+    assert not store.holds("claude", "old") and store.holds("claude", "new")
+    assert store.flush()
+    again = HistoryStore(tmp_path, days=1, clock=clock)
+    again.load()
+    assert again.holds("claude", "newest") and not again.holds("claude", "old")
+    assert [again.holds("claude", s) for s in ("new", "newer")] == [True, True]

@@ -106,7 +106,7 @@ class HistoryExtension(Extension):
             return reason if isinstance(reason, str) else None
 
         self.observer = BoardObserver(
-            known=lambda h, s: store is not None and store.last(h, s) is not None,
+            known=lambda h, s: store is not None and store.holds(h, s),
             days=options.history_days,
             end_reason=end_reason,
         )

@@ -245,6 +245,8 @@ class HistoryStore:
         self._items: list[_Held] = []
         #: One string for each harness, session id and project held (see :data:`_Held`).
         self._shared: dict[str, str] = {}
+        #: How many observations are held of each session (``holds`` on every first sight).
+        self._counts: dict[tuple[str, str], int] = {}
         self._bytes = len(_HEAD) + 2  # "]}" closes the document
         self._evicted = False
         self._known: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) as we left it
@@ -263,7 +265,7 @@ class HistoryStore:
             self.reset = None
             self.reset_at = None
             found = self._read_disk()
-            self._items, self._bytes = [], len(_HEAD) + 2
+            self._items, self._bytes, self._counts = [], len(_HEAD) + 2, {}
             if found:
                 self._add(found)
             if self._trim():
@@ -347,6 +349,11 @@ class HistoryStore:
         with self._lock:
             return tuple(_decoded(h) for h in self._items)
 
+    def holds(self, harness: str, session_id: str) -> bool:
+        """Whether anything of the session is held (without looking through what is)."""
+        with self._lock:
+            return (harness, session_id) in self._counts
+
     def last(self, harness: str, session_id: str, kind: str | None = None) -> Observation | None:
         """The session's newest observation (of *kind*, when given)."""
         with self._lock:
@@ -395,6 +402,10 @@ class HistoryStore:
 
     def _add(self, batch: list[Observation]) -> None:
         entries = [_held(o, self._shared) for o in batch]
+        counts = self._counts
+        for e in entries:
+            key = (e[1], e[2])
+            counts[key] = counts.get(key, 0) + 1
         in_order = not self._items or all(e[0] >= self._items[-1][0] for e in entries)
         self._items.extend(entries)
         if not in_order:
@@ -413,6 +424,14 @@ class HistoryStore:
             size -= len(self._items[drop][4]) + 1
             drop += 1
         if drop:
+            counts = self._counts
+            for e in self._items[:drop]:
+                key = (e[1], e[2])
+                left = counts[key] - 1
+                if left:
+                    counts[key] = left
+                else:
+                    del counts[key]
             del self._items[:drop]
             self._bytes = size
             self._evicted = True
