@@ -354,15 +354,16 @@ class _Listener:
                     return
 
 
-def memory(per_harness: int, *, appends_s: float, old: int = 5000) -> dict[str, Any]:
+def memory(per_harness: int, *, appends_s: float, old: int = 5000, code: Path | None = None) -> dict[str, Any]:
     """Peak RSS of a server at ``per_harness * 10`` active sessions after *appends_s* of
-    appends (one store record every 50 ms, round the sessions) with one stream open."""
+    appends (one store record every 50 ms, round the sessions) with one stream open; with
+    *code*, that checkout's sources run (see :func:`_env`)."""
     root = Path(tempfile.mkdtemp(prefix="cargento-memory-"))
     try:
         home = root / "home"
         lives = stores.populate(home, per_harness, datetime.now(UTC))
         _old_files(home, old)
-        env = _env(home, root / "state")
+        env = _env(home, root / "state", code)
         port = _free_port()
         proc, _ = _serve(env, port)
         listener = _Listener(f"http://127.0.0.1:{port}/api/stream")
@@ -380,6 +381,7 @@ def memory(per_harness: int, *, appends_s: float, old: int = 5000) -> dict[str, 
             n = per_harness * 10
             return {
                 "sessions": n,
+                "load_average": os.getloadavg(),
                 "appends": i,
                 "appends_s": appends_s,
                 "board_events": listener.events,
@@ -466,8 +468,71 @@ steps.append(("first board", rss()))
 from cargento_web.app import document
 body = document(board, live.extensions.document() if live.extensions.items else None)
 steps.append(("its /api/data document", rss()))
-print(json.dumps({"steps": steps, "document_bytes": len(body), "sessions": len(board.sessions)}))
+print(json.dumps({"steps": steps, "document_bytes": len(body), "sessions": len(board.sessions), "modules": sorted(sys.modules)}))
 """
+
+_FLOOR = r"""
+import importlib, json, sys
+
+def rss():
+    with open("/proc/self/status") as fh:
+        return {k: int(v.split()[0]) / 1024.0 for k, v in (l.split(":", 1) for l in fh) if k in ("VmRSS", "RssAnon", "RssFile")}
+
+names = json.loads(sys.stdin.read())
+groups = json.loads(sys.argv[1])
+out = {"interpreter": rss()}
+for label, prefixes in groups:
+    for name in names:
+        if name.split(".")[0] in prefixes or (not prefixes and not name.startswith("cargento")):
+            try:
+                importlib.import_module(name)
+            except Exception:  # a module only its own process has (__mp_main__, cython_runtime)
+                pass
+    out[label] = rss()
+for name in names:
+    if name.startswith("cargento"):
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+out["then Cargento's own modules (code, no board)"] = rss()
+print(json.dumps(out))
+"""
+
+#: The modules not ours that a server loads, imported group after group in a fresh process.
+_FLOOR_GROUPS: list[tuple[str, list[str]]] = [
+    ("asyncio (and ssl, which it imports)", ["asyncio", "ssl", "_ssl"]),
+    (
+        "uvicorn's package (click, watchfiles, multiprocessing for its CLI and reloader)",
+        ["click", "watchfiles", "multiprocessing"],
+    ),
+    (
+        "uvicorn, starlette, anyio, httptools",
+        ["uvicorn", "starlette", "anyio", "httptools", "h11", "python_multipart", "sniffio", "idna"],
+    ),
+    (
+        "attrs, cattrs, pluggy, psutil, orjson",
+        ["attr", "attrs", "cattrs", "pluggy", "psutil", "orjson", "typing_extensions"],
+    ),
+    ("the rest of the standard library it loads", []),
+]
+
+
+def import_floor(modules: list[str]) -> dict[str, Any]:
+    """RSS of a fresh process importing every module in *modules* that is not Cargento's (what a
+    server loads of the standard library and its dependencies), group by group (each counts
+    what it imports first): the floor no work on Cargento's own code can go under while it runs
+    on this stack; then Cargento's own modules on top, without building anything."""
+    theirs = [m for m in modules if not m.startswith(("cargento", "__main__"))]
+    out = subprocess.run(
+        [sys.executable, "-c", _FLOOR, json.dumps(_FLOOR_GROUPS)],
+        input=json.dumps([m for m in modules if m != "__main__"]),
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"modules_not_ours": len(theirs), "modules_ours": len(modules) - len(theirs), "rss_mb_after": found}
 
 
 def memory_steps(per_harness: int, *, old: int = 5000) -> dict[str, Any]:
@@ -484,6 +549,7 @@ def memory_steps(per_harness: int, *, old: int = 5000) -> dict[str, Any]:
             [sys.executable, "-c", _STEPS, str(_free_port())], env=env, capture_output=True, check=True, text=True
         )
         found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+        found["import_floor"] = import_floor(found.pop("modules"))
         return found
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -560,9 +626,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("what", nargs="?", default="first-board", choices=("first-board", "soak", "memory", "steps"))
     parser.add_argument("--per", type=int, nargs="+", default=[16, 64], help="first-board: active sessions per harness")
-    parser.add_argument("--runs", type=int, default=9, help="first-board: starts per figure")
     parser.add_argument(
-        "--against", type=Path, default=None, help="first-board: another checkout (e.g. git archive of main)"
+        "--runs", type=int, default=9, help="first-board: starts per figure; memory --against: runs of each"
+    )
+    parser.add_argument(
+        "--against", type=Path, default=None, help="first-board, memory: another checkout (e.g. git archive of main)"
     )
     parser.add_argument("--minutes", type=float, default=10.0, help="soak: the window")
     parser.add_argument("--sample-s", type=float, default=10.0, help="soak: seconds between samples")
@@ -585,6 +653,24 @@ def main(argv: list[str] | None = None) -> int:
     elif args.what == "steps":
         result = memory_steps(args.per_harness)
         print(json.dumps(result, indent=2))
+    elif args.against is not None:  # memory, this checkout against another, interleaved
+        runs: dict[str, list[dict[str, Any]]] = {"before": [], "now": []}
+        for i in range(args.runs):
+            for name in ("before", "now") if i % 2 == 0 else ("now", "before"):
+                code = args.against.resolve() if name == "before" else None
+                runs[name].append(memory(args.per_harness, appends_s=args.seconds, code=code))
+                print(name, json.dumps(runs[name][-1]), flush=True)
+        key = f"server_peak_rss_{args.per_harness * 10}_mb"
+        result = {
+            "against": str(args.against),
+            **{f"{name}_{key}": _summary([r[key] for r in found]) for name, found in runs.items()},
+            **{
+                f"{name}_rss_after_start_mb": _summary([r["rss_after_start_mb"] for r in found])
+                for name, found in runs.items()
+            },
+            "runs": runs,
+        }
+        print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=2))
     else:
         result = memory(args.per_harness, appends_s=args.seconds)
         print(json.dumps(result, indent=2))

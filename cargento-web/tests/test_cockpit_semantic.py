@@ -11,7 +11,14 @@ import attrs
 from cargento.board import Board, BoardSession
 from cargento.testing.boards import board_of, board_row
 from cargento_web.cockpit import own_stores
-from cargento_web.cockpit.semantic import MAX_PER_PROJECT, MAX_PROJECTS, SEMANTIC_FILE, WINDOW, SemanticHistory
+from cargento_web.cockpit.semantic import (
+    MAX_PER_PROJECT,
+    MAX_PROJECTS,
+    PUBLISHED_PER_PROJECT,
+    SEMANTIC_FILE,
+    WINDOW,
+    SemanticHistory,
+)
 from cargento_web.cockpit.tripwires import TRIPWIRES_FILE
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
@@ -193,3 +200,35 @@ def test_a_stale_first_officer_contributes_no_strip(tmp_path: Path) -> None:
     [read] = WorkflowReader().read(board(T0, fresh))
     assert read.stages == ("a", "b") and read.current() == {"one": "a"}
     assert WorkflowReader().read(board(T0, stale)) == [], "absent rather than guessed from an old boot"
+
+
+def test_the_store_keeps_no_more_of_a_project_than_the_document_carries(tmp_path: Path) -> None:
+    """An entry past those the document carries is never shown: the store keeps as many, in
+    memory and on disk, so it reaches its bound within minutes of a busy board, not hours."""
+    history = SemanticHistory(tmp_path, clock=Clock())
+    for n in range(3 * PUBLISHED_PER_PROJECT):
+        history.observe(board(T0 + timedelta(seconds=n), row("a", "w/app", "working", f"step {n}")))
+    history.flush()
+    published = history.document()["projects"]["w/app"]
+    assert len(published) == PUBLISHED_PER_PROJECT and published[0]["doing"] == f"step {3 * PUBLISHED_PER_PROJECT - 1}"
+    assert len(history.projects["w/app"]) == PUBLISHED_PER_PROJECT, "nothing held that no page is sent"
+    on_disk = json.loads((tmp_path / SEMANTIC_FILE).read_text())["projects"]["w/app"]
+    assert len(on_disk) == PUBLISHED_PER_PROJECT
+
+
+def test_a_store_written_with_a_larger_bound_reads_back_as_what_the_document_carries(tmp_path: Path) -> None:
+    entries = [
+        {
+            "at": (T0 + timedelta(seconds=n)).isoformat(),
+            "key": "claude:a",
+            "harness": "claude",
+            "title": "t",
+            "state": "working",
+            "doing": f"step {n}",
+        }
+        for n in range(200)
+    ]
+    (tmp_path / SEMANTIC_FILE).write_text(json.dumps({"version": 1, "projects": {"w/app": entries}}))
+    history = SemanticHistory(tmp_path, clock=Clock())
+    assert [e["doing"] for e in history.projects["w/app"]] == [f"step {n}" for n in range(150, 200)]
+    assert history.document()["projects"]["w/app"][0]["doing"] == "step 199"

@@ -610,3 +610,48 @@ def test_gemini_outfile_objects_are_read_as_they_complete(tmp_path: Path) -> Non
     assert files.poll(NOW) == 1 and ledger.snapshot(NOW)["gemini:g-out"]["output_tokens"] == 150
     assert files.unreadable_lines == 1, "the span is counted as not a record, once"
     assert files.poll(NOW) == 0, "nothing is read twice"
+
+
+def test_a_session_fed_for_hours_keeps_only_the_rate_windows_samples(
+    real_vocabularies: dict[str, TelemetryVocabulary],
+) -> None:
+    """The rate reads the last ten minutes: a sample older than that never counts again, and
+    a cost has no rate at all, so neither is held (a session fed every few seconds for hours
+    held thousands, about 140 bytes each)."""
+    from cargento_web.telemetry.otlp import Point
+
+    ledger = Ledger(real_vocabularies)
+    start = NOW - timedelta(hours=3)
+    for i in range(3 * 360):  # every 10 s for three hours, the board reading it every minute
+        at = start + timedelta(seconds=10 * i)
+        attributes = {"session.id": "c9", "type": "output"}
+        ledger.take_points(
+            [
+                Point(
+                    name="claude_code.token.usage",
+                    value=6,
+                    at=at,
+                    attributes=attributes,
+                    resource={"service.name": "claude-code"},
+                    cumulative=False,
+                ),
+                Point(
+                    name="claude_code.cost.usage",
+                    value=0.01,
+                    at=at,
+                    attributes={"session.id": "c9"},
+                    resource={"service.name": "claude-code"},
+                    cumulative=False,
+                ),
+            ],
+            now=at,
+        )
+        if i % 6 == 5:
+            ledger.snapshot(at)
+    figures = ledger.snapshot(NOW)["claude:c9"]
+    assert figures["output_tokens"] == 6 * 3 * 360, "the total still counts every point"
+    assert figures["output_tokens_per_min"] == 36.0, "six tokens every ten seconds"
+    assert figures["cost_usd"] == pytest.approx(0.01 * 3 * 360)
+    session = ledger._sessions[("claude", "c9")]
+    assert [len(t.samples) for t in session.tokens.values()] == [60], "ten minutes of samples, not three hours"
+    assert [len(t.samples) for t in session.cost.values()] == [0], "a cost has no rate to keep samples for"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
+import tracemalloc
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import attrs
 import orjson
 import pytest
 from cargento_web.history.store import HISTORY_FILE, HistoryStore, Observation, parse_history
@@ -257,3 +261,79 @@ def test_held_observations_cost_their_size_not_the_serialiser_buffer(tmp_path: P
     assert len(store) == 2000
     per = grown / 2000
     assert per < 1024, f"{per:.0f} bytes held per observation of {store.size / 2000:.0f} encoded bytes"
+
+
+def _held_bytes_per_observation(build: Callable[[], HistoryStore]) -> float:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        store = build()
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    return held / len(store)
+
+
+def test_an_observation_held_costs_about_its_stored_bytes(tmp_path: Path) -> None:
+    """The store holds what it writes, not an object beside it: at the 1 MB cap an observation
+    held as an object and its bytes cost 630 bytes (900 read back, each of its strings its
+    own), 3 to 4.5 MB; held as its ~210 stored bytes and one string per session and project,
+    under 450."""
+    n = 3000
+    sids = [f"{i:08x}-1111-4222-8333-444455556666" for i in range(60)]
+
+    def fresh(directory: Path) -> HistoryStore:
+        directory.mkdir()
+        store = HistoryStore(directory, clock=Clock(T0 + timedelta(minutes=n)), min_interval_s=3600)
+        for i in range(n):
+            # Each board's row names its session and project with strings of its own.
+            row_sid, row_project = "".join(sids[i % 60]), "".join(f"/home/someone/work/p{i % 7}")
+            store.record([attrs.evolve(obs(n - i, row_sid), project=row_project)])
+        return store
+
+    assert _held_bytes_per_observation(lambda: fresh(tmp_path / "measured")) < 450
+    kept = fresh(tmp_path / "kept")
+    assert kept.flush() and len(kept) == n
+
+    def read_back() -> HistoryStore:
+        store = HistoryStore(tmp_path / "kept", clock=Clock(T0 + timedelta(minutes=n)))
+        store.load()
+        return store
+
+    assert _held_bytes_per_observation(read_back) < 450
+    again = read_back()
+    assert [o.record() for o in again.all()] == [o.record() for o in kept.all()]
+    assert again.last("claude", sids[5]) == kept.last("claude", sids[5]) is not None
+
+
+def test_records_are_what_the_questions_return_as_stored(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path, clock=Clock())
+    store.record([obs(9 - i, f"s{i % 3}", detail=f"step {i}") for i in range(9)])
+    assert store.records(harness="claude", session_id="s1", limit=10) == (
+        3,
+        [o.record() for o in store.session("claude", "s1")],
+    )
+    total, newest = store.records(project="w/proj", limit=4)
+    assert total == 9 and newest == [o.record() for o in store.project("w/proj")][-4:]
+    assert store.records(harness="claude", session_id="nobody", limit=10) == (0, [])
+
+
+def test_holds_says_whether_a_session_is_held_until_its_last_observation_goes(tmp_path: Path) -> None:
+    clock = Clock()
+    store = HistoryStore(tmp_path, days=1, clock=clock)
+    store.load()
+    store.record([obs(60 * 20, "old"), obs(60 * 2, "old"), obs(5, "new")])
+    assert store.holds("claude", "old") and store.holds("claude", "new") and not store.holds("codex", "old")
+    clock.now = T0 + timedelta(hours=10)  # the first of "old" is now past the day
+    store.record([obs(0, "newer", now=clock.now)])
+    assert store.holds("claude", "old"), "one of its observations is still held"
+    clock.now = T0 + timedelta(hours=23)
+    store.record([obs(0, "newest", now=clock.now)])
+    assert not store.holds("claude", "old") and store.holds("claude", "new")
+    assert store.flush()
+    again = HistoryStore(tmp_path, days=1, clock=clock)
+    again.load()
+    assert again.holds("claude", "newest") and not again.holds("claude", "old")
+    assert [again.holds("claude", s) for s in ("new", "newer")] == [True, True]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from cargento_web.runtime.alerts import CONFIRM, GATE_FLOOR, Alerts
+from cargento_web.runtime.alerts import CONFIRM, GATE_FLOOR, SESSIONS_COOLING, Alerts
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.journal import records_in
 from cargento_web.runtime.notifiers import MemoryNotifier, NoBackend
@@ -185,3 +185,17 @@ def test_no_backend_raises_never_push_real_delivery_history_out(tmp_path: Path) 
     reread.load()
     kept = [d.session_id for d in reread.all()]
     assert kept == ["blind49", "blind48", "blind47", "real3", "real2", "real1", "real0"]
+
+
+def test_only_the_sessions_still_cooling_are_remembered(tmp_path: Path) -> None:
+    """A server alerts for sessions that come and go for days: the last gate alert of each is
+    kept while it can still hold one back (the cooldown), not for every session ever alerted."""
+    n = MemoryNotifier()
+    a = alerts(tmp_path, n)
+    for i in range(3 * SESSIONS_COOLING):
+        assert a.gate("claude", f"s{i}", "t", "b", at(5 * i)) == "raised"
+    assert len(a._session_last) <= SESSIONS_COOLING + 1
+    last = 5 * (3 * SESSIONS_COOLING - 1)
+    a.forget_kind("claude", f"s{3 * SESSIONS_COOLING - 1}", "gate")
+    assert a.gate("claude", f"s{3 * SESSIONS_COOLING - 1}", "t", "b", at(last + 10)) == "cooldown", "still cooling"
+    assert a.drain()

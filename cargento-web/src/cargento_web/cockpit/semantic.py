@@ -26,16 +26,28 @@ from cargento.diagnose import OwnStore
 
 from cargento_web.runtime.setaside import set_aside
 
-__all__ = ["MAX_PER_PROJECT", "MAX_PROJECTS", "SEMANTIC_FILE", "WINDOW", "SemanticHistory", "semantic_report"]
+__all__ = [
+    "MAX_PER_PROJECT",
+    "MAX_PROJECTS",
+    "PUBLISHED_PER_PROJECT",
+    "SEMANTIC_FILE",
+    "WINDOW",
+    "SemanticHistory",
+    "semantic_report",
+]
 
 log = logging.getLogger("cargento_web")
 
 SEMANTIC_FILE = "semantic-work-history.json"
 WINDOW = timedelta(hours=24)
 MAX_PROJECTS = 20
-MAX_PER_PROJECT = 200
-#: Entries of a project the document carries (newest first).
+#: Entries of a project the document carries (newest first), the most a person can see.
 PUBLISHED_PER_PROJECT = 50
+#: Entries kept of a project: what the document carries, no more. An entry past those is
+#: never shown, yet the store held four times as many (200 a project): read back and
+#: re-read before every write, about 1.4 MB held at the cap, which a busy dashboard reached
+#: only after some 40 minutes, so its RSS was still climbing then (docs/benchmark.md).
+MAX_PER_PROJECT = PUBLISHED_PER_PROJECT
 MAX_BYTES = 4 * 1024 * 1024
 #: Seconds between two writes while entries keep arriving.
 WRITE_EVERY_S = 10.0
@@ -98,12 +110,14 @@ def semantic_report(path: Path) -> OwnStore:
     )
 
 
-def bound(projects: dict[str, list[dict[str, Any]]], now: datetime) -> dict[str, list[dict[str, Any]]]:
-    """Drop what falls outside the window, keep the newest entries of the newest projects."""
-    horizon = (now - WINDOW).isoformat()
+def bound(projects: dict[str, list[dict[str, Any]]], now: datetime | None) -> dict[str, list[dict[str, Any]]]:
+    """Drop what falls outside the window before *now* (none when ``None``), keep the newest
+    entries of the newest projects."""
+    horizon = None if now is None else (now - WINDOW).isoformat()
     kept: dict[str, list[dict[str, Any]]] = {}
     for project, entries in projects.items():
-        fresh = sorted((e for e in entries if e["at"] >= horizon), key=lambda e: e["at"])[-MAX_PER_PROJECT:]
+        inside = entries if horizon is None else (e for e in entries if e["at"] >= horizon)
+        fresh = sorted(inside, key=lambda e: e["at"])[-MAX_PER_PROJECT:]
         if fresh:
             kept[project] = fresh
     newest = sorted(kept, key=lambda p: kept[p][-1]["at"], reverse=True)[:MAX_PROJECTS]
@@ -125,7 +139,9 @@ class SemanticHistory:
         self._written_at = 0.0
         self.projects: dict[str, list[dict[str, Any]]] = {}
         try:
-            self.projects = self._read()
+            # Held as bounded as it is written (a store written with a larger bound reads back
+            # as the newest entries the document carries); the window is the next board's.
+            self.projects = bound(self._read(), None)
         except Unreadable as e:
             try:
                 aside = set_aside(self.path)

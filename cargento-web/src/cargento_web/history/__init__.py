@@ -106,7 +106,7 @@ class HistoryExtension(Extension):
             return reason if isinstance(reason, str) else None
 
         self.observer = BoardObserver(
-            known=lambda h, s: store is not None and store.last(h, s) is not None,
+            known=lambda h, s: store is not None and store.holds(h, s),
             days=options.history_days,
             end_reason=end_reason,
         )
@@ -122,17 +122,17 @@ class HistoryExtension(Extension):
             return {"on": False, "reason": "--no-history: this run keeps no local history", "observations": []}
         harness, sid, project = query.get("harness"), query.get("sid"), query.get("project")
         if harness and sid:
-            found = self.store.session(harness, sid)
+            total, shown = self.store.records(harness=harness, session_id=sid, limit=ANSWER_LIMIT)
             window = self.store.window(harness, sid)
         elif project:
-            found = self.store.project(project)
+            total, shown = self.store.records(project=project, limit=ANSWER_LIMIT)
             window = self.store.window()
         else:
             return {"on": True, "error": "name a session (harness and sid) or a project", "observations": []}
         return {
             "on": True,
-            "observations": observations_json(found),
-            "total": len(found),
+            "observations": shown,
+            "total": total,
             "window": window_json(window),
             "store_window": window_json(self.store.window()),
         }

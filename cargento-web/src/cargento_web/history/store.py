@@ -183,9 +183,32 @@ def parse_history(data: bytes) -> list[Observation] | None:
 
 
 def _encoded(o: Observation) -> bytes:
-    # Kept beside its observation for as long as the store holds it: right-sized, or each
+    # What the store holds for as long as it keeps the observation: right-sized, or each
     # ~200-byte observation would hold orjson's 4 KiB buffer (20 MB at the byte cap).
     return right_sized(orjson.dumps(redact_tree(o.record())))
+
+
+#: One held observation: its time, session and project (what the store's questions are asked
+#: by) and its stored bytes, which is all that is kept of it. An :class:`Observation` beside
+#: its bytes cost about 630 bytes an observation (900 read back from the file, each string its
+#: own): 3 to 4.5 MB at the 1 MB cap, against about 360 held as bytes with one string for each
+#: session and project the store names.
+_Held = tuple[datetime, str, str, "str | None", bytes]
+
+
+def _held(o: Observation, shared: dict[str, str]) -> _Held:
+    harness = shared.setdefault(o.harness, o.harness)
+    sid = shared.setdefault(o.session_id, o.session_id)
+    project = None if o.project is None else shared.setdefault(o.project, o.project)
+    return (o.at, harness, sid, project, _encoded(o))
+
+
+def _decoded(held: _Held) -> Observation:
+    """The observation *held* stands for, as stored (redacted), at its exact time."""
+    found = _observation(orjson.loads(held[4]))
+    if found is None:  # bytes this store encoded itself
+        raise AssertionError("a held observation does not decode")
+    return attrs.evolve(found, at=held[0])
 
 
 class HistoryStore:
@@ -219,7 +242,11 @@ class HistoryStore:
         #: Whole-store writes made by this run (the write rate is bounded; tests read it).
         self.writes = 0
         self._lock = threading.RLock()
-        self._items: list[tuple[Observation, bytes]] = []
+        self._items: list[_Held] = []
+        #: One string for each harness, session id and project held (see :data:`_Held`).
+        self._shared: dict[str, str] = {}
+        #: How many observations are held of each session (``holds`` on every first sight).
+        self._counts: dict[tuple[str, str], int] = {}
         self._bytes = len(_HEAD) + 2  # "]}" closes the document
         self._evicted = False
         self._known: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) as we left it
@@ -238,7 +265,7 @@ class HistoryStore:
             self.reset = None
             self.reset_at = None
             found = self._read_disk()
-            self._items, self._bytes = [], len(_HEAD) + 2
+            self._items, self._bytes, self._counts = [], len(_HEAD) + 2, {}
             if found:
                 self._add(found)
             if self._trim():
@@ -293,36 +320,57 @@ class HistoryStore:
     def session(self, harness: str, session_id: str) -> tuple[Observation, ...]:
         """One session's observations, oldest first."""
         with self._lock:
-            return tuple(o for o, _ in self._items if o.harness == harness and o.session_id == session_id)
+            return tuple(_decoded(h) for h in self._items if h[2] == session_id and h[1] == harness)
 
     def project(self, project: str) -> tuple[Observation, ...]:
         """Every observation of the sessions seen in *project*, oldest first (a session's
         observations made before its project was known are included once any names it)."""
         with self._lock:
-            keys = {(o.harness, o.session_id) for o, _ in self._items if o.project == project}
-            return tuple(o for o, _ in self._items if (o.harness, o.session_id) in keys)
+            keys = {(h[1], h[2]) for h in self._items if h[3] == project}
+            return tuple(_decoded(h) for h in self._items if (h[1], h[2]) in keys)
+
+    def records(
+        self, *, harness: str | None = None, session_id: str | None = None, project: str | None = None, limit: int
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """What :meth:`session` (with *harness* and *session_id*) or :meth:`project` (with
+        *project*) would return, as stored (:meth:`Observation.record`, redacted): how many, and
+        the newest *limit* of them, oldest first. Read from the held bytes, so an answer costs
+        no :class:`Observation` for each observation held."""
+        with self._lock:
+            if project is not None:
+                keys = {(h[1], h[2]) for h in self._items if h[3] == project}
+                held = [h for h in self._items if (h[1], h[2]) in keys]
+            else:
+                held = [h for h in self._items if h[2] == session_id and h[1] == harness]
+        shown = held[-limit:] if limit > 0 else []
+        return len(held), [orjson.loads(h[4]) for h in shown]
 
     def all(self) -> tuple[Observation, ...]:
         with self._lock:
-            return tuple(o for o, _ in self._items)
+            return tuple(_decoded(h) for h in self._items)
+
+    def holds(self, harness: str, session_id: str) -> bool:
+        """Whether anything of the session is held (without looking through what is)."""
+        with self._lock:
+            return (harness, session_id) in self._counts
 
     def last(self, harness: str, session_id: str, kind: str | None = None) -> Observation | None:
         """The session's newest observation (of *kind*, when given)."""
         with self._lock:
-            for o, _ in reversed(self._items):
-                if o.harness == harness and o.session_id == session_id and (kind is None or o.kind == kind):
-                    return o
+            for h in reversed(self._items):
+                if h[2] == session_id and h[1] == harness:
+                    o = _decoded(h)
+                    if kind is None or o.kind == kind:
+                        return o
         return None
 
     def window(self, harness: str | None = None, session_id: str | None = None) -> Window:
         """The span held: the whole store's, or one session's when named."""
         with self._lock:
-            items = [
-                o for o, _ in self._items if harness is None or (o.harness == harness and o.session_id == session_id)
-            ]
+            items = [h for h in self._items if harness is None or (h[1] == harness and h[2] == session_id)]
             return Window(
-                first=items[0].at if items else None,
-                last=items[-1].at if items else None,
+                first=items[0][0] if items else None,
+                last=items[-1][0] if items else None,
                 days=self.days,
                 run_started_at=self.run_started_at,
                 evicted=self._evicted,
@@ -353,28 +401,44 @@ class HistoryStore:
             return len(batch)
 
     def _add(self, batch: list[Observation]) -> None:
-        entries = [(o, _encoded(o)) for o in batch]
-        in_order = not self._items or all(o.at >= self._items[-1][0].at for o, _ in entries)
+        entries = [_held(o, self._shared) for o in batch]
+        counts = self._counts
+        for e in entries:
+            key = (e[1], e[2])
+            counts[key] = counts.get(key, 0) + 1
+        in_order = not self._items or all(e[0] >= self._items[-1][0] for e in entries)
         self._items.extend(entries)
         if not in_order:
-            self._items.sort(key=lambda e: e[0].at)
-        self._bytes += sum(len(b) + 1 for _, b in entries)
+            self._items.sort(key=lambda e: e[0])
+        self._bytes += sum(len(e[4]) + 1 for e in entries)
 
     def _trim(self) -> bool:
         """Age first, then size; True when anything went."""
         cutoff = self.clock() - timedelta(days=self.days)
         drop = 0
-        while drop < len(self._items) and self._items[drop][0].at < cutoff:
+        while drop < len(self._items) and self._items[drop][0] < cutoff:
             drop += 1
-        size = self._bytes - sum(len(b) + 1 for _, b in self._items[:drop])
+        size = self._bytes - sum(len(e[4]) + 1 for e in self._items[:drop])
         # size counts a comma after every observation; the document has one fewer.
         while drop < len(self._items) and size - 1 > self.max_bytes:
-            size -= len(self._items[drop][1]) + 1
+            size -= len(self._items[drop][4]) + 1
             drop += 1
         if drop:
+            counts = self._counts
+            for e in self._items[:drop]:
+                key = (e[1], e[2])
+                left = counts[key] - 1
+                if left:
+                    counts[key] = left
+                else:
+                    del counts[key]
             del self._items[:drop]
             self._bytes = size
             self._evicted = True
+            if len(self._shared) > len(self._items) // 4 + 256:
+                # The names of the sessions evicted go too (seldom: a few hundred names
+                # accumulate between two passes over what is held).
+                self._shared = {v: v for e in self._items for v in e[1:4] if v is not None}
         return drop > 0
 
     # -- writing ------------------------------------------------------------------------------
@@ -437,14 +501,14 @@ class HistoryStore:
         found = self._read_disk()
         if not found:
             return
-        mine = {_encoded(o) for o, _ in self._items}
+        mine = {e[4] for e in self._items}
         fresh = [o for o in found if _encoded(o) not in mine]
         if fresh:
             self._add(fresh)
             self._trim()
 
     def _serialise(self) -> bytes:
-        return _HEAD + b",".join(b for _, b in self._items) + b"]}"
+        return _HEAD + b",".join(e[4] for e in self._items) + b"]}"
 
     def flush(self, timeout_s: float = 5.0) -> bool:
         """Write what is pending now (skipping the rate bound); False when it could not."""

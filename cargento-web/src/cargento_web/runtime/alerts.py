@@ -52,6 +52,7 @@ __all__ = [
     "CONFIRM",
     "GATE_FLOOR",
     "QUIET_HOLD_LIMIT",
+    "SESSIONS_COOLING",
     "SKIP_LIMIT",
     "Alerts",
     "Pending",
@@ -61,6 +62,9 @@ __all__ = [
 ]
 
 GATE_COOLDOWN = timedelta(seconds=60)
+#: Past this many sessions' last gate alerts, those older than the cooldown are dropped (at
+#: most one gate alert every :data:`GATE_FLOOR`, so about 15 are ever still cooling).
+SESSIONS_COOLING = 64
 #: Popups of different sessions are spaced at least this far apart. Shorter than :data:`CONFIRM`,
 #: so a wait that stands past its confirmation plus one floor is never held until it is over.
 GATE_FLOOR = timedelta(seconds=4)
@@ -429,6 +433,10 @@ class Alerts:
                 else:
                     self._gate_last = now
                     self._session_last[key] = now
+                    if len(self._session_last) > SESSIONS_COOLING:
+                        # A gate alert older than the cooldown holds nothing back: one kept
+                        # for every session ever alerted grew for as long as the server ran.
+                        self._session_last = {k: at for k, at in self._session_last.items() if now - at < GATE_COOLDOWN}
         if no_backend is not None:
             if no_backend.session_id:
                 self.deliveries.add(no_backend)

@@ -36,8 +36,14 @@ SAMPLES_KEPT = 2048
 
 @attrs.define
 class _Tally:
-    """One figure from one source for one session."""
+    """One figure from one source for one session.
 
+    Only the output tokens have a rate (``rated``), so only they keep samples, and only those
+    of the rate window: a sample older than the window, read at a board's *now*, never counts
+    again (each about 140 bytes, which a session fed for hours held by the thousand).
+    """
+
+    rated: bool = True
     total: float = 0.0
     samples: deque[tuple[datetime, float]] = attrs.field(factory=lambda: deque(maxlen=SAMPLES_KEPT))
     #: Cumulative series seen: series key -> last value.
@@ -47,12 +53,17 @@ class _Tally:
         if amount <= 0:
             return
         self.total += amount
-        if counts_for_rate:
+        if counts_for_rate and self.rated:
             self.samples.append((at, amount))
 
     def rate(self, now: datetime) -> float:
         since = now - RATE_WINDOW
-        return sum(a for t, a in self.samples if t >= since) / (RATE_WINDOW.total_seconds() / 60)
+        samples = self.samples
+        # Sent in order, oldest first: what fell out of the window goes (a late sample older
+        # than one kept is passed over by the sum until it reaches the front).
+        while samples and samples[0][0] < since:
+            samples.popleft()
+        return sum(a for t, a in samples if t >= since) / (RATE_WINDOW.total_seconds() / 60)
 
 
 @attrs.define
@@ -65,6 +76,13 @@ class _Session:
     cost: dict[str, _Tally] = attrs.field(factory=dict)
     api_errors: int = 0
     decisions: dict[str, int] = attrs.field(factory=dict)
+
+
+def _tally(tallies: dict[str, _Tally], key: str, *, rated: bool) -> _Tally:
+    found = tallies.get(key)
+    if found is None:
+        found = tallies[key] = _Tally(rated=rated)
+    return found
 
 
 def _source_key(source: FigureSource) -> str:
@@ -148,7 +166,7 @@ class Ledger:
                         session = self._session(harness, point.attributes, point.resource, point.at)
                         if session is None:
                             continue
-                        tally = getattr(session, figures).setdefault(_source_key(source), _Tally())
+                        tally = _tally(getattr(session, figures), _source_key(source), rated=figures == "tokens")
                         self._count(tally, point, now)
                         used += 1
         return used
@@ -197,7 +215,8 @@ class Ledger:
                         target = this_session()
                         if amount is None or target is None:
                             continue
-                        getattr(target, figures).setdefault(_source_key(source), _Tally()).add(amount, record.at)
+                        tally = _tally(getattr(target, figures), _source_key(source), rated=figures == "tokens")
+                        tally.add(amount, record.at)
                         used += 1
                 if any(n in vocabulary.api_errors for n in record.names):
                     target = this_session()

@@ -1,0 +1,31 @@
+"""The source attrs files of its generated methods is forgotten; the methods keep working."""
+
+from __future__ import annotations
+
+import linecache
+import traceback
+
+import attrs
+import pytest
+from cargento_web.generatedsource import GENERATED_PREFIX, forget_generated_sources
+
+
+def test_the_generated_sources_go_and_the_classes_still_work() -> None:
+    import cargento.board  # noqa: F401  (the board's models: attrs classes by the dozen)
+
+    @attrs.frozen
+    class Point:
+        x: int
+        y: int = attrs.field(validator=attrs.validators.instance_of(int))
+
+    held = [n for n in linecache.cache if n.startswith(GENERATED_PREFIX)]
+    assert any("Point" in n for n in held) and len(held) > 20
+    freed = forget_generated_sources()
+    assert freed > 20 * 1000, f"{freed} bytes"
+    assert not [n for n in linecache.cache if n.startswith(GENERATED_PREFIX)]
+    p = Point(1, 2)
+    assert p == Point(1, 2) and repr(p) == "Point(x=1, y=2)"
+    with pytest.raises(TypeError) as caught:
+        Point(1, "two")  # type: ignore[arg-type]
+    assert "__init__" in "".join(traceback.format_exception(caught.value)), "a traceback through one still formats"
+    assert forget_generated_sources() == 0, "nothing left to forget"
