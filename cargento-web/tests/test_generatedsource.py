@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import linecache
 import traceback
+from pathlib import Path
 
 import attrs
 import pytest
@@ -29,3 +30,25 @@ def test_the_generated_sources_go_and_the_classes_still_work() -> None:
         Point(1, "two")  # type: ignore[arg-type]
     assert "__init__" in "".join(traceback.format_exception(caught.value)), "a traceback through one still formats"
     assert forget_generated_sources() == 0, "nothing left to forget"
+
+
+def test_the_server_forgets_them_once_its_features_are_made(tmp_path: Path) -> None:
+    import os
+    from datetime import UTC, datetime
+
+    from cargento.cli import Options
+    from cargento_web.environment import Served
+    from cargento_web.server import build_app
+    from cargento_web.settings import Settings
+
+    @attrs.frozen
+    class Marker:  # filed before the server is built, as the board's own classes are
+        x: int
+
+    assert any("Marker" in n for n in linecache.cache if n.startswith(GENERATED_PREFIX))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "CARGENTO_LOAD_PLUGINS": "claude"}
+    served = Served(env=env, home=tmp_path)
+    settings = Settings(port=1, pid=os.getpid(), started_at=datetime.now(UTC), version="test")
+    app, _hub = build_app(Options(demo=True), served, settings)  # its stores in tmp_path/.cargento
+    assert app is not None
+    assert not [n for n in linecache.cache if n.startswith(GENERATED_PREFIX)], "build_app left attrs sources filed"

@@ -24,6 +24,7 @@ from starlette.applications import Starlette
 
 from cargento_web.environment import Served
 from cargento_web.extensions import ExtensionContext, Extensions, load_extensions
+from cargento_web.generatedsource import forget_generated_sources
 from cargento_web.probe import bind_socket, is_in_use, probe
 from cargento_web.quietserver import QuietServer, quiet_config
 from cargento_web.settings import Settings
@@ -131,6 +132,9 @@ def build_app(options: Options, served: Served, settings: Settings) -> tuple[Sta
     )
     extensions.items = tuple(load_extensions(context))
     app = create_app(builder=builder, settings=settings, hub=hub, extensions=extensions)
+    # Every feature's classes are made: the source attrs filed of their generated methods is
+    # kept by nothing the server shows (see cargento_web.generatedsource).
+    forget_generated_sources()
     latest.append(app.state.live.latest)
     return app, hub
 
