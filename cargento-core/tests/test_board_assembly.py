@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 import attrs
 from cargento.board import Board, BoardBuilder, BoardSession, Overlay
 from cargento.board import derivation as derivation_module
 from cargento.board.assembly import BoardAssembly, order_key
-from cargento.board.document import count
+from cargento.board.document import State, count
 from cargento.board.identity import widen_display_ids
 from cargento.board.revision import session_content
 from cargento.board.state import board_order
@@ -250,7 +251,7 @@ def _replay(
             share = list(current[harness])
             at = index % len(share)
             share[at] = attrs.evolve(
-                share[at], state=state, last_active_at=moment - timedelta(hours=age_h), title=title
+                share[at], state=cast(State, state), last_active_at=moment - timedelta(hours=age_h), title=title
             )
             current[harness] = tuple(share)
         handed = list(current.items())
