@@ -112,6 +112,8 @@ def measure(per_harness: int, events: int, profile: bool) -> dict[str, Any]:
             one(20 + i)
         if profiler is not None:
             profiler.disable()
+            if os.environ.get("DUMP"):
+                profiler.dump_stats(os.environ["DUMP"])
             pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(
                 int(os.environ.get("TOP", "45"))
             )
