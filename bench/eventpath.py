@@ -142,10 +142,12 @@ def measure(per_harness: int, events: int) -> dict[str, Any]:
         headers = {"X-Cargento-Capability": capability, "Content-Type": "application/json"}
         ids = [x.session_id for x in lives if x.harness == "claude"]
         posts: list[tuple[float, float, float | None]] = []
+        cpu_before = process_cpu_s(proc.pid)
         with httpx.Client(base_url=base, headers=headers, timeout=5) as client:
             for i in range(events):
                 body = {
-                    "hook_event_name": "UserPromptSubmit" if i % 2 == 0 else "Stop",
+                    # A prompt, then (once every session had one) a stop: every event moves a row.
+                    "hook_event_name": "UserPromptSubmit" if (i // len(ids)) % 2 == 0 else "Stop",
                     "session_id": ids[i % len(ids)],
                     "cwd": "/w/bench",
                     "transcript_path": "/w/bench/x.jsonl",
@@ -157,14 +159,28 @@ def measure(per_harness: int, events: int) -> dict[str, Any]:
                 got = stream.wait_after(start, rev, timeout=2.0)
                 posts.append((start, answered, None if got is None else start + got / 1000.0))
                 time.sleep(0.02)
+        cpu_ms = (process_cpu_s(proc.pid) - cpu_before) * 1000.0
         proc.terminate()
         proc.wait(timeout=20)
         stamps: list[tuple[str, float]] = json.loads(out.read_text())
-        return {"sessions": len(lives), "load_average": os.getloadavg()[0], **segments(posts, stamps)}
+        return {
+            "sessions": len(lives),
+            "load_average": os.getloadavg()[0],
+            # The server's CPU time per event (its whole process, every thread): the figure a
+            # loaded machine disturbs least.
+            "server_cpu_per_event_ms": cpu_ms / max(1, len(posts)),
+            **segments(posts, stamps),
+        }
     finally:
         if proc is not None and proc.poll() is None:
             proc.kill()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def process_cpu_s(pid: int) -> float:
+    """User and system CPU seconds process *pid* has used (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def segments(posts: list[tuple[float, float, float | None]], stamps: list[tuple[str, float]]) -> dict[str, Any]:
@@ -212,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{result['sessions']} sessions, load average {result['load_average']:.1f}")
     e = result["event_to_sse_ms"]
     print(f"  event -> SSE          median {e['median']:7.3f} ms   min {e['min']:7.3f} ms   n {e['n']}")
+    print(f"  server CPU per event  {result['server_cpu_per_event_ms']:7.3f} ms")
     a = result["post_answered_ms"]
     print(f"  POST answered         median {a['median']:7.3f} ms   min {a['min']:7.3f} ms")
     for name, row in result["segments_ms"].items():
