@@ -112,7 +112,11 @@ def measure(per_harness: int, events: int, profile: bool) -> dict[str, Any]:
             one(20 + i)
         if profiler is not None:
             profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+            if os.environ.get("DUMP"):
+                profiler.dump_stats(os.environ["DUMP"])
+            pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(
+                int(os.environ.get("TOP", "45"))
+            )
         live.extensions.close()
         hub_any.close()
         return {"sessions": len(lives), "load_average": os.getloadavg()[0], "parts": parts.table()}

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 import attrs
 from cargento.board import Board, BoardBuilder, BoardSession, Overlay
 from cargento.board import derivation as derivation_module
 from cargento.board.assembly import BoardAssembly, order_key
-from cargento.board.document import count
+from cargento.board.document import State, count
 from cargento.board.identity import widen_display_ids
 from cargento.board.revision import session_content
 from cargento.board.state import board_order
@@ -221,3 +222,109 @@ def test_a_harness_whose_claims_moved_only_with_the_clock_keeps_its_share() -> N
     made = builder.assembly.shares_made
     builder.build(now=NOW + timedelta(milliseconds=200), overlays=claim(NOW + timedelta(milliseconds=200)), changes={})
     assert builder.assembly.shares_made == made, "the harness handed over the very same rows"
+
+
+_change = st.tuples(
+    st.integers(0, 23),
+    st.sampled_from(["idle", "working", "needs_input", "starting"]),
+    st.sampled_from([0.0, 0.001, 0.5, 23.99, 24.0, 25.0]),
+    st.sampled_from(["a", "b"]),
+)
+
+
+def _replay(
+    rows: list[BoardSession], all_sessions: bool, steps: list[tuple[list[tuple[int, str, float, str]], float]]
+) -> int:
+    """Apply *steps* (rows replaced by rows of the same sessions, then the clock moved on) and
+    check every board against the passes over every row; the number of shares patched."""
+    grouped: dict[str, list[BoardSession]] = {}
+    for r in rows:
+        grouped.setdefault(r.harness, []).append(r)
+    current = {k: tuple(v) for k, v in grouped.items()}
+    assembly = BoardAssembly()
+    moment = NOW
+    assembly.assemble(list(current.items()), moment, window_hours=WINDOW_H, all_sessions=all_sessions)
+    for changes, hours in steps:
+        moment += timedelta(hours=hours)
+        for index, state, age_h, title in changes:
+            harness = sorted(current)[index % len(current)]
+            share = list(current[harness])
+            at = index % len(share)
+            share[at] = attrs.evolve(
+                share[at], state=cast(State, state), last_active_at=moment - timedelta(hours=age_h), title=title
+            )
+            current[harness] = tuple(share)
+        handed = list(current.items())
+        got = assembly.assemble(handed, moment, window_hours=WINDOW_H, all_sessions=all_sessions)
+        want, counts, per = _reference(handed, moment, all_sessions)
+        assert [(s.key, s.display_id, s.state) for s in got.sessions] == [(s.key, s.display_id, s.state) for s in want]
+        assert list(got.sessions) == want
+        assert got.counts == counts
+        assert {k: v for k, v in got.per_harness.items() if v} == per
+        assert got.digests == tuple(hash(session_content(s)) for s in want)
+    return assembly.shares_patched
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_row, min_size=1, max_size=18, unique_by=lambda r: r.key),
+    st.booleans(),
+    st.lists(
+        st.tuples(st.lists(_change, min_size=1, max_size=3), st.sampled_from([0.0, 0.0, 0.2, 1.0, 30.0])), max_size=8
+    ),
+)
+def test_a_patched_share_is_the_share_worked_out_again(
+    rows: list[BoardSession], all_sessions: bool, steps: list[tuple[list[tuple[int, str, float, str]], float]]
+) -> None:
+    """A few rows replaced by rows of the same sessions (an event, an append), the clock moving
+    on between builds: every board is the one the passes over every row make."""
+    _replay(rows, all_sessions, steps)
+
+
+def test_the_replayed_steps_reach_the_patch() -> None:
+    """The replay above is not only the full work-out: a long seeded one patches, and still
+    matches the passes over every row at every step."""
+    rng = random.Random(11)
+    sids = ["abcdefgh", "abcdefgh1111", "abcdefgh2222", "zzzzzzzz", "q1", "q2"]
+    rows = [
+        attrs.evolve(BASE[0], harness=h, key=f"{h}:{sid}", session_id=sid, display_id=sid[:8], state="working")
+        for h in ("h1", "h2")
+        for sid in sids
+    ]
+    states = ["idle", "working", "needs_input", "starting"]
+    steps = [
+        (
+            [(rng.randrange(24), rng.choice(states), rng.choice([0.0, 0.001, 0.5, 23.99, 25.0]), rng.choice("ab"))],
+            rng.choice([0.0, 0.0, 0.0, 0.2, 30.0]),
+        )
+        for _ in range(200)
+    ]
+    for all_sessions in (False, True):
+        assert _replay(rows, all_sessions, steps) > 20
+
+
+def test_one_row_replaced_patches_its_share_and_keeps_the_others() -> None:
+    share = tuple(
+        attrs.evolve(BASE[i % len(BASE)], harness="h1", key=f"h1:s{i:02d}", session_id=f"s{i:02d}", state="working")
+        for i in range(12)
+    )
+    share = tuple(attrs.evolve(s, last_active_at=NOW - timedelta(seconds=i)) for i, s in enumerate(share))
+    assembly = BoardAssembly()
+    first = assembly.assemble([("h1", share)], NOW, window_hours=WINDOW_H, all_sessions=False)
+    moved = attrs.evolve(share[5], state="needs_input", title="asks")
+    handed = (*share[:5], moved, *share[6:])
+    later = NOW + timedelta(seconds=1)
+    second = assembly.assemble([("h1", handed)], later, window_hours=WINDOW_H, all_sessions=False)
+    assert assembly.shares_patched == 1 and assembly.rows_digested == 13
+    assert second.sessions[0] is moved, "needs input comes first"
+    assert [s for s in second.sessions if s is not moved] == [s for s in first.sessions if s.key != moved.key]
+    assert all(any(s is f for f in first.sessions) for s in second.sessions if s is not moved)
+    want, counts, _ = _reference([("h1", handed)], later, False)
+    assert list(second.sessions) == want and second.counts == counts
+    # A row that leaves the window is no patch: the share is worked out again.
+    gone = attrs.evolve(share[3], state="idle", last_active_at=NOW - timedelta(hours=30))
+    third = assembly.assemble(
+        [("h1", (*handed[:3], gone, *handed[4:]))], later, window_hours=WINDOW_H, all_sessions=False
+    )
+    assert assembly.shares_patched == 1
+    assert len(third.sessions) == 11

@@ -390,3 +390,49 @@ def test_a_failed_first_build_reaches_the_request_that_waited_for_it(builder_for
 
     assert asyncio.run(start_then_ask()) == "done"
     assert live.feed(False).building is None
+
+
+def test_a_build_that_discovered_nothing_sets_no_watches_again(
+    serve: Any, builder_for: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An event's build rediscovers no store, so the watches stand as they were set (setting
+    them stats every store root, on the loop, before the revision's frame was written); a
+    build that did discover sets them again from what it found."""
+    import cargento_web.live as live_module
+
+    calls: list[int] = []
+    real = live_module.watch_targets
+
+    def counted(builder: BoardBuilder) -> tuple[frozenset[str], frozenset[str]]:
+        calls.append(1)
+        return real(builder)
+
+    monkeypatch.setattr(live_module, "watch_targets", counted)
+    hub = _Hub()
+    fake = FakeHarness("fake", [FakeSession("s1")])
+    server = serve(builder_for([("fake", fake)], tmp_path), hub=hub, rescan_s=3600)
+    stream = events(server.url + "/api/stream", seconds=10)
+    next(stream)
+    live = server.app.state.live
+    deadline = time.monotonic() + 5
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert calls, "the first build set the watches"
+    set_once = len(calls)
+    for _ in range(3):
+        before = live.builds
+        hub.callbacks[0]()  # an overlay moved: a build with no store change
+        deadline = time.monotonic() + 3
+        while live.builds == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert live.builds > before
+    time.sleep(0.1)
+    assert len(calls) == set_once, "no build since discovered anything"
+    # The slow timer's build rediscovers every store: the watches are set from it.
+    loop = live._loop
+    loop.call_soon_threadsafe(live._mark_dirty, None)
+    deadline = time.monotonic() + 3
+    while len(calls) == set_once and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(calls) > set_once
+    stream.close()

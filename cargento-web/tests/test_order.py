@@ -193,6 +193,7 @@ def test_placing_the_changed_rows_orders_as_ranking_every_row(seed: int, boards:
         # Told what moved (the features' changes of the same board), the same order.
         tracker.see(b)
         assert [s.key for s in told.apply(b, tracker.peek(attrs.evolve(b, revision=9))).sessions] == want
+    assert quick.indexed == told.indexed == 0, "every row that went was found by its rank"
 
 
 def test_a_board_where_one_row_changed_places_that_row_alone() -> None:
@@ -206,3 +207,9 @@ def test_a_board_where_one_row_changed_places_that_row_alone() -> None:
     assert moved.sessions[0] is rows[7]
     order.apply(board_of(rows))
     assert order.rows_placed == 61, "nothing changed: nothing is placed"
+    # A row replaced in its state, and one that changes state: each found by its rank.
+    rows[20] = attrs.evolve(rows[20], title="a new title")
+    rows[30] = attrs.evolve(rows[30], state="needs_input")
+    again = order.apply(board_of(rows))
+    assert order.indexed == 0, "the rows that went were found by their ranks, not an index of every row"
+    assert again.sessions[1] is rows[30] and rows[20] in again.sessions

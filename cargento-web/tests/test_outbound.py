@@ -39,7 +39,7 @@ PARAMS = {"/api/session-record": {"harness": "claude", "sid": "s1"}}
 #: Responses built without OutboundJSON, and why they need no redaction step of their own.
 RAW_RESPONSES = {
     ("app.py", "index"): "the page shell, rendered once from settings, no session text",
-    ("app.py", "data"): "the board document, built by document() through redact_tree",
+    ("app.py", "data"): "the board document, built by DocumentRenderer through redact_tree (as document() is)",
     ("app.py", "stream"): "the event stream carries revision numbers and timestamps only",
     ("security.py", "_refuse"): "a fixed refusal sentence",
     (

@@ -38,6 +38,7 @@ from cargento_web.extensions import Extensions
 from cargento_web.live import LiveBoard
 from cargento_web.outbound import OutboundJSON, install_log_redaction
 from cargento_web.page import render_page
+from cargento_web.rendering import DocumentRenderer
 from cargento_web.reports import all_reports
 from cargento_web.runtime.presence import HEARTBEAT_S, PRESENCE_BODY_LIMIT, Presence, parse_report
 from cargento_web.security import HostGuard, check_host, check_state_change, read_body
@@ -199,23 +200,18 @@ def create_app(
             headers={"Content-Security-Policy": page.csp, "Cache-Control": "no-store"},
         )
 
-    rendered: dict[bool, tuple[Board, int, bytes]] = {}
+    # Per flavour, each shown row's JSON: a revision serialises the rows that moved alone.
+    renderers = {flavour: DocumentRenderer() for flavour in (False, True)}
     released: list[asyncio.TimerHandle] = []
 
     async def data(request: Request) -> Response:
         flavour = _flag(request, "all", settings.all_sessions)
         board = await live.board(flavour)
-        generation = features.generation
-        cached = rendered.get(flavour)
-        if cached is not None and cached[0] is board and cached[1] == generation:
-            body = cached[2]  # every tab refetching one revision shares one rendering
-        else:
-            body = document(board, features.document() if features.items else None)
-            rendered[flavour] = (board, generation, body)
-            if not released:
-                # The first board is out: collection as usual once this answer has gone (the
-                # first collection walks everything the start made, about 20 ms).
-                released.append(asyncio.get_running_loop().call_later(START_RELEASE_AFTER_S, release_start_hold))
+        body = renderers[flavour].render(board, features.document() if features.items else None)
+        if not released:
+            # The first board is out: collection as usual once this answer has gone (the
+            # first collection walks everything the start made, about 20 ms).
+            released.append(asyncio.get_running_loop().call_later(START_RELEASE_AFTER_S, release_start_hold))
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     capability: str | None = getattr(hub, "capability", None) if hub is not None else None

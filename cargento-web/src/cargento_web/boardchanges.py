@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
+from operator import is_not
 
 import attrs
 from cargento.board import Board, BoardSession
@@ -60,7 +61,7 @@ class ChangeTracker:
     def __init__(self) -> None:
         self._last: BoardChanges | None = None
         self._lock = threading.Lock()
-        #: The ids of the last board's rows.
+        #: The ids of the last board's rows, when they were worked out.
         self._ids: set[int] | None = None
         #: Rows looked at one by one (changed rows, or every row of a full board), for tests.
         self.rows_examined = 0
@@ -133,12 +134,28 @@ class ChangeTracker:
 
 def difference(
     rows: Sequence[BoardSession], before: Sequence[BoardSession], before_ids: set[int] | None = None
-) -> tuple[list[tuple[int, BoardSession]], list[BoardSession], set[int]]:
+) -> tuple[list[tuple[int, BoardSession]], list[BoardSession], set[int] | None]:
     """The row objects of *rows* that are not in *before* (with their index in *rows*, in
-    order), those of *before* not in *rows*, and the ids of *rows* (hand them back as
-    *before_ids* next time). C-level over every row (sets of object ids, and selectors over
-    them); Python work for the rows that came or went only. A row that only moved is in
-    neither."""
+    order), those of *before* not in *rows*, and the ids of *rows* when they were worked out
+    (hand them back as *before_ids* next time; ``None``: not needed). A row that only moved is
+    in neither; no row object is in either sequence twice (a board's rows).
+
+    When the boards are as long, only the places whose row is not the very row it was are
+    looked at (C-level over every place, Python work for those places alone): a row not in
+    *before* is at such a place, and so is, in *before*, a row that moved. Otherwise it is
+    C-level over every row (sets of object ids, and selectors over them); Python work for the
+    rows that came or went only."""
+    if len(rows) == len(before):
+        places = list(compress(range(len(rows)), map(is_not, rows, before)))
+        if not places:
+            return [], [], None
+        new_ids = {id(rows[i]) for i in places}
+        old_ids = {id(before[i]) for i in places}
+        return (
+            [(i, rows[i]) for i in places if id(rows[i]) not in old_ids],
+            [before[i] for i in places if id(before[i]) not in new_ids],
+            None,
+        )
     ids = set(map(id, rows))
     prior = before_ids if before_ids is not None else set(map(id, before))
     came_ids = ids - prior

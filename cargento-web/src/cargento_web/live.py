@@ -32,6 +32,7 @@ from typing import Any
 import anyio.to_thread
 import attrs
 from cargento.board import Board, BoardBuilder
+from cargento.models import Discovery
 
 from cargento_web.extensions import Extensions
 from cargento_web.order import StableOrder
@@ -189,6 +190,8 @@ class LiveBoard:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._watching: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        #: The discoveries the watches were last set from (compared by identity).
+        self._watched_from: tuple[Discovery, ...] = ()
         self._watch_stop: asyncio.Event | None = None
         self._inotify: inotify.InotifyWatch | None = None
         self._kick: asyncio.Task[None] | None = None
@@ -469,9 +472,15 @@ class LiveBoard:
                     feed.publish(board.revision)
                     if noticed is not None:
                         self.extensions.timing("sse", time.monotonic() - noticed)
-                self._rewatch()
+                if self._discovered_since_watch():
+                    # The revision's stream frames are written first: setting the watches
+                    # again stats every store root.
+                    await asyncio.sleep(0)
+                    self._rewatch()
                 try:
-                    await asyncio.wait_for(feed.dirty.wait(), timeout=self.settings.rescan_s)
+                    if not feed.dirty.is_set():
+                        async with asyncio.timeout(self.settings.rescan_s):
+                            await feed.dirty.wait()
                 except TimeoutError:
                     # The slow timer: changes only the clock makes. Every harness rediscovers
                     # with the paths changed so far (an incremental plugin then does only its
@@ -497,9 +506,24 @@ class LiveBoard:
 
     # -- the file watcher ---------------------------------------------------------------
 
+    def _discovered_since_watch(self) -> bool:
+        """Did any builder discover anew since the watches were last set (or are they not
+        set)? A build that rediscovered nothing (an event's, a clean store's) watches what
+        the last one did."""
+        if not self.settings.watch:
+            return False
+        current = [d for b in self._builders.values() for d in b.last_discovery.values()]
+        kept = self._watched_from
+        return not (
+            self._watch_alive()
+            and len(current) == len(kept)
+            and all(a is b for a, b in zip(current, kept, strict=True))
+        )
+
     def _rewatch(self) -> None:
         if not self.settings.watch:
             return
+        self._watched_from = tuple(d for b in self._builders.values() for d in b.last_discovery.values())
         deep: set[str] = set()
         shallow: set[str] = set()
         for builder in self._builders.values():
@@ -542,6 +566,7 @@ class LiveBoard:
             # A queue overflow or a watched root gone: rescan everything, and set the watches
             # again from the next discovery.
             self._watching = (frozenset(), frozenset())
+            self._watched_from = ()
         self._mark_dirty(paths)
 
     async def _watch(self, targets: tuple[frozenset[str], frozenset[str]], stop: asyncio.Event) -> None:

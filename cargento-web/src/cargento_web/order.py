@@ -54,8 +54,10 @@ class StableOrder:
         self._input_ids: set[int] | None = None
         self._rows: list[BoardSession] = []
         self._ranks: list[tuple[int, int, int]] = []
-        #: Rows placed one by one, since the start (tests).
+        #: Rows placed one by one, and orders indexed row by row to find the rows that went
+        #: (never, while every row's rank finds it), since the start (tests).
         self.rows_placed = 0
+        self.indexed = 0
 
     def _rank(self, session: BoardSession, entry: _Entry) -> tuple[int, int, int]:
         batch = -entry.batch if session.state == "idle" else entry.batch
@@ -104,7 +106,17 @@ class StableOrder:
         before = {s.key: s for s in went}
         entries = self._entries
         rows, ranks = self._rows, self._ranks
-        at = dict(zip(map(id, rows), range(len(rows)), strict=True)) if went else {}
+        # Where each row that went stands: found by its rank (the order is total, and a row's
+        # rank is the one it was placed with), not from an index of every row.
+        at: dict[int, int] = {}
+        for s in went:
+            entry = entries.get(s.key)
+            i = -1 if entry is None else bisect.bisect_left(ranks, self._rank(s, entry))
+            if not 0 <= i < len(rows) or rows[i] is not s:
+                self.indexed += 1
+                at = dict(zip(map(id, rows), range(len(rows)), strict=True))
+                break
+            at[id(s)] = i
         placed: list[tuple[tuple[int, int, int], BoardSession]] = []
         fresh_keys: set[str] = set()
         out: list[int] = []

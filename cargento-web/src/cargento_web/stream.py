@@ -45,7 +45,11 @@ async def events(live: LiveBoard, *, all_sessions: bool, heartbeat_s: float) -> 
         yield encode_event("board", {"revision": last, "generated_at": iso(board.generated_at)}, event_id=last)
         while True:
             try:
-                revision = await asyncio.wait_for(queue.get(), timeout=heartbeat_s)
+                if queue.empty():
+                    async with asyncio.timeout(heartbeat_s):
+                        revision = await queue.get()
+                else:
+                    revision = queue.get_nowait()
             except TimeoutError:
                 yield encode_event("ping", {"revision": last})
                 continue

@@ -10,6 +10,14 @@ different rows (a new tuple: the builder hands the very same tuple for a harness
 stood) or when the clock moves an idle row out of the window. Within a share worked out again,
 a row object seen in the previous share keeps its sort key and content digest.
 
+A share whose harness handed over the same rows but for a few, each the same session as the row
+in its place (an event re-derived one row, or an append re-read one session), is patched
+rather than worked out again (:meth:`BoardAssembly._patched`): the rows that stood are neither
+looked at nor copied one by one, the new rows take their predecessors' places in the order, the
+window and the display ids, and the counts move by what they changed. Where a patch could
+order, widen or window differently from the passes over every row (a row entering or leaving
+the window, a session arriving or leaving, a tie in the order), the share is worked out again.
+
 What is left per build over the whole board is C-level: joining the shares, one sort of row
 indices on integer keys (each share is already a sorted run) and the hash of the digests.
 The result is exactly what the passes over every row made: the same rows, in the same order,
@@ -18,8 +26,11 @@ with the same counts and hash.
 
 from __future__ import annotations
 
+import bisect
+import operator
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import compress
 
 import attrs
 
@@ -109,9 +120,11 @@ class BoardAssembly:
 
     def __init__(self) -> None:
         self._shares: dict[str, HarnessShare] = {}
-        #: Shares worked out and rows given a key and digest, since the start (tests).
+        #: Shares worked out (or patched) and rows given a key and digest, since the start;
+        #: of those shares, the ones patched (tests).
         self.shares_made = 0
         self.rows_digested = 0
+        self.shares_patched = 0
 
     def assemble(
         self,
@@ -126,7 +139,8 @@ class BoardAssembly:
         for key, source in rows:
             share = self._shares.get(key)
             if share is None or not share.stands(source, moment, window_hours, all_sessions):
-                share = self._share(source, share, moment, window_hours, all_sessions)
+                patched = None if share is None else self._patched(source, share, moment, window_hours, all_sessions)
+                share = patched or self._share(source, share, moment, window_hours, all_sessions)
             shares[key] = share
         self._shares = shares
         shown: list[BoardSession] = []
@@ -159,6 +173,99 @@ class BoardAssembly:
             ),
             per_harness=per_harness,
             digests=tuple(map(digests.__getitem__, order)),
+        )
+
+    def _patched(
+        self,
+        source: tuple[BoardSession, ...],
+        prior: HarnessShare,
+        moment: datetime,
+        window_hours: float,
+        all_sessions: bool,
+    ) -> HarnessShare | None:
+        """*prior* with the few rows of *source* that are not the rows in their places in
+        ``prior.source`` put in for those, or ``None`` when only working the share out again
+        is sure to give what the passes over every row give."""
+        if (
+            len(source) != len(prior.source)
+            or all_sessions != prior.all_sessions
+            or window_hours != prior.window_hours
+            or moment < prior.at
+            or (prior.until is not None and moment >= prior.until)
+        ):
+            return None
+        # C-level over every row: the places whose row is a new object.
+        places = list(compress(range(len(source)), map(operator.is_not, source, prior.source)))
+        if not places or 4 * len(places) > len(source):
+            return None
+        limit = window_hours * 3600.0
+        shown = list(prior.shown)
+        keys = list(prior.keys)
+        digests = list(prior.digests)
+        totals = list(prior.counts)
+        until = prior.until
+        widened = prior.widened
+        for i in places:
+            old, new = prior.source[i], source[i]
+            if (new.key, new.harness, new.session_id, new.project) != (
+                old.key,
+                old.harness,
+                old.session_id,
+                old.project,
+            ):
+                return None  # another session in its place: the widening and the strip may move
+            was_in = all_sessions or in_window(old, prior.at, limit)[0]
+            leaves = None
+            now_in = True
+            if not all_sessions:
+                now_in, leaves = in_window(new, moment, limit)
+            if was_in != now_in:
+                return None  # the window moved: the widening may too
+            if not now_in:
+                continue
+            wide_old = old
+            wide_new = new
+            pair = widened.get(id(old))
+            if pair is not None and pair[0] is old:
+                # The display id is widened by the sessions it collides with, which are the
+                # same: the new row takes the width its predecessor had.
+                wide_old = pair[1]
+                wide_new = attrs.evolve(new, display_id=pair[1].display_id)
+                if widened is prior.widened:
+                    widened = dict(widened)
+                del widened[id(old)]
+                widened[id(new)] = (new, wide_new)
+            at = _index_of(keys, shown, order_key(old), wide_old)
+            if at is None:
+                return None
+            del keys[at], shown[at], digests[at]
+            key = order_key(wide_new)
+            to = bisect.bisect_left(keys, key)
+            if to < len(keys) and keys[to] == key:
+                return None  # a tie: the passes order it by the harness's own order
+            self.rows_digested += 1
+            keys.insert(to, key)
+            shown.insert(to, wide_new)
+            digests.insert(to, hash(session_content(wide_new)))
+            for n, (a, b) in enumerate(zip(_counted(old), _counted(new), strict=True)):
+                totals[n] += b - a
+            if leaves is not None and (until is None or leaves < until):
+                until = leaves
+        self.shares_made += 1
+        self.shares_patched += 1
+        working, needs_input, idle, starting, running, subagents = totals
+        return HarnessShare(
+            source=source,
+            all_sessions=all_sessions,
+            window_hours=window_hours,
+            at=moment,
+            until=until,
+            shown=tuple(shown),
+            keys=tuple(keys),
+            digests=tuple(digests),
+            counts=(working, needs_input, idle, starting, running, subagents),
+            per_harness=prior.per_harness,
+            widened=widened,
         )
 
     def _share(
@@ -224,6 +331,30 @@ class BoardAssembly:
             per_harness=per_harness,
             widened=widened,
         )
+
+
+def _counted(s: BoardSession) -> _ShareCounts:
+    """What one shown row adds to its share's counts."""
+    state = s.state
+    subagents = s.subagents
+    return (
+        state == "working",
+        state == "needs_input",
+        state == "idle",
+        state == "starting",
+        sum(a.running for a in subagents) if subagents else 0,
+        len(subagents),
+    )
+
+
+def _index_of(keys: list[int], shown: list[BoardSession], key: int, row: BoardSession) -> int | None:
+    """The place of *row* (whose sort key is *key*) in a share's ordered rows."""
+    at = bisect.bisect_left(keys, key)
+    while at < len(keys) and keys[at] == key:
+        if shown[at] is row:
+            return at
+        at += 1
+    return None
 
 
 def _widen(
