@@ -328,6 +328,48 @@ def test_recent_sessions_refresh_their_clock_bucket_without_changes(store: Claud
     assert third.fingerprint == fourth.fingerprint, "a quiet session's fingerprint stands still"
 
 
+def test_an_active_sessions_ref_is_made_again_only_when_the_clock_moves_it_on(
+    store: ClaudeStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One append re-makes its own session's ref: the other active sessions' refs stand until
+    their clock bucket ends or they leave ACTIVE_S, and then read as a fresh pass's."""
+    for sid in SIDS[:3]:
+        store.session(sid).prompt("go", T0 - 10)
+    cache = HarnessCache()
+    start = (int(T0) // 15) * 15.0  # a bucket's first second
+    first = plugin.discover(ctx=make_context(store.home, now=start + 1, cache=cache)).sessions
+    made: list[str] = []
+    real = discovery._State._ref
+
+    def counting(self: Any, ctx: HarnessContext, files: Any, location: str) -> Any:
+        made.append(files.session_id)
+        return real(self, ctx, files, location)
+
+    monkeypatch.setattr(discovery._State, "_ref", counting)
+
+    def at(t: float) -> HarnessContext:
+        return attrs.evolve(make_context(store.home, now=t, cache=cache), changed_paths=frozenset())
+
+    same_bucket = plugin.discover(ctx=at(start + 9)).sessions
+    assert made == [] and same_bucket == first, "inside the bucket nothing is re-made"
+    next_bucket = plugin.discover(ctx=at(start + 16)).sessions
+    assert sorted(made) == sorted(SIDS[:3]), "the bucket ended: every active ref is made again"
+    assert [r.fingerprint for r in next_bucket] != [r.fingerprint for r in first]
+    fresh = plugin.discover(ctx=make_context(store.home, now=start + 16)).sessions
+    assert next_bucket == fresh
+    made.clear()
+    plugin.discover(ctx=at(start + 20))
+    assert made == []
+    # Past ACTIVE_S (prompted at T0 - 10): re-made once without the bucket, then left alone.
+    gone_quiet = T0 - 10 + discovery.ACTIVE_S + 1
+    quiet = plugin.discover(ctx=at(gone_quiet)).sessions
+    assert sorted(made) == sorted(SIDS[:3])
+    assert quiet == plugin.discover(ctx=make_context(store.home, now=gone_quiet)).sessions
+    made.clear()
+    plugin.discover(ctx=at(gone_quiet + 600))
+    assert made == [], "a quiet session's ref stands still"
+
+
 def test_a_change_outside_the_store_folders_needs_no_pass_and_the_top_folder_a_full_one(
     store: ClaudeStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -162,7 +162,10 @@ class _State:
         self.refs: dict[str, SessionRef] = {}
         self.order: list[str] = []
         self.listed: tuple[SessionRef, ...] = ()
-        self.active: set[str] = set()
+        #: Active sessions (their ref carries the clock bucket) and the moment (a POSIX
+        #: timestamp) until which the ref made last stands with no file of theirs changing:
+        #: the next bucket, or the session's leaving ACTIVE_S, whichever comes first.
+        self.active: dict[str, float] = {}
         #: ``(moment, session)`` leaving the window when the moment does; ``moments`` holds
         #: the live entries (others are stale and skipped).
         self.heap: list[tuple[datetime, str]] = []
@@ -322,7 +325,10 @@ class _State:
             if live is not None and moment in live:
                 live.discard(moment)
                 work.files.add(sid)
-        work.refs |= self.active
+        # Only the active refs the clock has moved on: one append re-makes its session's ref,
+        # not every active session's.
+        now_s = ctx.now.timestamp()
+        work.refs.update(sid for sid, until in self.active.items() if now_s >= until)
 
     def _track(self, ctx: HarnessContext, sid: str, *moments: datetime | None) -> None:
         if ctx.window_s is None:
@@ -534,7 +540,7 @@ class _State:
             files = self.index.sessions.get(sid)
             ref = None if files is None else self._ref(ctx, files, location)
             if ref is None:
-                self.active.discard(sid)
+                self.active.pop(sid, None)
                 if self.refs.pop(sid, None) is not None:
                     self.order.pop(bisect.bisect_left(self.order, sid))
                     changed = True
@@ -558,7 +564,11 @@ class _State:
             return None
         self._track(ctx, files.session_id, files.mtime, newest)
         active = (ctx.now - newest).total_seconds() <= ACTIVE_S
-        (self.active.add if active else self.active.discard)(files.session_id)
+        if active:
+            bucket_ends = (int(ctx.now.timestamp()) // _BUCKET_S + 1) * _BUCKET_S
+            self.active[files.session_id] = min(float(bucket_ends), newest.timestamp() + ACTIVE_S)
+        else:
+            self.active.pop(files.session_id, None)
         parts = [files.stamp]
         parts.extend(f"{a.agent_id}={a.stamp}" for a in files.agents)
         parts.append(tasks.stamp([self._survey(f.name) for f in files.task_folders]))

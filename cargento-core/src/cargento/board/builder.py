@@ -40,6 +40,10 @@ from cargento.readers import passconn
 
 __all__ = ["BoardBuilder"]
 
+#: The span a derived row or a settled share is reused within (two timedeltas made once).
+_NO_TIME = timedelta(0)
+_REUSE = timedelta(seconds=DERIVED_REUSE_S)
+
 #: One harness's overlays, by session id, in session id order.
 _HarnessOverlays = tuple[tuple[str, Overlay], ...]
 
@@ -206,7 +210,7 @@ class BoardBuilder:
                 and settled is not None
                 and tick < settled.until
                 and settled.all_sessions == all_sessions
-                and timedelta(0) <= moment - settled.at < timedelta(seconds=DERIVED_REUSE_S)
+                and _NO_TIME <= moment - settled.at < _REUSE
             ):
                 # Nothing of this harness's store changed and it was evaluated against the
                 # clock less than DERIVED_REUSE_S ago: its rows stand as they were, but for
@@ -348,7 +352,7 @@ class BoardBuilder:
             was = memo.source
             if (
                 tick < memo.until
-                and timedelta(0) <= moment - memo.at < timedelta(seconds=DERIVED_REUSE_S)
+                and _NO_TIME <= moment - memo.at < _REUSE
                 and was.reading is row.reading
                 and was.gate is row.gate
                 and was.model is row.model

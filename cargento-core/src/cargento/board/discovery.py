@@ -81,6 +81,10 @@ class SessionReader:
         registry = self.registry
         out: list[SessionRow] = []
         seen: set[SessionKey] = set()
+        # Asked once a pass, not per session: the hooks this harness answers, and the moment
+        # the reuse of a clean session's answers is judged by.
+        hooks = [(hook, field) for hook, field in _ANSWER_HOOKS if registry.implements(key, hook)]
+        tick = time.monotonic()
         for ref in refs:
             if ref.harness != key:
                 registry.record_fault(
@@ -108,10 +112,8 @@ class SessionReader:
                 continue
             row = SessionRow(info=info, reading=reading)
             memo = self._answers.get(ident)
-            fresh = memo is not None and memo.reading is reading and time.monotonic() - memo.at < DERIVED_REUSE_S
-            for hook, field in _ANSWER_HOOKS:
-                if not registry.implements(key, hook):
-                    continue
+            fresh = memo is not None and memo.reading is reading and tick - memo.at < DERIVED_REUSE_S
+            for hook, field in hooks:
                 if memo is not None and memo.reading is reading and (fresh or hook == "model"):
                     setattr(row, field, getattr(memo, field))
                     continue
@@ -122,7 +124,7 @@ class SessionReader:
                 setattr(row, field, got.value)
             if not fresh and not row.faults:
                 self._answers[ident] = _HookAnswers(
-                    reading=reading, at=time.monotonic(), gate=row.gate, model=row.model, usage=row.usage
+                    reading=reading, at=tick, gate=row.gate, model=row.model, usage=row.usage
                 )
             out.append(row)
         gone = [i for i in self._readings if i[0] == key and i not in seen]
