@@ -399,8 +399,10 @@ def event_latency(server: Server, stream: Stream, samples: int, session_ids: lis
     missed = 0
     with httpx.Client(base_url=server.base, headers=headers, timeout=5) as client:
         for i in range(samples):
+            # A prompt for each session, then a stop for each: every event moves a row (a stop
+            # to a session that was never prompted would change nothing and wait out the timeout).
             sid = session_ids[i % len(session_ids)]
-            event = "UserPromptSubmit" if i % 2 == 0 else "Stop"
+            event = "UserPromptSubmit" if (i // len(session_ids)) % 2 == 0 else "Stop"
             body = {
                 "hook_event_name": event,
                 "session_id": sid,

@@ -472,7 +472,7 @@ def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: 
     page = page_for(server.url + "/")
     assert page.locator("main").get_attribute("data-view") == "sessions"
     page.keyboard.press("p")
-    assert page.url.endswith("#n=projects")
+    page.wait_for_function("location.hash === '#n=projects'", timeout=5_000)
     page.wait_for_selector(".project[data-project='code/api']")
     shot(page, "projects")
     page.keyboard.press("a")
@@ -487,7 +487,8 @@ def test_fragment_routes_keys_and_the_session_page(board_server: Any, page_for: 
     assert page.url.endswith("#n=attention")  # typing in a form control switches nothing
     page.evaluate("document.getElementById('typing').blur()")
     page.keyboard.press("s")
-    assert page.url.endswith("#n=sessions")
+    # The hash moves in the key's handler; Playwright's page.url learns of it a moment later.
+    page.wait_for_function("location.hash === '#n=sessions'", timeout=5_000)
 
     page.click(".project-link, main li.row[data-key^='codex:codex-quick'] a.title")
     assert "#n=session:code%2Fapi:codex:codex-quick-0002" in page.url
