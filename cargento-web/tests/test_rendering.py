@@ -48,6 +48,24 @@ def test_one_row_moved_serialises_that_row_alone() -> None:
     assert renderer.rows_rendered == 51
 
 
+def test_a_string_every_row_carries_is_redacted_once_per_render(monkeypatch: Any) -> None:
+    from cargento import redact as redaction
+
+    rows = [_row(n) for n in range(40)]
+    real = redaction.redact
+    seen: list[str] = []
+
+    def counting(text: str) -> str:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(redaction, "redact", counting)
+    board = _board(rows, 1)
+    DocumentRenderer().render(board)
+    assert seen, "the rows' strings go through redaction"
+    assert len(seen) == len(set(seen)), "a string the rows share (a harness, a project) is redacted once"
+
+
 _edit = st.tuples(st.sampled_from(["replace", "move", "drop", "add"]), st.integers(0, 10**6))
 
 

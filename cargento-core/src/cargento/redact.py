@@ -200,15 +200,18 @@ def redact(text: str) -> str:
     return text
 
 
-def redact_tree(value: Any) -> Any:
+def redact_tree(value: Any, *, memo: dict[str, str] | None = None) -> Any:
     """*value* with :func:`redact` applied to every string value in it, at any depth
     (mappings, lists and tuples are rebuilt; keys, which are field names, and other values are
     kept as they are).
 
     The one step every outbound document goes through: the page's API answers, the server's
     own stores on disk, notification texts and log lines.
+
+    Each distinct string is redacted once per call; a caller redacting one document in parts
+    (row by row) passes the same *memo* to each part, so the parts share that work too.
     """
-    return _redact_tree(value, {})
+    return _redact_tree(value, {} if memo is None else memo)
 
 
 def _redact_tree(value: Any, done: dict[str, str]) -> Any:

@@ -25,9 +25,11 @@ from cargento.redact import redact_tree
 __all__ = ["DocumentRenderer", "row_json"]
 
 
-def row_json(row: BoardSession) -> bytes:
-    """One row as it stands in the document: unstructured, redacted, serialised, right-sized."""
-    return serde.right_sized(orjson.dumps(redact_tree(serde.unstructure(row)), option=orjson.OPT_NON_STR_KEYS))
+def row_json(row: BoardSession, memo: dict[str, str] | None = None) -> bytes:
+    """One row as it stands in the document: unstructured, redacted, serialised, right-sized.
+    *memo*: the redactions of strings already met in this document (see ``redact_tree``)."""
+    tree = redact_tree(serde.unstructure(row), memo=memo)
+    return serde.right_sized(orjson.dumps(tree, option=orjson.OPT_NON_STR_KEYS))
 
 
 class DocumentRenderer:
@@ -45,10 +47,13 @@ class DocumentRenderer:
         kept = self._rows
         rows: dict[int, tuple[BoardSession, bytes]] = {}
         parts: list[orjson.Fragment] = []
+        # The rows repeat most of their strings (a state, a harness, a project on every row):
+        # each distinct one is redacted once per render, as in one pass over the whole tree.
+        memo: dict[str, str] = {}
         for row in board.sessions:
             hit = kept.get(id(row))
             if hit is None or hit[0] is not row:
-                hit = (row, row_json(row))
+                hit = (row, row_json(row, memo))
                 self.rows_rendered += 1
             rows[id(row)] = hit
             parts.append(orjson.Fragment(hit[1]))
@@ -56,7 +61,7 @@ class DocumentRenderer:
         head: dict[str, Any] = serde.unstructure(attrs.evolve(board, sessions=()))
         for key, value in (extras or {}).items():
             head.setdefault(key, value)
-        head = redact_tree(head)
+        head = redact_tree(head, memo=memo)
         # The rows take the place the board's field has (the head's keys keep their order).
         head["sessions"] = parts
         return orjson.dumps(head, option=orjson.OPT_NON_STR_KEYS)
