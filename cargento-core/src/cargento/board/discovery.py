@@ -110,9 +110,15 @@ class SessionReader:
                 self._readings[ident] = _CachedReading(fingerprint=ref.fingerprint or "", reading=reading)
             if reading is None:
                 continue
-            row = SessionRow(info=info, reading=reading)
             memo = self._answers.get(ident)
             fresh = memo is not None and memo.reading is reading and tick - memo.at < DERIVED_REUSE_S
+            if fresh:
+                # The common case of a pass after one append: every other session's answers
+                # stand, so its row is made whole, without a look at each hook.
+                assert memo is not None
+                out.append(SessionRow(info=info, reading=reading, gate=memo.gate, model=memo.model, usage=memo.usage))
+                continue
+            row = SessionRow(info=info, reading=reading)
             for hook, field in hooks:
                 if memo is not None and memo.reading is reading and (fresh or hook == "model"):
                     setattr(row, field, getattr(memo, field))
@@ -122,7 +128,7 @@ class SessionReader:
                     row.faults.append(f"{hook}: {got.message}")
                     continue
                 setattr(row, field, got.value)
-            if not fresh and not row.faults:
+            if not row.faults:
                 self._answers[ident] = _HookAnswers(
                     reading=reading, at=tick, gate=row.gate, model=row.model, usage=row.usage
                 )
