@@ -4,13 +4,13 @@ answer is never kept."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from cargento import hookimpl
-from cargento.board import discovery
 from cargento.board.discovery import DERIVED_REUSE_S, SessionReader
 from cargento.models import Gate, HarnessContext, ModelInfo, SessionReading, Usage
 from cargento.plugins import load_registry
@@ -49,7 +49,7 @@ def test_answers_stand_while_fresh_and_are_asked_again_after(tmp_path: Path, mon
     registry = load_registry(entry_points=False, extra=[("counted", plugin)])
     info = registry.harnesses["counted"]
     clock = [1000.0]
-    monkeypatch.setattr(discovery.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])  # the read pass asks time.monotonic
     ctx = make_context(tmp_path, now=NOW)
     refs = plugin.discover(ctx).sessions
     reader = SessionReader(registry)
