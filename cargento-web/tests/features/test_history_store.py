@@ -289,7 +289,7 @@ def test_an_observation_held_costs_about_its_stored_bytes(tmp_path: Path) -> Non
         store = HistoryStore(directory, clock=Clock(T0 + timedelta(minutes=n)), min_interval_s=3600)
         for i in range(n):
             # Each board's row names its session and project with strings of its own.
-            row_sid, row_project = "".join(sids[i % 60]), "".join(f"/home/someone/work/p{i % 7}")
+            row_sid, row_project = "".join(sids[i % 60]), "".join(f"/home/someone/code/p{i % 7}")
             store.record([attrs.evolve(obs(n - i, row_sid), project=row_project)])
         return store
 
