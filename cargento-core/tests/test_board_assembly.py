@@ -234,9 +234,10 @@ _change = st.tuples(
 
 def _replay(
     rows: list[BoardSession], all_sessions: bool, steps: list[tuple[list[tuple[int, str, float, str]], float]]
-) -> int:
+) -> tuple[int, int]:
     """Apply *steps* (rows replaced by rows of the same sessions, then the clock moved on) and
-    check every board against the passes over every row; the number of shares patched."""
+    check every board against the passes over every row; the number of shares patched and of
+    boards whose order was patched."""
     grouped: dict[str, list[BoardSession]] = {}
     for r in rows:
         grouped.setdefault(r.harness, []).append(r)
@@ -262,7 +263,7 @@ def _replay(
         assert got.counts == counts
         assert {k: v for k, v in got.per_harness.items() if v} == per
         assert got.digests == tuple(hash(session_content(s)) for s in want)
-    return assembly.shares_patched
+    return assembly.shares_patched, assembly.orders_patched
 
 
 @settings(max_examples=300, deadline=None)
@@ -300,7 +301,9 @@ def test_the_replayed_steps_reach_the_patch() -> None:
         for _ in range(200)
     ]
     for all_sessions in (False, True):
-        assert _replay(rows, all_sessions, steps) > 20
+        shares, orders = _replay(rows, all_sessions, steps)
+        assert shares > 20
+        assert orders > 10, "the board's order is patched too, not only the shares"
 
 
 def test_one_row_replaced_patches_its_share_and_keeps_the_others() -> None:

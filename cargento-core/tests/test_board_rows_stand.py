@@ -13,7 +13,7 @@ from cargento.models import Discovery, HarnessContext, SessionReading, SessionRe
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.fakes import FakeHarness, FakeSession
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -96,6 +96,9 @@ _step = st.tuples(
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_step, min_size=1, max_size=6))
+# An idle claim over a store still inside the working window overrules it; thirty seconds
+# on, the store reads idle by itself and the row (idle, "1m ago" both times) must say so.
+@example(steps=[([], {}, 30.0), ([], {0: "idle"}, 0.0), ([], {}, 30.0)])
 def test_every_board_reads_as_a_builder_deriving_every_row(
     steps: list[tuple[list[tuple[int, float, str]], dict[int, str | None], float]],
 ) -> None:

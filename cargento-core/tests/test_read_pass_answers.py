@@ -74,3 +74,24 @@ def test_answers_stand_while_fresh_and_are_asked_again_after(tmp_path: Path, mon
     clock[0] += DERIVED_REUSE_S / 4  # inside the window, but a faulted answer was not kept
     healed = reader.read("counted", info, refs, ctx, False, reuse=True)
     assert plugin.calls["gate_state"] == 8 and not any(r.faults for r in healed.rows)
+
+
+def test_a_pass_lets_go_of_its_own_harness_sessions_only(tmp_path: Path) -> None:
+    one = FakeHarness("one", [FakeSession("a1"), FakeSession("a2")])
+    two = FakeHarness("two", [FakeSession("b1")])
+    registry = load_registry(entry_points=False, extra=[("one", one), ("two", two)])
+    ctx = make_context(tmp_path, now=NOW)
+    reader = SessionReader(registry)
+    refs_one, refs_two = one.discover(ctx).sessions, two.discover(ctx).sessions
+    reader.read("one", registry.harnesses["one"], refs_one, ctx, False)
+    reader.read("two", registry.harnesses["two"], refs_two, ctx, False)
+
+    # Harness two's pass knows nothing of harness one's sessions; one's pass without a2
+    # lets a2 go, and a pass with a2 again reads it afresh.
+    assert reader.read("two", registry.harnesses["two"], refs_two, ctx, False).gone == []
+    kept = tuple(r for r in refs_one if r.session_id == "a1")
+    assert reader.read("one", registry.harnesses["one"], kept, ctx, False).gone == [("one", "a2")]
+    assert reader.read("one", registry.harnesses["one"], kept, ctx, False).gone == []
+    assert reader.read("two", registry.harnesses["two"], (), ctx, False).gone == [("two", "b1")]
+    back = reader.read("one", registry.harnesses["one"], refs_one, ctx, False)
+    assert [r.reading.ref.session_id for r in back.rows] == ["a1", "a2"]

@@ -18,10 +18,13 @@ window and the display ids, and the counts move by what they changed. Where a pa
 order, widen or window differently from the passes over every row (a row entering or leaving
 the window, a session arriving or leaving, a tie in the order), the share is worked out again.
 
-What is left per build over the whole board is C-level: joining the shares, one sort of row
-indices on integer keys (each share is already a sorted run) and the hash of the digests.
-The result is exactly what the passes over every row made: the same rows, in the same order,
-with the same counts and hash.
+The board's own order is kept the same way: when every share stood or was patched, the rows a
+patch replaced move in the board's ordered rows too (each found by its key, put in by
+bisection), so a build after one append touches neither the other harnesses' rows nor their
+order; otherwise what is left over the whole board is C-level: joining the shares, one sort
+of row indices on integer keys (each share is already a sorted run) and the hash of the
+digests. The result is exactly what the passes over every row made: the same rows, in the
+same order, with the same counts and hash.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import operator
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import compress
+from typing import NamedTuple
 
 import attrs
 
@@ -115,16 +119,40 @@ class _Known:
     digest: int
 
 
+class _Move(NamedTuple):
+    """One row a patch replaced: the row shown before and its key, the row shown now, its key
+    and its digest."""
+
+    old: BoardSession
+    old_key: int
+    new: BoardSession
+    new_key: int
+    new_digest: int
+
+
+@attrs.define
+class _Merged:
+    """The board's ordered rows, their keys and digests, as the last build left them."""
+
+    shown: list[BoardSession]
+    keys: list[int]
+    digests: list[int]
+
+
 class BoardAssembly:
     """The board-wide passes across builds, keeping every harness's share (see module doc)."""
 
     def __init__(self) -> None:
         self._shares: dict[str, HarnessShare] = {}
+        #: The board's order as ``_shares`` make it (``None`` until the first build).
+        self._merged: _Merged | None = None
         #: Shares worked out (or patched) and rows given a key and digest, since the start;
         #: of those shares, the ones patched (tests).
         self.shares_made = 0
         self.rows_digested = 0
         self.shares_patched = 0
+        #: Builds whose order was patched rather than merged again (tests).
+        self.orders_patched = 0
 
     def assemble(
         self,
@@ -136,34 +164,41 @@ class BoardAssembly:
     ) -> Assembled:
         """The board of every harness's *rows* (harness key, its rows), in harness order."""
         shares: dict[str, HarnessShare] = {}
+        moves: list[_Move] = []
+        # The order can be patched while every share is the one it was or one patched from it.
+        patchable = self._merged is not None and len(rows) == len(self._shares)
         for key, source in rows:
             share = self._shares.get(key)
+            if share is None:
+                patchable = False
             if share is None or not share.stands(source, moment, window_hours, all_sessions):
-                patched = None if share is None else self._patched(source, share, moment, window_hours, all_sessions)
+                patched = None
+                if share is not None:
+                    found: list[_Move] = []
+                    patched = self._patched(source, share, moment, window_hours, all_sessions, found)
+                    moves += found
+                if patched is None:
+                    patchable = False
                 share = patched or self._share(source, share, moment, window_hours, all_sessions)
             shares[key] = share
+        merged = self._merged if patchable and list(shares) == list(self._shares) else None
         self._shares = shares
-        shown: list[BoardSession] = []
-        keys: list[int] = []
-        digests: list[int] = []
+        if merged is None or not self._move(merged, moves):
+            merged = self._merged = self._merge(shares)
+        elif moves:
+            self.orders_patched += 1
         totals = [0, 0, 0, 0, 0, 0]
         per_harness: dict[str, int] = {}
         for share in shares.values():
-            shown += share.shown
-            keys += share.keys
-            digests += share.digests
             for i, n in enumerate(share.counts):
                 totals[i] += n
             for harness, n in share.per_harness.items():
                 per_harness[harness] = per_harness.get(harness, 0) + n
-        # Each share is a sorted run, so this stable sort is a merge of them; ties keep the
-        # harness order, then each harness's own, as the one sort over every row did.
-        order = sorted(range(len(keys)), key=keys.__getitem__)
         working, needs_input, idle, starting, running, subagents = totals
         return Assembled(
-            sessions=tuple(map(shown.__getitem__, order)),
+            sessions=tuple(merged.shown),
             counts=Counts(
-                sessions=len(shown),
+                sessions=len(merged.shown),
                 working=working,
                 needs_input=needs_input,
                 idle=idle,
@@ -172,8 +207,47 @@ class BoardAssembly:
                 subagents=subagents,
             ),
             per_harness=per_harness,
-            digests=tuple(map(digests.__getitem__, order)),
+            digests=tuple(merged.digests),
         )
+
+    @staticmethod
+    def _merge(shares: dict[str, HarnessShare]) -> _Merged:
+        """The board's order from every share."""
+        shown: list[BoardSession] = []
+        keys: list[int] = []
+        digests: list[int] = []
+        for share in shares.values():
+            shown += share.shown
+            keys += share.keys
+            digests += share.digests
+        # Each share is a sorted run, so this stable sort is a merge of them; ties keep the
+        # harness order, then each harness's own, as the one sort over every row did.
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        return _Merged(
+            shown=list(map(shown.__getitem__, order)),
+            keys=list(map(keys.__getitem__, order)),
+            digests=list(map(digests.__getitem__, order)),
+        )
+
+    def _move(self, merged: _Merged, moves: list[_Move]) -> bool:
+        """Put each of *moves* into *merged* in place; ``False`` when one could order
+        differently from the merge (its row not found, or a tie in the order, which the merge
+        breaks by harness order): *merged* is then to be made again."""
+        self._merged = None  # until the moves are all in
+        keys, shown, digests = merged.keys, merged.shown, merged.digests
+        for move in moves:
+            at = _index_of(keys, shown, move.old_key, move.old)
+            if at is None:
+                return False
+            del keys[at], shown[at], digests[at]
+            to = bisect.bisect_left(keys, move.new_key)
+            if (to < len(keys) and keys[to] == move.new_key) or (to > 0 and keys[to - 1] == move.new_key):
+                return False
+            keys.insert(to, move.new_key)
+            shown.insert(to, move.new)
+            digests.insert(to, move.new_digest)
+        self._merged = merged
+        return True
 
     def _patched(
         self,
@@ -182,10 +256,12 @@ class BoardAssembly:
         moment: datetime,
         window_hours: float,
         all_sessions: bool,
+        moves: list[_Move],
     ) -> HarnessShare | None:
         """*prior* with the few rows of *source* that are not the rows in their places in
         ``prior.source`` put in for those, or ``None`` when only working the share out again
-        is sure to give what the passes over every row give."""
+        is sure to give what the passes over every row give. Each row it replaces in the
+        shown rows is added to *moves*."""
         if (
             len(source) != len(prior.source)
             or all_sessions != prior.all_sessions
@@ -235,7 +311,8 @@ class BoardAssembly:
                     widened = dict(widened)
                 del widened[id(old)]
                 widened[id(new)] = (new, wide_new)
-            at = _index_of(keys, shown, order_key(old), wide_old)
+            old_key = order_key(old)
+            at = _index_of(keys, shown, old_key, wide_old)
             if at is None:
                 return None
             del keys[at], shown[at], digests[at]
@@ -244,9 +321,11 @@ class BoardAssembly:
             if to < len(keys) and keys[to] == key:
                 return None  # a tie: the passes order it by the harness's own order
             self.rows_digested += 1
+            digest = hash(session_content(wide_new))
             keys.insert(to, key)
             shown.insert(to, wide_new)
-            digests.insert(to, hash(session_content(wide_new)))
+            digests.insert(to, digest)
+            moves.append(_Move(old=wide_old, old_key=old_key, new=wide_new, new_key=key, new_digest=digest))
             for n, (a, b) in enumerate(zip(_counted(old), _counted(new), strict=True)):
                 totals[n] += b - a
             if leaves is not None and (until is None or leaves < until):

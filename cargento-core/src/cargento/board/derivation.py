@@ -20,7 +20,7 @@ from cargento.board.folding import subagents_of
 from cargento.board.identity import identity, project_of, row_key
 from cargento.board.redaction import redact_session
 from cargento.board.session_row import SessionKey, SessionRow
-from cargento.board.state import Overlay, age_subagent, live_overlay, resolve_state
+from cargento.board.state import Overlay, age_subagent, is_working, live_overlay, resolve_state
 from cargento.models import Task
 from cargento.timestamps import newest_plausible
 from cargento.turns import estimate, withheld_harnesses
@@ -33,7 +33,8 @@ class _IdleRow:
     """An idle row as last derived, with what it was derived from."""
 
     #: The derivation's inputs, compared item by item (identity, then equality): the reading,
-    #: the gate, model and usage answers, the overlay, the rate, the last activity, then every
+    #: the gate, model and usage answers, the overlay, the rate, the last activity, the
+    #: store's own state verdict and the subagents (both move with the clock), then every
     #: child's reading and every child's model.
     inputs: tuple[Any, ...]
     #: The "… ago" wording it showed.
@@ -73,6 +74,11 @@ class RowDeriver:
                 overlay,
                 row.rate,
                 row.last_active,
+                # What the clock alone moves in an idle row's evidence: the store's own
+                # verdict (a claim of idle over a store still inside the working window
+                # overrules it; a minute on, the store reads idle too) and its subagents'.
+                is_working(row, now, subagents)[1],
+                tuple(subagents),
                 *(c.reading for c in row.children),
                 *(c.model for c in row.children),
             )

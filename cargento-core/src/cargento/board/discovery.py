@@ -58,8 +58,10 @@ class SessionReader:
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
-        self._readings: dict[SessionKey, _CachedReading] = {}
-        self._answers: dict[SessionKey, _HookAnswers] = {}
+        # Per harness, by session id: a pass lets go of its own harness's sessions that are
+        # gone by looking at that harness's alone (not at every session of the board).
+        self._readings: dict[str, dict[str, _CachedReading]] = {}
+        self._answers: dict[str, dict[str, _HookAnswers]] = {}
 
     def read(
         self,
@@ -80,7 +82,9 @@ class SessionReader:
         """
         registry = self.registry
         out: list[SessionRow] = []
-        seen: set[SessionKey] = set()
+        seen: set[str] = set()
+        readings = self._readings.setdefault(key, {})
+        answers = self._answers.setdefault(key, {})
         # Asked once a pass, not per session: the hooks this harness answers, and the moment
         # the reuse of a clean session's answers is judged by.
         hooks = [(hook, field) for hook, field in _ANSWER_HOOKS if registry.implements(key, hook)]
@@ -93,9 +97,9 @@ class SessionReader:
                 continue
             if not all_sessions and ref.modified_at is not None and not ctx.in_window(ref.modified_at):
                 continue
-            ident = (key, ref.session_id)
-            seen.add(ident)
-            cached = self._readings.get(ident)
+            sid = ref.session_id
+            seen.add(sid)
+            cached = readings.get(sid)
             if cached is not None and (
                 (reuse and not ref.fingerprint)
                 or (ref.fingerprint is not None and cached.fingerprint == ref.fingerprint)
@@ -104,13 +108,13 @@ class SessionReader:
             else:
                 result = registry.call(key, "read_session", ref=ref, ctx=ctx)
                 if isinstance(result, Fault):
-                    self._readings.pop(ident, None)
+                    readings.pop(sid, None)
                     continue
                 reading = result.value
-                self._readings[ident] = _CachedReading(fingerprint=ref.fingerprint or "", reading=reading)
+                readings[sid] = _CachedReading(fingerprint=ref.fingerprint or "", reading=reading)
             if reading is None:
                 continue
-            memo = self._answers.get(ident)
+            memo = answers.get(sid)
             fresh = memo is not None and memo.reading is reading and tick - memo.at < DERIVED_REUSE_S
             if fresh:
                 # The common case of a pass after one append: every other session's answers
@@ -129,12 +133,12 @@ class SessionReader:
                     continue
                 setattr(row, field, got.value)
             if not row.faults:
-                self._answers[ident] = _HookAnswers(
+                answers[sid] = _HookAnswers(
                     reading=reading, at=tick, gate=row.gate, model=row.model, usage=row.usage
                 )
             out.append(row)
-        gone = [i for i in self._readings if i[0] == key and i not in seen]
-        for ident in gone:
-            del self._readings[ident]
-            self._answers.pop(ident, None)
+        gone = [(key, sid) for sid in readings if sid not in seen]
+        for _, sid in gone:
+            del readings[sid]
+            answers.pop(sid, None)
         return ReadPass(rows=out, gone=gone)
