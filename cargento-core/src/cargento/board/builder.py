@@ -29,7 +29,7 @@ from cargento.board.revision import content_hash
 from cargento.board.session_row import SessionKey, SessionRow
 from cargento.board.starting import starting_row
 from cargento.board.state import Overlay, same_but_clock
-from cargento.board.strip import discovered_entry, finish_strip, plugin_of, undiscovered_entry
+from cargento.board.strip import HarnessStrip, discovered_entry, plugin_of, undiscovered_entry
 from cargento.board.watchdog import DEFAULT_READ_BUDGET_S, Busy, Done, Overran, Watchdog
 from cargento.board.window import window_seconds
 from cargento.cache import HarnessCache
@@ -115,6 +115,7 @@ class BoardBuilder:
         #: The board-wide passes (window, display ids, order, counts, content digests),
         #: worked out again only for the harnesses whose rows changed.
         self.assembly = BoardAssembly()
+        self._strip = HarnessStrip()
         #: One reader per harness: a pass the watchdog abandoned may still be running on its
         #: own thread, and must share no cache with the harnesses that go on.
         self._readers: dict[str, SessionReader] = {}
@@ -282,6 +283,7 @@ class BoardBuilder:
                     folded={r.reading.ref.session_id: r for r in folded},
                 )
         assembled = self.assembly.assemble(rows, moment, window_hours=self.window_hours, all_sessions=all_sessions)
+        strip, strip_digests = self._strip.finish(entries, assembled.per_harness, self.registry)
         board = Board(
             schema=SCHEMA,
             revision=self.revision,
@@ -290,10 +292,10 @@ class BoardBuilder:
             window_hours=None if all_sessions else self.window_hours,
             all=all_sessions,
             counts=assembled.counts,
-            harnesses=tuple(finish_strip(entries, assembled.per_harness, self.registry)),
+            harnesses=tuple(strip),
             sessions=assembled.sessions,
         )
-        content = content_hash(board, assembled.digests)
+        content = content_hash(board, assembled.digests, strip_digests)
         if content != self._content:
             self._content = content
             self.revision += 1

@@ -133,9 +133,7 @@ class SessionReader:
                     continue
                 setattr(row, field, got.value)
             if not row.faults:
-                answers[sid] = _HookAnswers(
-                    reading=reading, at=tick, gate=row.gate, model=row.model, usage=row.usage
-                )
+                answers[sid] = _HookAnswers(reading=reading, at=tick, gate=row.gate, model=row.model, usage=row.usage)
             out.append(row)
         gone = [(key, sid) for sid in readings if sid not in seen]
         for _, sid in gone:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cargento.board.document import Board, BoardSession
+from cargento.board.document import Board, BoardHarness, BoardSession
 
 __all__ = ["content_hash", "session_content"]
 
@@ -59,11 +59,9 @@ def session_content(s: BoardSession) -> tuple[Any, ...]:
     )
 
 
-def content_hash(board: Board, digests: Sequence[int]) -> int:
-    """The content hash of *board*, whose rows' content digests (``hash(session_content(row))``,
-    in board order) are *digests*: kept per row by :mod:`cargento.board.assembly`, so a row
-    that stood is not hashed again."""
-    harnesses = tuple(
+def harness_digest(h: BoardHarness) -> int:
+    """The content digest of one strip entry: what of it the content hash covers."""
+    return hash(
         (
             h.key,
             h.label,
@@ -79,6 +77,14 @@ def content_hash(board: Board, digests: Sequence[int]) -> int:
             h.starting,
             h.process_coverage,
         )
-        for h in board.harnesses
     )
-    return hash((board.window_hours, board.all, harnesses, tuple(digests)))
+
+
+def content_hash(board: Board, digests: Sequence[int], harness_digests: Sequence[int] | None = None) -> int:
+    """The content hash of *board*, whose rows' content digests (``hash(session_content(row))``,
+    in board order) are *digests*: kept per row by :mod:`cargento.board.assembly`, so a row
+    that stood is not hashed again; likewise *harness_digests*, the strip entries' digests in
+    strip order (:func:`harness_digest`, kept by :class:`cargento.board.strip.HarnessStrip`)."""
+    if harness_digests is None:
+        harness_digests = [harness_digest(h) for h in board.harnesses]
+    return hash((board.window_hours, board.all, tuple(harness_digests), tuple(digests)))

@@ -8,10 +8,11 @@ import attrs
 
 from cargento.board.document import BoardHarness, BoardPlugin
 from cargento.board.redaction import redact_harness
+from cargento.board.revision import harness_digest
 from cargento.models import Discovery, HarnessInfo
 from cargento.plugins import PluginRecord, Registry
 
-__all__ = ["discovered_entry", "fault_line", "finish_strip", "plugin_of", "undiscovered_entry"]
+__all__ = ["HarnessStrip", "discovered_entry", "fault_line", "finish_strip", "plugin_of", "undiscovered_entry"]
 
 
 def plugin_of(record: PluginRecord) -> BoardPlugin:
@@ -70,15 +71,54 @@ def finish_strip(
     """The strip as published: each loaded harness's count of rows on the board (*per_harness*,
     by harness key) and its newest fault (unless its entry already carries an error), then an
     entry per plugin that did not load, every text redacted."""
-    strip = [
-        attrs.evolve(h, sessions=per_harness.get(h.key, 0), error=h.error or fault_line(registry, h.key))
-        for h in entries
-    ]
-    for name, rec in registry.records.items():
-        if rec.status != "loaded" and name not in registry.harnesses:
-            strip.append(
-                BoardHarness(
-                    key=rec.name, label=rec.name, discovered=False, sessions=0, plugin=plugin_of(rec), error=rec.error
+    return HarnessStrip().finish(entries, per_harness, registry)[0]
+
+
+class HarnessStrip:
+    """:func:`finish_strip` across builds: a loaded harness whose entry (the very object), count
+    and newest fault are those of the last build publishes the entry published then, with its
+    content digest (:func:`cargento.board.revision.harness_digest`) kept beside it, so a build
+    after one event or one append neither copies, redacts nor hashes the other harnesses'
+    entries again."""
+
+    def __init__(self) -> None:
+        #: By harness key: the entry handed in, its count, its fault line, the entry published
+        #: and that entry's digest.
+        self._last: dict[str, tuple[BoardHarness, int, str | None, BoardHarness, int]] = {}
+
+    def finish(
+        self, entries: Iterable[BoardHarness], per_harness: Mapping[str, int], registry: Registry
+    ) -> tuple[list[BoardHarness], list[int]]:
+        """The strip as :func:`finish_strip` publishes it, and each entry's digest."""
+        last = self._last
+        kept: dict[str, tuple[BoardHarness, int, str | None, BoardHarness, int]] = {}
+        strip: list[BoardHarness] = []
+        digests: list[int] = []
+        for h in entries:
+            sessions = per_harness.get(h.key, 0)
+            fault = h.error or fault_line(registry, h.key)
+            was = last.get(h.key)
+            if was is not None and was[0] is h and was[1] == sessions and was[2] == fault:
+                made = was
+            else:
+                published = redact_harness(attrs.evolve(h, sessions=sessions, error=fault))
+                made = (h, sessions, fault, published, harness_digest(published))
+            kept[h.key] = made
+            strip.append(made[3])
+            digests.append(made[4])
+        self._last = kept
+        for name, rec in registry.records.items():
+            if rec.status != "loaded" and name not in registry.harnesses:
+                failed = redact_harness(
+                    BoardHarness(
+                        key=rec.name,
+                        label=rec.name,
+                        discovered=False,
+                        sessions=0,
+                        plugin=plugin_of(rec),
+                        error=rec.error,
+                    )
                 )
-            )
-    return [redact_harness(h) for h in strip]
+                strip.append(failed)
+                digests.append(harness_digest(failed))
+        return strip, digests
