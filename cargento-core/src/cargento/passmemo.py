@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 
 @shared_repr
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _Held(Generic[T]):
     #: The context of the pass that worked the value out (dead once that pass is over).
     owner: weakref.ref[HarnessContext]

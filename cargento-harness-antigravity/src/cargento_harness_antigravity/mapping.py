@@ -30,7 +30,7 @@ MAX_HOPS = 8
 
 
 @shared_repr
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _Shared:
     """What every conversation of one pass reads alike: the root, the workspace cache, the logs."""
 

@@ -84,7 +84,7 @@ class SessionFiles:
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class Index:
     """The latest discovery pass."""
 
@@ -116,7 +116,7 @@ def _plain(name: str) -> bool:
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class _Pass:
     """What one pass must redo."""
 

@@ -95,7 +95,7 @@ class FileFigures(Protocol):
 
 
 @shared_repr
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _Known:
     dev: int
     ino: int

@@ -103,7 +103,7 @@ class Entry:
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class Project:
     """One project folder."""
 

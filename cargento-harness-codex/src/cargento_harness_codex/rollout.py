@@ -46,7 +46,7 @@ def walk_facts(path: str, end: int) -> Iterator[Fact]:
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class Rollout:
     """A rollout's identity, its follower positioned after the last line read, and its summary."""
 

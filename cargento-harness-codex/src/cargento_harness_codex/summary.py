@@ -69,7 +69,7 @@ def _horizon(now: datetime) -> datetime:
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class Summary:
     """Everything read from one rollout so far (mutable; kept in the plugin cache)."""
 
@@ -202,7 +202,7 @@ def _span(clock: TurnClock, at: datetime) -> float:
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class _Pending:
     """A turn end seen walking backward, waiting for the boundary before it."""
 

@@ -106,7 +106,7 @@ KNOWN_UNUSED = frozenset({"system.message", "subagent.configured", "session.idle
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class SessionSummary:
     """What the events so far say about one session."""
 

@@ -48,7 +48,7 @@ TOKEN_RATE = "token rate"
 
 
 @shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Catalogue:
     """The session rows of one database as of its last successful read."""
 
@@ -211,7 +211,7 @@ def _fallback(ref: SessionRef, ctx: HarnessContext, reason: str) -> SessionReadi
 
 
 @shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _Ledger:
     at: datetime
     measured: bool

@@ -55,7 +55,7 @@ class SessionRow:
 
 
 @shared_repr
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Snapshot:
     """The sessions of one database at one database stamp."""
 

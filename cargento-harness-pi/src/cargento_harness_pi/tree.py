@@ -28,7 +28,7 @@ _MAX_DEPTH = 1_000_000
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class SessionTree:
     """Every entry read so far (in file order) and the follower positioned after them."""
 

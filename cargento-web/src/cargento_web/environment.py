@@ -23,7 +23,7 @@ from cargento.platforms import home_from
 __all__ = ["Served", "serving_environment"]
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False)
 class Served:
     """The environment and home the plugins read, and what to do when serving ends."""
 

@@ -66,7 +66,7 @@ FEATURES: tuple[str, ...] = (
 )
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, eq=False)
 class ExtensionContext:
     """What a feature is handed at start."""
 

@@ -58,7 +58,7 @@ def order_key(session: BoardSession) -> int:
 
 
 @shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HarnessShare:
     """One harness's part of the board, worked out from the rows it handed over."""
 
@@ -110,7 +110,7 @@ class Assembled:
 
 
 @shared_repr
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _Known:
     """A row object met in a share, and what was worked out for it."""
 

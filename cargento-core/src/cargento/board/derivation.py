@@ -30,7 +30,7 @@ __all__ = ["RowDeriver", "board_task"]
 
 
 @shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _IdleRow:
     """An idle row as last derived, with what it was derived from."""
 

@@ -16,7 +16,7 @@ SessionKey = tuple[str, str]
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class SessionRow:
     """One session's reading, its hook answers, and what folding adds to it.
 

@@ -50,7 +50,7 @@ STOPPED_LIMIT = 32
 
 
 @shared_repr
-@attrs.define(kw_only=True, repr=False)
+@attrs.define(kw_only=True, repr=False, eq=False)
 class GateStanding:
     """A gate an event opened and nothing has closed yet."""
 
@@ -85,7 +85,7 @@ class LaneEvent:
 
 
 @shared_repr
-@attrs.define(kw_only=True, repr=False)
+@attrs.define(kw_only=True, repr=False, eq=False)
 class Lane:
     harness: str
     session_id: str

@@ -141,7 +141,7 @@ class JsonlFollower:
 
 
 @shared_repr
-@attrs.define(repr=False)
+@attrs.define(repr=False, eq=False)
 class FollowedSummary(Generic[S]):
     """What :func:`follow_summary` keeps in a plugin cache for one file: its follower and the
     summary folded from every record the follower has handed over since its last reset."""
