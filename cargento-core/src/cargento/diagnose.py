@@ -15,6 +15,7 @@ from cargento.maturity import load as load_maturity
 from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
 from cargento.readers.regular import split_unreadable
+from cargento.sharedrepr import shared_repr
 
 if TYPE_CHECKING:
     from cargento.cli import Options
@@ -35,7 +36,8 @@ __all__ = [
 OWN_STORES_GROUP = "cargento.own_stores"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class LocationReport:
     path: str
     role: str
@@ -46,7 +48,8 @@ class LocationReport:
     detail: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class UnreadableStore:
     """A store path (a folder, a file, a database) that could not be read, and why."""
 
@@ -56,7 +59,8 @@ class UnreadableStore:
     cause: str
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class OwnStore:
     """One of the dashboard's own stores (annotations, history, dismissals...) as found on disk."""
 
@@ -72,7 +76,8 @@ class OwnStore:
     at: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class DriftLine:
     """Schema drift: how many records of one unknown type (or with one unknown field) this
     harness's sessions in the window hold, for one harness version."""
@@ -85,7 +90,8 @@ class DriftLine:
     sessions: int
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class HarnessReport:
     key: str
     label: str
@@ -106,7 +112,8 @@ class HarnessReport:
     drift: tuple[DriftLine, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Report:
     core_version: str
     generated_at: datetime

@@ -14,6 +14,8 @@ from typing import Literal
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = ["DRIFT_NAMES_KEPT", "DriftCounter", "DriftKind", "UnknownRecord"]
 
 DriftKind = Literal["record type", "field"]
@@ -23,7 +25,8 @@ DRIFT_NAMES_KEPT = 32
 _NAME_CHARS = 80
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class UnknownRecord:
     """How many records of one unknown type (or carrying one unknown field) a reader skipped."""
 
@@ -32,7 +35,8 @@ class UnknownRecord:
     count: int
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class DriftCounter:
     """Counts of what a reader skipped as unknown, bounded to :data:`DRIFT_NAMES_KEPT` names."""
 

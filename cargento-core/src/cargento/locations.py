@@ -17,6 +17,7 @@ import attrs
 from cargento.models import HarnessContext, StoreLocation
 from cargento.readers.regular import open_regular, why
 from cargento.readers.sqlite import database_problem
+from cargento.sharedrepr import shared_repr
 
 __all__ = [
     "RELOCATION_VARIABLES",
@@ -42,7 +43,8 @@ RELOCATION_VARIABLES = (
 )
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Root:
     """A resolved store root and why it was chosen."""
 

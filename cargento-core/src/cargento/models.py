@@ -16,6 +16,7 @@ import attrs
 from cargento.cache import HarnessCache
 from cargento.drift import UnknownRecord
 from cargento.processes import LocalProcesses, ProcessTable
+from cargento.sharedrepr import shared_repr
 
 __all__ = [
     "Discovery",
@@ -61,7 +62,8 @@ EvidenceSignal = Literal["hook event", "store record", "process table", "telemet
 EvidenceReading = Literal["state", "wait", "detail", "model"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Overruled:
     """The losing side of an overrule: a signal that said otherwise, and why it lost."""
 
@@ -75,7 +77,8 @@ class Overruled:
     why: str
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Evidence:
     """One signal a published reading rests on: what kind, from where, when, and what it said.
 
@@ -95,7 +98,8 @@ class Evidence:
     overruled: Overruled | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class HarnessMark:
     """How the page draws a harness: a short monogram on a shape in a hue of its own.
 
@@ -113,7 +117,8 @@ class HarnessMark:
 ProcessTieKind = Literal["cwd", "pid file", "command line"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ProcessTie:
     """How a harness's running CLI is found in the process table and tied to a session.
 
@@ -131,7 +136,8 @@ class ProcessTie:
     coverage: str = ""
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class McpSession:
     """How a harness names the session that started a stdio MCP server: the variable it puts
     in that server's environment (the ask lane's ``cargento-ask`` reads it to say which
@@ -146,7 +152,8 @@ class McpSession:
     project_variable: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class HarnessInfo:
     """Who a harness is and what its store can and cannot tell.
 
@@ -185,7 +192,8 @@ class HarnessInfo:
     absent_readings: tuple[str, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class StoreLocation:
     """One place a plugin searched, for ``--diagnose`` and for the file watcher."""
 
@@ -198,7 +206,8 @@ class StoreLocation:
     detail: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class SessionRef:
     """A session found by ``discover``: enough to read it later, and nothing more."""
 
@@ -217,7 +226,8 @@ class SessionRef:
     fingerprint: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Discovery:
     """What ``discover`` found: where it looked, and the sessions there."""
 
@@ -227,7 +237,8 @@ class Discovery:
     problems: tuple[str, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Task:
     """One tracked task, plan step or todo."""
 
@@ -240,7 +251,8 @@ class Task:
     updated_at: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Subagent:
     """A subagent, teammate or child session shown as a named pill on its parent's row."""
 
@@ -261,7 +273,8 @@ class Subagent:
     stale_after_s: float | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Instruction:
     """The strongest current instruction attributable to a session."""
 
@@ -272,7 +285,8 @@ class Instruction:
     at: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class LoopReading:
     """A detected failed-tool loop; ``kind`` is ``run``, ``total`` or ``nothing-worked``."""
 
@@ -282,7 +296,8 @@ class LoopReading:
     note: str
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class TurnEvidence:
     """What the store itself records about the current turn.
 
@@ -304,7 +319,8 @@ class TurnEvidence:
     completed_s: tuple[float, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Dispatchable:
     """One entity a Spacedock boot listed as ready to move (a snapshot at boot)."""
 
@@ -313,7 +329,8 @@ class Dispatchable:
     next: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class SpacedockBoot:
     """What a first officer's ``spacedock status --boot`` command output named: absolute
     workflow and entity-state directories, and the dispatchable snapshot (see
@@ -326,7 +343,8 @@ class SpacedockBoot:
     at: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class SessionReading:
     """Everything a plugin read about one session."""
 
@@ -380,7 +398,8 @@ class SessionReading:
     unknown_records: tuple[UnknownRecord, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Gate:
     """A standing wait on the human."""
 
@@ -393,7 +412,8 @@ class Gate:
     source: str = "store"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ModelInfo:
     """The model a session uses, exactly as the harness records it."""
 
@@ -403,7 +423,8 @@ class ModelInfo:
     authority: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class RateLimit:
     """One rate-limit window a harness wrote into its own store."""
 
@@ -413,7 +434,8 @@ class RateLimit:
     resets_at: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class QuotaWindow:
     """One allowance window a harness's side published: read from its vendor's usage reply, or
     from a quota block its status line pushed (see the ``read_quota`` hookspec)."""
@@ -431,7 +453,8 @@ class QuotaWindow:
     detail: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class QuotaEndpoint:
     """Where a harness's vendor publishes its allowance, and where the harness keeps the login
     that asks (see the ``quota_endpoint`` hookspec). Declaring one reads and sends nothing:
@@ -466,7 +489,8 @@ def _bounded_lines(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(line if len(line) <= WORK_LINE_CHARS else line[: WORK_LINE_CHARS - 1] + "…" for line in kept)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class WorkRecord:
     """What a session demonstrably did, as a drift reading may quote it (see the
     ``work_record`` hookspec): the checks it ran with the end of what they printed, the files it
@@ -482,7 +506,8 @@ class WorkRecord:
     notes: tuple[str, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ReadingProvider:
     """A command-line program installed beside a harness that can read a session's account
     for a drift reading, non-interactively and without tools (see the ``reading_provider``
@@ -514,7 +539,8 @@ class ReadingProvider:
         return " ".join([self.executable, *(f"'{a}'" if a == "" or " " in a else a for a in self.arguments)])
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Usage:
     """Measured consumption; ``None`` fields are unmeasured, never zero."""
 
@@ -529,7 +555,8 @@ class Usage:
     ai_units: float | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class HarnessContext:
     """What core hands to every hook call: the clock, the environment, a private cache.
 

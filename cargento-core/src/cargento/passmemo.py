@@ -17,13 +17,15 @@ from typing import Generic, TypeVar
 import attrs
 
 from cargento.models import HarnessContext
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["once_per_pass"]
 
 T = TypeVar("T")
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False, eq=False)
 class _Held(Generic[T]):
     #: The context of the pass that worked the value out (dead once that pass is over).
     owner: weakref.ref[HarnessContext]

@@ -19,6 +19,7 @@ import pluggy
 from cargento import entrypoints, hookspecs, releaseprefix
 from cargento.errors import HarnessError
 from cargento.models import HarnessInfo
+from cargento.sharedrepr import shared_repr
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -88,7 +89,8 @@ def _format_exc() -> str:
     return traceback.format_exc()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class PluginRecord:
     """What became of one harness plugin."""
 
@@ -103,7 +105,8 @@ class PluginRecord:
     traceback: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Fault:
     """A failed hook call, attributed to its harness."""
 
@@ -117,7 +120,8 @@ class Fault:
     traceback: str | None = None
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Ok:
     value: Any
 
@@ -317,7 +321,8 @@ class Registry:
         return [r for r in self.records.values() if r.status not in ("loaded", "blocked")]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class _Candidate:
     """A plugin to load: its harness id, how to import it, and the distribution it came from."""
 

@@ -20,6 +20,7 @@ import attrs
 import psutil
 
 from cargento.liveness import pid_alive
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["LocalProcesses", "ProcessInfo", "ProcessTable", "StaticProcesses", "pid_alive"]
 
@@ -27,7 +28,8 @@ __all__ = ["LocalProcesses", "ProcessInfo", "ProcessTable", "StaticProcesses", "
 MAX_LISTED = 4096
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ProcessInfo:
     pid: int
     #: Start time in epoch seconds, where the platform tells it.

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
 from cargento.statedir import state_dir
 
 __all__ = [
@@ -37,7 +38,8 @@ class QuietHoursError(ValueError):
     """A window that is not ``HH:MM-HH:MM`` with real times and a non-empty span."""
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class QuietWindow:
     """A daily local-time window, start inclusive, end exclusive, possibly across midnight."""
 

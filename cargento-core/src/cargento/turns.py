@@ -16,6 +16,7 @@ from importlib import resources
 import attrs
 
 from cargento.models import TurnEvidence, TurnState
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["LONG_TURN_S", "QUIET_GAP_S", "TurnClock", "TurnFigures", "estimate", "withheld_harnesses"]
 
@@ -82,7 +83,8 @@ class TurnClock:
         )
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class TurnFigures:
     elapsed_s: float
     eta_s: float | None

@@ -26,6 +26,7 @@ from cargento.errors import HarnessError
 from cargento.models import HarnessContext
 from cargento.readers import open_ro
 from cargento.readers.sqlite import tables, wal_has_frames
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_antigravity.metadata import (
     MODEL_TAIL_BYTES,
@@ -43,7 +44,8 @@ DETAIL_STEPS = 400
 _BATCH = 256
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class Conversation:
     """What one conversation database holds, as far as it could be read."""
 

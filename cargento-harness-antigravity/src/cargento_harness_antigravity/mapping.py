@@ -12,6 +12,7 @@ from cargento.labels import clip
 from cargento.models import Evidence, HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.passmemo import once_per_pass
 from cargento.rates import tokens_in_window
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import newest_plausible
 from cargento.turns import TurnClock
 
@@ -28,7 +29,8 @@ TITLE_CHARS = 80
 MAX_HOPS = 8
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False, eq=False)
 class _Shared:
     """What every conversation of one pass reads alike: the root, the workspace cache, the logs."""
 

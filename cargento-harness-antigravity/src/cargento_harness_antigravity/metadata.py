@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 import attrs
 from cargento.labels import clip
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_antigravity.protobuf import Decoded, decode, read_varint
 
@@ -47,7 +48,8 @@ _NAME_TAG = b"\xaa\x01"  # field 21, wire type 2
 _MAX_EPOCH = 253402300799
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class StepFacts:
     """One step's metadata."""
 
@@ -64,7 +66,8 @@ class StepFacts:
     unknown: tuple[str, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Trajectory:
     """Who a conversation belongs to and what it is called."""
 

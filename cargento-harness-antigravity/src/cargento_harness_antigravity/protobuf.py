@@ -9,6 +9,7 @@ caller can say a reading is incomplete. Work is bounded by the input length and 
 from __future__ import annotations
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["MAX_FIELDS", "Decoded", "decode", "read_varint"]
 
@@ -16,7 +17,8 @@ MAX_FIELDS = 4096
 _VARINT_MAX = 10
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Decoded:
     """The fields of one message level: ``(number, wire type, value)`` in order."""
 

@@ -24,6 +24,7 @@ import attrs
 import orjson
 from cargento.models import HarnessContext
 from cargento.readers import open_regular, read_json_object, scan_dir
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["HEAD_BYTES", "LOG_FILES", "TAIL_BYTES", "LogFacts", "log_facts", "newest_log_stamp", "workspaces"]
 
@@ -40,7 +41,8 @@ _INPUT = re.compile(r'HandleUserInput called with text: ("(?:[^"\\]|\\.)*")')
 _FORWARD = re.compile(r"Forwarding user message to conversation ([0-9A-Za-z_-]{6,64})")
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class LogFacts:
     """Per conversation id: its workspace and its newest prompt, from the logs."""
 

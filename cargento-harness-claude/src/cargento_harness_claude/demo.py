@@ -49,6 +49,7 @@ import attrs
 from cargento.demo import Action, Schedule, require_inside, seeded_uuid
 from cargento.models import HarnessContext
 from cargento.processes import LocalProcesses
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_claude import locations
 from cargento_harness_claude.fixtures import AgentTranscript, ClaudeStore, Session, Transcript
@@ -97,7 +98,8 @@ def this_process(fallback: datetime) -> tuple[int, datetime]:
     return pid, fallback
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Job:
     """What one scripted turn is about."""
 

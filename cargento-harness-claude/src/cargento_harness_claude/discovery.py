@@ -36,6 +36,7 @@ import attrs
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef, StoreLocation
 from cargento.readers import entry_is_dir
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_claude import pidfile, tasks
 from cargento_harness_claude.heads import Head, HeadCache
@@ -57,7 +58,8 @@ _STATE_KEY = "discovery"
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class SessionFiles:
     """Everything discovery found that belongs to one session."""
 
@@ -81,7 +83,8 @@ class SessionFiles:
     stamp: str = "tasks"
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class Index:
     """The latest discovery pass."""
 
@@ -112,7 +115,8 @@ def _plain(name: str) -> bool:
     return bool(name) and name not in (".", "..") and "/" not in name and os.sep not in name
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class _Pass:
     """What one pass must redo."""
 

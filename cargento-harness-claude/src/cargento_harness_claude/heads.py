@@ -17,6 +17,7 @@ from typing import Protocol
 
 import attrs
 from cargento.readers import head_bytes, loads_record
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_claude.records import record_type
 
@@ -26,7 +27,8 @@ HEAD_LINES = 50
 HEAD_BYTES = 64 * 1024
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Head:
     """What a transcript's first records say about what it is."""
 
@@ -92,7 +94,8 @@ class FileFigures(Protocol):
     def st_mtime_ns(self) -> int: ...
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False, eq=False)
 class _Known:
     dev: int
     ino: int

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 import attrs
 from cargento.readers import NotRegularFile, entry_is_dir, file_kind, why
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Entry", "Listing", "Project", "is_transcript"]
 
@@ -101,7 +102,8 @@ class Entry:
         )
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class Project:
     """One project folder."""
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import attrs
 from cargento.locations import resolve_root
 from cargento.models import HarnessContext
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["DEFAULT", "VARIABLE", "Store", "project_fallback", "store"]
 
@@ -16,7 +17,8 @@ VARIABLE = "CLAUDE_CONFIG_DIR"
 DEFAULT = ".claude"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Store:
     """The resolved Claude Code root and the folders this plugin reads below it."""
 

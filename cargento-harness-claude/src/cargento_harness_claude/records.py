@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 from cargento.labels import clip, one_line
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
 __all__ = [
@@ -84,7 +85,8 @@ _TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _LONG_PATH = re.compile(r"(?<![\w.])/(?:[^\s/]+/)+([^\s/]+)")
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ToolCall:
     """One ``tool_use`` block of an assistant record."""
 
@@ -93,7 +95,8 @@ class ToolCall:
     input: dict[str, Any]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ToolResult:
     """One ``tool_result`` block of a user record."""
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import attrs
 from cargento.readers import read_json_object
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
 __all__ = ["START_GRACE_S", "Member", "Roster", "parse_roster", "unstarted"]
@@ -25,7 +26,8 @@ _MAX_BYTES = 512 * 1024
 _MAX_MEMBERS = 200
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Member:
     """One roster member other than the lead."""
 
@@ -36,7 +38,8 @@ class Member:
     is_active: bool | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Roster:
     """One team's roster."""
 

@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 import orjson
 from cargento.models import Task, TaskStatus
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_codex.jsliteral import MAX_SOURCE, call_argument
 
@@ -30,7 +31,8 @@ _STATUS: dict[str, TaskStatus] = {
 }
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class PlanStep:
     """One step of a Codex plan; steps carry no timestamps of their own."""
 

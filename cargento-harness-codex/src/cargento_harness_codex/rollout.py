@@ -9,6 +9,7 @@ import attrs
 from cargento.cache import HarnessCache
 from cargento.errors import HarnessError
 from cargento.readers import FileIdentity, JsonlFollower, open_regular, walk_back, why
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_codex.meta import RolloutMeta
 from cargento_harness_codex.records import Fact, fact_from_line, fact_from_record
@@ -44,7 +45,8 @@ def walk_facts(path: str, end: int) -> Iterator[Fact]:
             yield fact
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class Rollout:
     """A rollout's identity, its follower positioned after the last line read, and its summary."""
 

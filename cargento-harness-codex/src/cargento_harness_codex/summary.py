@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 import attrs
 from cargento.drift import DriftCounter
 from cargento.models import RateLimit, SpacedockBoot, TurnEvidence
+from cargento.sharedrepr import shared_repr
 from cargento.turns import QUIET_GAP_S, TurnClock
 
 from cargento_harness_codex.meta import RolloutMeta
@@ -54,7 +55,8 @@ def is_continuation(text: str) -> bool:
     return bool(_CONTINUATION.match(text.strip()))
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Said:
     """A piece of text and when it was written."""
 
@@ -66,7 +68,8 @@ def _horizon(now: datetime) -> datetime:
     return now - timedelta(seconds=KEEP_S)
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class Summary:
     """Everything read from one rollout so far (mutable; kept in the plugin cache)."""
 
@@ -198,7 +201,8 @@ def _span(clock: TurnClock, at: datetime) -> float:
     return banked + max(0.0, (at - anchor).total_seconds())
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class _Pending:
     """A turn end seen walking backward, waiting for the boundary before it."""
 

@@ -16,6 +16,7 @@ from datetime import datetime
 import attrs
 from cargento.errors import HarnessError
 from cargento.readers import sqlite
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
 __all__ = ["MAX_ROWS", "LedgerRows", "ai_units", "read_ledger"]
@@ -23,7 +24,8 @@ __all__ = ["MAX_ROWS", "LedgerRows", "ai_units", "read_ledger"]
 MAX_ROWS = 5000
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class LedgerRows:
     """One session's newest ledger rows: ``(created_at, nano AIU or None, readable)``."""
 

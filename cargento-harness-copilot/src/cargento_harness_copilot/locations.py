@@ -11,6 +11,7 @@ from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
 from cargento.readers import NotRegularFile, entry_is_dir, file_kind, open_regular, unreadable, why
 from cargento.readers.sqlite import database_problem
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["DEFAULT", "SESSION_DIRS", "VARIABLE", "SessionFiles", "find_sessions", "ledger_path", "root"]
 
@@ -33,7 +34,8 @@ def ledger_path(base: Path) -> Path:
     return base / "session-store.db"
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class SessionFiles:
     """One session directory and the files a reading of it depends on."""
 

@@ -19,6 +19,7 @@ import attrs
 from cargento.drift import DriftCounter
 from cargento.labels import clip, one_line
 from cargento.models import Instruction, Subagent, TurnEvidence
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import TurnClock
 
@@ -65,7 +66,8 @@ def gate_kind(request: object) -> str:
     return "permission"
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class SubagentState:
     """One subagent, keyed on the ``agentId`` its three lifecycle events share."""
 
@@ -89,7 +91,8 @@ class SubagentState:
         )
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class Permission:
     """A standing ``permission.requested`` with no ``permission.completed`` yet."""
 
@@ -102,7 +105,8 @@ class Permission:
 KNOWN_UNUSED = frozenset({"system.message", "subagent.configured", "session.idle", "assistant.reasoning"})
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class SessionSummary:
     """What the events so far say about one session."""
 

@@ -13,13 +13,15 @@ import os
 
 import attrs
 from cargento.readers import open_regular
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Workspace", "parse_workspace", "read_workspace"]
 
 MAX_BYTES = 64 * 1024
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Workspace:
     """What ``workspace.yaml`` says, each field ``None`` where it does not say it."""
 

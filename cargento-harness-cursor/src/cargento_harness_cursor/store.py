@@ -28,6 +28,7 @@ from cargento.evidence import shown_path
 from cargento.locations import describe
 from cargento.models import Evidence, Overruled
 from cargento.readers import glob_files, sqlite
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
 from cargento_harness_cursor import blobs, locations, workspace
@@ -53,7 +54,8 @@ GATE = "permission gate"
 MODEL = "model"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class StoreFacts:
     """Everything one read of a store found."""
 

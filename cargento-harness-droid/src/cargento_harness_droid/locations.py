@@ -14,13 +14,15 @@ from pathlib import Path
 import attrs
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["DEFAULT", "Layout", "layouts", "root"]
 
 DEFAULT = ".factory"
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Layout:
     """One session folder layout: its directory, the glob below it, and its role name."""
 

@@ -11,12 +11,14 @@ from datetime import datetime
 from typing import Any
 
 import attrs
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
 __all__ = ["Header", "Message", "header_of", "message_of"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Header:
     """What a ``session_start`` line says about its session."""
 
@@ -25,7 +27,8 @@ class Header:
     cwd: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Message:
     """One message line, reduced to what a reading needs."""
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["GeminiChat", "GeminiStore", "Pending", "ToolCall"]
 
@@ -49,7 +50,8 @@ def _iso(at: datetime) -> str:
     return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class ToolCall:
     """One tool call the model makes; ``extra`` adds fields such as ``agentId``."""
 
@@ -61,7 +63,8 @@ class ToolCall:
     extra: dict[str, Any] = attrs.Factory(dict)
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class Pending:
     """A model message whose tool calls are not written yet (running, or waiting for approval)."""
 
@@ -290,7 +293,8 @@ class GeminiChat:
         return SubagentRun(parent=self, child=child, pending=pending, agent_name=agent_name, prompt=prompt)
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False)
 class SubagentRun:
     """A running ``invoke_agent`` call and the subagent's recording."""
 

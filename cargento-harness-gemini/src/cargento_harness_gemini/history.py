@@ -6,6 +6,7 @@ from datetime import datetime
 
 import attrs
 from cargento.models import Task, TurnEvidence
+from cargento.sharedrepr import shared_repr
 from cargento.turns import TurnClock
 
 from cargento_harness_gemini.records import AgentCall
@@ -17,7 +18,8 @@ __all__ = ["History", "finished_agent", "history_for", "history_of"]
 FINISHED = frozenset({"success", "error", "cancelled"})
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class History:
     """The derived facts of one chat file."""
 

@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 from cargento.labels import clip
 from cargento.models import Task, TaskStatus
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
 __all__ = [
@@ -42,7 +43,8 @@ _STATUSES: dict[str, TaskStatus] = {
 }
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Header:
     """Line 1 of a chat file."""
 
@@ -52,7 +54,8 @@ class Header:
     directories: tuple[str, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class AgentCall:
     """An ``invoke_agent`` tool call: which subagent session ran under which agent name."""
 
@@ -62,7 +65,8 @@ class AgentCall:
     status: str | None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class MessageFacts:
     """One message, as much of it as a reading uses (never its full content)."""
 

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 from cargento.errors import HarnessFormatUnsupported
 from cargento.readers.sqlite import columns, query
+from cargento.sharedrepr import shared_repr
 
 __all__ = [
     "LEDGER_FIELDS",
@@ -52,7 +53,8 @@ CONTENT_HEAD = 65_536
 METADATA_HEAD = 4_096
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Schema:
     """Which tables and columns this database has."""
 

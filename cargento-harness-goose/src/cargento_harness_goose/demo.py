@@ -36,6 +36,7 @@ from pathlib import Path
 import attrs
 from cargento.demo import Action, Schedule, require_inside
 from cargento.models import HarnessContext
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_goose import locations
 from cargento_harness_goose.fixtures import GooseSession, GooseStore
@@ -55,7 +56,8 @@ LIVE_TITLE = "Config loader migration"
 MODEL = "goose-demo-model"
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Job:
     """What one scripted exchange is about."""
 

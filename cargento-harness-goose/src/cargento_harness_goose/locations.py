@@ -14,6 +14,7 @@ from pathlib import Path, PureWindowsPath
 
 import attrs
 from cargento import HarnessContext
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["DATABASE", "Root", "roots"]
 
@@ -21,7 +22,8 @@ __all__ = ["DATABASE", "Root", "roots"]
 DATABASE = ("sessions", "sessions.db")
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Root:
     """One candidate data directory and why it was chosen."""
 

@@ -19,6 +19,7 @@ import orjson
 from cargento import Instruction, TurnEvidence
 from cargento.drift import DriftKind
 from cargento.labels import clip
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 from cargento.turns import TurnClock
 
@@ -59,7 +60,8 @@ CONTINUATIONS = frozenset(
 )
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Message:
     """One message, reduced to what the board uses."""
 
@@ -187,7 +189,8 @@ def tool_label(name: str) -> str:
     return name
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Summary:
     """What one session's newest messages say."""
 

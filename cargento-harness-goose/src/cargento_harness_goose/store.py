@@ -33,6 +33,7 @@ from cargento.evidence import shown_path
 from cargento.locations import describe
 from cargento.rates import RATE_WINDOW_S, tokens_in_window
 from cargento.readers import passconn
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import FUTURE_TOLERANCE_S, newest_plausible, parse_ts
 
 from cargento_harness_goose import database, locations, messages
@@ -46,7 +47,8 @@ MESSAGE_READINGS = ("prompts", "turn", "last tool")
 TOKEN_RATE = "token rate"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Catalogue:
     """The session rows of one database as of its last successful read."""
 
@@ -208,7 +210,8 @@ def _fallback(ref: SessionRef, ctx: HarnessContext, reason: str) -> SessionReadi
     return SessionReading(ref=ref, last_active_at=ref.modified_at, missing=everything, notes=(reason,))
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _Ledger:
     at: datetime
     measured: bool

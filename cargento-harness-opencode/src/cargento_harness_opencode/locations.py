@@ -8,6 +8,7 @@ import attrs
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
 from cargento.readers import scan_dir
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["DEFAULT", "PATTERN", "VARIABLE", "Databases", "databases", "roots"]
 
@@ -34,7 +35,8 @@ def roots(ctx: HarnessContext) -> list[Root]:
     return found
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Databases:
     """What one root holds under a database's name."""
 

@@ -40,6 +40,7 @@ from cargento.models import (
 )
 from cargento.rates import tokens_in_window
 from cargento.readers import passconn, sqlite
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import LONG_TURN_S, TurnClock
 
@@ -74,7 +75,8 @@ _CONTINUATIONS = frozenset(
 _STATUS: dict[str, TaskStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Detail:
     """What one session's rows say, kept in the cache for the gate, model and usage hooks."""
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 import orjson
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
 __all__ = [
@@ -87,7 +88,8 @@ def _ms(value: object) -> datetime | None:
     return parse_ts(value)
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Message:
     """One row of ``message``: who wrote it, when, and what it cost."""
 
@@ -147,7 +149,8 @@ def part_type(raw: object) -> tuple[str | None, str | None]:
     return (kind if isinstance(kind, str) else None), _prompt_of(data)
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class ToolPart:
     """The parts of a tool call's state the board needs, and nothing it must not show."""
 

@@ -20,6 +20,7 @@ import attrs
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext
 from cargento.readers import passconn, split_unreadable, sqlite
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
 __all__ = ["MAX_SESSIONS", "SessionRow", "Snapshot", "problem", "snapshot"]
@@ -33,7 +34,8 @@ SLACK = timedelta(hours=1)
 _OPTIONAL = ("parent_id", "directory", "title", "time_created", "model", "agent", "version")
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class SessionRow:
     """One ``session`` row and the stamps of what was written into it."""
 
@@ -52,7 +54,8 @@ class SessionRow:
     stamps: str
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False, eq=False)
 class Snapshot:
     """The sessions of one database at one database stamp."""
 

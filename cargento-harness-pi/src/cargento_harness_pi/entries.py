@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 from cargento.models import SpacedockBoot
+from cargento.sharedrepr import shared_repr
 from cargento.spacedock import is_boot_command, parse_boot
 from cargento.timestamps import parse_ts
 
@@ -20,7 +21,8 @@ __all__ = ["Entry", "Header", "entry_from_record", "header_from_record"]
 _MAX_TEXT = 2000
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Header:
     """The ``session`` header on line 1."""
 
@@ -51,7 +53,8 @@ def header_from_record(record: dict[str, Any]) -> Header | None:
     )
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Entry:
     """The facts of one tree entry."""
 

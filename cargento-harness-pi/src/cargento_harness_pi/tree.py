@@ -17,6 +17,7 @@ from cargento.drift import DriftCounter
 from cargento.errors import HarnessError
 from cargento.models import SpacedockBoot
 from cargento.readers import JsonlFollower, why
+from cargento.sharedrepr import shared_repr
 
 from cargento_harness_pi.entries import Entry, Header, entry_from_record
 
@@ -26,7 +27,8 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 _MAX_DEPTH = 1_000_000
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class SessionTree:
     """Every entry read so far (in file order) and the follower positioned after them."""
 

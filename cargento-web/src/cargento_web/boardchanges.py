@@ -20,6 +20,7 @@ from operator import is_not
 
 import attrs
 from cargento.board import Board, BoardSession
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["BoardChanges", "ChangeTracker", "RowKey", "difference", "row_key"]
 
@@ -31,7 +32,8 @@ def row_key(s: BoardSession) -> RowKey:
     return (s.harness, s.session_id)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class BoardChanges:
     """One board, and what moved since the board before it."""
 

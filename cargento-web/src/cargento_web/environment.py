@@ -19,11 +19,13 @@ from typing import Any
 import attrs
 from cargento.cli import Options
 from cargento.platforms import home_from
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Served", "serving_environment"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class Served:
     """The environment and home the plugins read, and what to do when serving ends."""
 

@@ -35,6 +35,7 @@ import attrs
 from cargento.board import Board, BoardBuilder
 from cargento.cli import Options
 from cargento.diagnose import OwnStore
+from cargento.sharedrepr import shared_repr
 from starlette.routing import BaseRoute
 
 from cargento_web.boardchanges import BoardChanges, ChangeTracker
@@ -66,7 +67,8 @@ FEATURES: tuple[str, ...] = (
 )
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, eq=False, repr=False)
 class ExtensionContext:
     """What a feature is handed at start."""
 

@@ -12,13 +12,15 @@ from typing import Any, Literal
 
 import attrs
 import orjson
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Occupant", "bind_socket", "port_free", "probe"]
 
 Kind = Literal["free", "cargento", "other"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Occupant:
     """What answers on a loopback port; ``health`` is the dashboard's ``/api/health``."""
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Settings"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Settings:
     """The identity and tuning of one served dashboard.
 

@@ -43,6 +43,7 @@ from cargento.board.identity import widen_display_ids
 from cargento.board.revision import session_content
 from cargento.board.state import board_order
 from cargento.board.window import in_window
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Assembled", "BoardAssembly", "HarnessShare", "order_key"]
 
@@ -60,7 +61,8 @@ def order_key(session: BoardSession) -> int:
     return rank * _RANK_SCALE + round(minus_last * 1_000_000)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HarnessShare:
     """One harness's part of the board, worked out from the rows it handed over."""
 
@@ -98,7 +100,8 @@ class HarnessShare:
         )
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Assembled:
     """The board-wide result of one build."""
 
@@ -110,7 +113,8 @@ class Assembled:
     digests: tuple[int, ...]
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False, eq=False)
 class _Known:
     """A row object met in a share, and what was worked out for it."""
 

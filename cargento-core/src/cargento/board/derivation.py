@@ -22,13 +22,15 @@ from cargento.board.redaction import redact_session
 from cargento.board.session_row import SessionKey, SessionRow
 from cargento.board.state import Overlay, age_subagent, is_working, live_overlay, resolve_state
 from cargento.models import Task
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import newest_plausible
 from cargento.turns import estimate, withheld_harnesses
 
 __all__ = ["RowDeriver", "board_task"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _IdleRow:
     """An idle row as last derived, with what it was derived from."""
 

@@ -23,6 +23,7 @@ from cargento.models import (
     StoreLocation,
     Subagent,
 )
+from cargento.sharedrepr import shared_repr
 
 __all__ = [
     "SCHEMA",
@@ -46,7 +47,8 @@ State = Literal["working", "needs_input", "idle", "starting"]
 SCHEMA = 1
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class BoardPlugin:
     """The distribution behind a harness's strip entry and what became of it."""
 
@@ -55,7 +57,8 @@ class BoardPlugin:
     status: str
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Starting:
     """A running harness process whose working directory no session of the harness has: it has
     no store yet (or none inside the window)."""
@@ -65,7 +68,8 @@ class Starting:
     started_at: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class BoardHarness:
     """One harness's strip entry: whether its store was found, its count, its fault."""
 
@@ -93,7 +97,8 @@ class BoardHarness:
     process_coverage: str = ""
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Waiting:
     """What a session that needs input is waiting on."""
 
@@ -103,7 +108,8 @@ class Waiting:
     source: str
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class BoardTask:
     subject: str
     status: str
@@ -115,7 +121,8 @@ class BoardTask:
     age_s: float | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class BoardTurn:
     """The running turn of a working session: elapsed time and the estimate."""
 
@@ -124,7 +131,8 @@ class BoardTurn:
     long: bool
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class BoardSession:
     """One row of the board."""
 
@@ -179,7 +187,8 @@ class BoardSession:
     unknown_records: tuple[UnknownRecord, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Counts:
     sessions: int
     working: int
@@ -191,7 +200,8 @@ class Counts:
     starting: int = 0
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Board:
     """One snapshot of every harness; ``revision`` moves only when the content does."""
 

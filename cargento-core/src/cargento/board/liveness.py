@@ -30,6 +30,7 @@ from cargento.board.document import BoardSession, Starting
 from cargento.board.evidence import signal_of_source
 from cargento.models import Evidence, Overruled, ProcessTie
 from cargento.processes import ProcessInfo, ProcessTable
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["LISTING_TTL_S", "START_SLACK_S", "HarnessProcesses", "Listing", "apply_liveness", "match"]
 
@@ -69,7 +70,8 @@ def _norm(path: str) -> str:
     return os.path.normcase(os.path.normpath(path))
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class HarnessProcesses:
     """One harness's running CLI processes, as the process table lists them."""
 

@@ -7,6 +7,7 @@ from datetime import datetime
 import attrs
 
 from cargento.models import Gate, HarnessInfo, ModelInfo, SessionReading, Usage
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["SessionKey", "SessionRow"]
 
@@ -14,7 +15,8 @@ __all__ = ["SessionKey", "SessionRow"]
 SessionKey = tuple[str, str]
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class SessionRow:
     """One session's reading, its hook answers, and what folding adds to it.
 

@@ -24,6 +24,8 @@ from typing import Generic, TypeVar
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = ["DEFAULT_READ_BUDGET_S", "Busy", "Done", "Overran", "Watchdog"]
 
 T = TypeVar("T")
@@ -33,21 +35,24 @@ T = TypeVar("T")
 DEFAULT_READ_BUDGET_S = 20.0
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Done(Generic[T]):
     """The pass returned in time (or raised: the exception is re-raised by the caller)."""
 
     value: T
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Overran:
     """The pass did not return within the budget and was abandoned for this build."""
 
     budget_s: float
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Busy:
     """An earlier pass of this harness is still running; this build did not start another."""
 

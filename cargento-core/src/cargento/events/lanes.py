@@ -33,6 +33,7 @@ from cargento.board import Overlay, State
 from cargento.board.evidence import STATE_WORDS, event_route
 from cargento.events.payloads import LifecycleEvent
 from cargento.models import Evidence, EvidenceSignal, Gate, Overruled
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["WORKING_TTL", "GateStanding", "Lane", "LaneEvent"]
 
@@ -48,7 +49,8 @@ LOG_LIMIT = 64
 STOPPED_LIMIT = 32
 
 
-@attrs.define(kw_only=True)
+@shared_repr
+@attrs.define(kw_only=True, repr=False, eq=False)
 class GateStanding:
     """A gate an event opened and nothing has closed yet."""
 
@@ -69,7 +71,8 @@ class GateStanding:
         return Gate(kind=self.kind, text=self.text, since=self.since, source=self.source)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class LaneEvent:
     """One arrival, as ``/api/overlays`` lists it."""
 
@@ -81,7 +84,8 @@ class LaneEvent:
     effect: str
 
 
-@attrs.define(kw_only=True)
+@shared_repr
+@attrs.define(kw_only=True, repr=False, eq=False)
 class Lane:
     harness: str
     session_id: str

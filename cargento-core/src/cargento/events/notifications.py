@@ -15,6 +15,8 @@ from typing import Literal
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = ["ACTIONABLE", "CLEARING", "IDLE", "INFORMATIONAL", "Disposition", "classify"]
 
 IDLE = frozenset({"idle_prompt", "idle_timeout"})
@@ -40,7 +42,8 @@ _IDLE_WORDING = "claude is waiting for your input"
 Action = Literal["idle", "informational", "actionable"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Disposition:
     """What one notification does: pop a desktop alert, mark Needs input, clear a gate."""
 

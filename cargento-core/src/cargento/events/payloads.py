@@ -21,6 +21,7 @@ import attrs
 from cargento.events.notifications import Disposition, classify
 from cargento.forwarders.slim import TERMINAL_FIELD
 from cargento.labels import clip
+from cargento.sharedrepr import shared_repr
 
 if TYPE_CHECKING:
     from cargento.events.vocabulary import EventVocabulary
@@ -79,7 +80,8 @@ _TMUX = re.compile(r"^(/[^,\x00-\x1f]{1,1024}),(\d{1,10}),(\d{1,10})$")
 _PANE = re.compile(r"^%\d{1,10}$")
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Terminal:
     """The tmux pane a hook ran in: ``TMUX`` (``<socket>,<server pid>,<session>``) and
     ``TMUX_PANE`` (``%<n>``) of the hook's environment, which the harness inherited from
@@ -104,7 +106,8 @@ def parse_terminal(value: object) -> Terminal | None:
     return Terminal(socket=found.group(1), server_pid=int(found.group(2)), pane=pane)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class LifecycleEvent:
     """One accepted hook invocation, reduced to what the hub reads."""
 

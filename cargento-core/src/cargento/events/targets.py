@@ -21,6 +21,8 @@ from typing import Literal
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = ["HOOK_TIMEOUT_S", "HookStyle", "HookTarget", "PortForm"]
 
 HookStyle = Literal["settings", "status_line", "adapter_file"]
@@ -31,7 +33,8 @@ PortForm = Literal["argument", "notify_url"]
 HOOK_TIMEOUT_S = 10
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class HookTarget:
     """One place ``cargento hooks`` can install Cargento's hooks for a harness."""
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from cargento.events.payloads import EventKind, LifecycleEvent
+from cargento.sharedrepr import shared_repr
 
 if TYPE_CHECKING:
     from cargento.plugins import Registry
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["EventLane", "EventVocabulary", "default_vocabulary"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class EventLane:
     """One harness's event vocabulary: how its hook payloads map to core's lifecycle events.
 

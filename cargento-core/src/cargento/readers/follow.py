@@ -13,13 +13,15 @@ from cargento.cache import HarnessCache
 from cargento.errors import HarnessDataMissing
 from cargento.readers.jsonl import loads_record
 from cargento.readers.regular import NotRegularFile, file_kind, open_regular, why
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["FileIdentity", "FollowedSummary", "JsonlFollower", "cached_summary", "follow_summary"]
 
 S = TypeVar("S")
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class FileIdentity:
     """Device, inode, size and mtime of a file at one moment."""
 
@@ -138,7 +140,8 @@ class JsonlFollower:
         self.identity = now
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class FollowedSummary(Generic[S]):
     """What :func:`follow_summary` keeps in a plugin cache for one file: its follower and the
     summary folded from every record the follower has handed over since its last reset."""

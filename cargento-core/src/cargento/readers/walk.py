@@ -19,11 +19,13 @@ from pathlib import Path
 import attrs
 
 from cargento.readers.regular import file_kind, why
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Found", "Scan", "entry_is_dir", "glob_files", "scan_dir"]
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Found:
     """One regular file or folder, with the ``stat`` of what it names (links followed)."""
 
@@ -32,7 +34,8 @@ class Found:
     st: os.stat_result
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Scan:
     """What :func:`scan_dir` found in one folder."""
 

@@ -12,10 +12,13 @@ from typing import Any, Literal
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = ["DecisionSource", "FigureSource", "TelemetryFile", "TelemetrySetup", "TelemetryVocabulary"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class FigureSource:
     """Where one figure (output tokens, cost) arrives.
 
@@ -31,7 +34,8 @@ class FigureSource:
     where: Mapping[str, str] = attrs.field(factory=dict)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class DecisionSource:
     """A log event recording a tool decision; *field* holds the decision (``accept``...)."""
 
@@ -39,7 +43,8 @@ class DecisionSource:
     field: str
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class TelemetryFile:
     """A file a harness writes its telemetry to instead of exporting it.
 
@@ -54,7 +59,8 @@ class TelemetryFile:
     format: Literal["otlp-json", "sdk-json"] = "otlp-json"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class TelemetrySetup:
     """What the harness needs to export to Cargento's receiver, prompt logging left off.
 
@@ -72,7 +78,8 @@ class TelemetrySetup:
     note: str = ""
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class TelemetryVocabulary:
     """One harness's OpenTelemetry names.
 

@@ -22,6 +22,8 @@ from typing import Any
 import attrs
 import orjson
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = [
     "NOBODY",
     "CliRun",
@@ -59,7 +61,8 @@ sys.exit(main(args))
 _RELOCATIONS = ("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING", "CURSOR_", "GOOSE_", "FACTORY_", "XDG_")
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class CliRun:
     """What one ``cargento`` run printed and returned."""
 

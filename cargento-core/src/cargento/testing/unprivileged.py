@@ -31,13 +31,16 @@ from typing import Any
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = ["NOBODY", "UnprivilegedDiscovery", "discover_unprivileged"]
 
 #: The uid and gid the child takes when the suite runs as root.
 NOBODY = 65534
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class UnprivilegedDiscovery:
     """What ``discover`` returned in the child, and the user it ran as."""
 

@@ -136,7 +136,7 @@ def _text(value: object, limit: int = 200) -> str | None:
     return None
 
 
-@attrs.define
+@attrs.define(eq=False)
 class _Cached:
     signature: tuple[int, int, int, int]
     value: Any

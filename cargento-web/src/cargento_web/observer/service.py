@@ -57,7 +57,7 @@ def later_directions(session: BoardSession | None, intent: Intent) -> list[dict[
     return [{"text": session.instruction.text, "at": session.instruction.at.isoformat()}]
 
 
-@attrs.define(kw_only=True)
+@attrs.define(kw_only=True, eq=False)
 class Flight:
     harness: str
     sid: str

@@ -55,6 +55,7 @@ from cargento.events.payloads import LifecycleEvent, PayloadError, Terminal, par
 from cargento.events.vocabulary import EventVocabulary, default_vocabulary
 from cargento.labels import clip
 from cargento.quiethours import QuietWindow
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import iso
 
 from cargento_web.boardchanges import ChangeTracker
@@ -78,7 +79,8 @@ LANE_IDLE_LIFE = timedelta(hours=24)
 _STATE_WORDS = {"needs_input": "needs input", "working": "working", "idle": "idle"}
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Ingested:
     """What one accepted event did."""
 
@@ -91,7 +93,8 @@ class Ingested:
     irreversible: tuple[Report, ...] = ()
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Overrule:
     """An event arrived for a session the dashboard had read as waiting, and asserted
     something else."""

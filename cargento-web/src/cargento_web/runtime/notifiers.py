@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = [
     "OUTCOMES",
@@ -54,7 +55,8 @@ _BUS_NAME = "org.freedesktop.Notifications"
 _BUS_PATH = "/org/freedesktop/Notifications"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Sent:
     """The outcome of one send, with the service's words where it gave any."""
 

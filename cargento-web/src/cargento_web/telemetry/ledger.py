@@ -34,7 +34,7 @@ SESSIONS_KEPT = 512
 SAMPLES_KEPT = 2048
 
 
-@attrs.define
+@attrs.define(eq=False)
 class _Tally:
     """One figure from one source for one session.
 
@@ -66,7 +66,7 @@ class _Tally:
         return sum(a for t, a in samples if t >= since) / (RATE_WINDOW.total_seconds() / 60)
 
 
-@attrs.define
+@attrs.define(eq=False)
 class _Session:
     harness: str
     session_id: str
