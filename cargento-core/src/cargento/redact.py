@@ -37,12 +37,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
+from cargento.sharedrepr import shared_repr
+
 __all__ = ["FAMILIES", "MARK", "Family", "families", "redact", "redact_tree"]
 
 MARK = "…REDACTED"
 
 
-@attrs.frozen
+@shared_repr
+@attrs.frozen(repr=False)
 class Family:
     """One credential family: its name and the pattern of one credential of it.
 

@@ -134,7 +134,8 @@ class _Move(NamedTuple):
     new_digest: int
 
 
-@attrs.define
+@shared_repr
+@attrs.define(repr=False, eq=False)
 class _Merged:
     """The board's ordered rows, their keys and digests, as the last build left them."""
 

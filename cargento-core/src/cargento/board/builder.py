@@ -37,6 +37,7 @@ from cargento.models import Discovery, HarnessContext, HarnessInfo
 from cargento.plugins import Fault, Ok, Registry
 from cargento.processes import LocalProcesses, ProcessTable
 from cargento.readers import passconn
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["BoardBuilder"]
 
@@ -48,7 +49,8 @@ _REUSE = timedelta(seconds=DERIVED_REUSE_S)
 _HarnessOverlays = tuple[tuple[str, Overlay], ...]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _Settled:
     """A harness whose last build read nothing new, and what that build made of it.
 
@@ -70,7 +72,8 @@ class _Settled:
     folded: Mapping[str, SessionRow] = attrs.field(factory=dict)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _Derived:
     """One session's row as last derived, with what it was derived from (a folded row with
     no children), and when: it stands for a re-read harness's session whose reading and hook

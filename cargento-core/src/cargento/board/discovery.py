@@ -15,6 +15,7 @@ import attrs
 from cargento.board.session_row import SessionKey, SessionRow
 from cargento.models import Gate, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.plugins import Fault, Registry
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["DERIVED_REUSE_S", "ReadPass", "SessionReader"]
 
@@ -24,7 +25,8 @@ DERIVED_REUSE_S = 1.0
 _ANSWER_HOOKS = (("gate_state", "gate"), ("model", "model"), ("usage", "usage"))
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _CachedReading:
     """A session's last reading and the fingerprint it was read at (``""`` when it had none)."""
 
@@ -32,7 +34,8 @@ class _CachedReading:
     reading: SessionReading | None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _HookAnswers:
     """The per-session hook answers computed for one reading, and when (``time.monotonic``)."""
 
@@ -43,7 +46,8 @@ class _HookAnswers:
     usage: Usage | None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ReadPass:
     """What one harness's read pass found."""
 
