@@ -1,8 +1,8 @@
 """What a server's first ``/api/data`` answer does not wait for (issue 24, footprint and speed).
 
 The modules behind a feature's own routes, a reading's prompt and CLI runner, the OTLP
-decoders, the read-only terminal and the store watcher are imported when first used, not at
-start: a real start over a store with sessions, the OTLP receiver listening, has answered its
+decoders, the read-only terminal, the store watcher and the stream, the metrics' samples, the
+vendor login reader and the git probe are imported when first used, not at start: a real start over a store with sessions, the OTLP receiver listening, has answered its
 first board without them, and once its routes are asked they answer (the route tests of each
 feature go through the same deferred routes) and their modules are there.
 :class:`cargento_web.deferred.DeferredRoutes` is held to its contract here too.
@@ -48,10 +48,14 @@ DEFERRED = (
     "cargento_web.telemetry.otlp",
     "cargento_web.cockpit.terminal",
     "cargento_web.runtime.inotify",
+    "cargento_web.stream",
+    "cargento_web.metrics.readings",
+    "cargento_web.capacity.credentials",
+    "cargento_web.endings.git",
 )
 
 #: What the requests the test makes after the first answer import (the annotations' and the
-#: observer's routes, one OTLP export).
+#: observer's routes, one OTLP export, one scrape).
 ASKED = (
     "cargento_web.annotations.routes",
     "cargento_web.annotations.intent",
@@ -59,6 +63,7 @@ ASKED = (
     "cargento_web.observer.routes",
     "cargento_web.observer.summary_routes",
     "cargento_web.telemetry.otlp",
+    "cargento_web.metrics.readings",
 )
 
 _SERVE = """
@@ -86,6 +91,7 @@ def run():
         "annotations": ask(PORT, "GET", "/api/annotations")[0],
         "reading_get": ask(PORT, "GET", "/api/reading")[0],
         "otlp": ask(OTLP, "POST", "/v1/metrics", b"{}", {"Content-Type": "application/json"})[0],
+        "metrics": ask(PORT, "GET", "/metrics")[0],
     }
     with open(OUT, "w") as out:
         json.dump({"first": first, "answers": answers, "after": sorted(sys.modules)}, out)
@@ -135,6 +141,7 @@ def test_a_real_first_answer_imports_none_of_the_deferred_modules_and_asking_imp
     assert found["answers"]["annotations"] == 200
     assert found["answers"]["reading_get"] == 405, "the guard's refusal of a GET, from the route's own handler"
     assert found["answers"]["otlp"] == 200, "an empty JSON export is answered, not refused"
+    assert found["answers"]["metrics"] == 200
     assert set(ASKED) <= after, sorted(set(ASKED) - after)
 
 
