@@ -2,7 +2,7 @@
 
 The modules behind a feature's own routes, a reading's prompt and CLI runner, the OTLP
 decoders, the read-only terminal, the store watcher and the stream, the metrics' samples, the
-vendor login reader and the git probe are imported when first used, not at start: a real start over a store with sessions, the OTLP receiver listening, has answered its
+vendor login reader, the git probe and a reach nudge's wording are imported when first used, not at start: a real start over a store with sessions, the OTLP receiver listening, has answered its
 first board without them, and once its routes are asked they answer (the route tests of each
 feature go through the same deferred routes) and their modules are there.
 :class:`cargento_web.deferred.DeferredRoutes` is held to its contract here too.
@@ -52,6 +52,7 @@ DEFERRED = (
     "cargento_web.metrics.readings",
     "cargento_web.capacity.credentials",
     "cargento_web.endings.git",
+    "cargento_web.reach.nudge",
 )
 
 #: What the requests the test makes after the first answer import (the annotations' and the
