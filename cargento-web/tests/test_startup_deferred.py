@@ -2,7 +2,7 @@
 
 The modules behind a feature's own routes, a reading's prompt and CLI runner, the OTLP
 decoders, the read-only terminal, the store watcher and the stream, the metrics' samples, the
-vendor login reader, the git probe and a reach nudge's wording are imported when first used, not at start: a real start over a store with sessions, the OTLP receiver listening, has answered its
+vendor login reader, the git probe, a reach nudge's wording and the daemon's controls are imported when first used, not at start: a real start over a store with sessions, the OTLP receiver listening, has answered its
 first board without them, and once its routes are asked they answer (the route tests of each
 feature go through the same deferred routes) and their modules are there.
 :class:`cargento_web.deferred.DeferredRoutes` is held to its contract here too.
@@ -36,7 +36,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 #: Each is imported only by what needs it: a request to its routes, a reading, an export or a
-#: telemetry file line, a run with the read-only terminal, a page holding the stream.
+#: telemetry file line, a run with the read-only terminal, a page holding the stream, a scrape,
+#: a vendor poll, a session's end, a nudge, ``--daemon``/``--status``/``--stop``.
 DEFERRED = (
     "cargento_web.annotations.routes",
     "cargento_web.annotations.intent",
@@ -53,6 +54,7 @@ DEFERRED = (
     "cargento_web.capacity.credentials",
     "cargento_web.endings.git",
     "cargento_web.reach.nudge",
+    "cargento_web.lifecycle",
 )
 
 #: What the requests the test makes after the first answer import (the annotations' and the
