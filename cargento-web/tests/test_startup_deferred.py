@@ -37,7 +37,7 @@ from starlette.routing import BaseRoute, Route
 
 #: Each is imported only by what needs it: a request to its routes, a reading, an export or a
 #: telemetry file line, a run with the read-only terminal, a page holding the stream, a scrape,
-#: a vendor poll, a session's end, a nudge, ``--daemon``/``--status``/``--stop``.
+#: a vendor poll, a session's end, a nudge, ``--unasked-readings``, ``--daemon``/``--status``/``--stop``.
 DEFERRED = (
     "cargento_web.annotations.routes",
     "cargento_web.annotations.intent",
@@ -46,6 +46,7 @@ DEFERRED = (
     "cargento_web.observer.summary_routes",
     "cargento_web.observer.prompt",
     "cargento_web.observer.runner",
+    "cargento_web.observer.unasked",
     "cargento_web.telemetry.otlp",
     "cargento_web.cockpit.terminal",
     "cargento_web.runtime.inotify",
@@ -179,7 +180,10 @@ def test_a_feature_declares_exactly_the_routes_its_builder_makes(
     extension = feature(_context(builder_for([], tmp_path / "home"), tmp_path))  # type: ignore[call-arg]
     guard = Guard(Settings(port=4553))
     made = getattr(extension, "made_routes")  # noqa: B009 - the features' own builder
-    assert _shape(extension.routes(guard)) == _shape(made(guard))
+    try:
+        assert _shape(extension.routes(guard)) == _shape(made(guard))
+    finally:
+        extension.close()
 
 
 def _counted(calls: list[int]) -> DeferredRoutes:

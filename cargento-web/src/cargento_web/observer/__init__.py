@@ -44,12 +44,13 @@ from .providers import Route, route_for
 from .service import Readings, later_directions
 from .sidecars import Sidecars, attempts_made
 from .summaries import Summaries, summary_attempts_made
-from .unasked import UnaskedChecks
 
 if TYPE_CHECKING:
     from cargento.cli import Options
 
     from cargento_web.app import Guard
+
+    from .unasked import UnaskedChecks
 
 __all__ = ["Observer", "create", "forget", "own_stores"]
 
@@ -100,6 +101,9 @@ class Observer(Extension):
         self._swept: object = None
         self.unasked: UnaskedChecks | None = None
         if options.unasked_readings and not self.model_off and not self.off:
+            # The unasked lane runs only under --unasked-readings: its module is imported then.
+            from .unasked import UnaskedChecks
+
             self.unasked = UnaskedChecks(
                 intents=self.annotated,
                 departures=self.departures,
