@@ -1,11 +1,13 @@
 """What a server's first ``/api/data`` answer does not wait for (issue 24, footprint and speed).
 
-The modules behind a feature's own routes, a reading's prompt and CLI runner, the OTLP
-decoders, the read-only terminal, the store watcher and the stream, the metrics' samples, the
-vendor login reader, the git probe, a reach nudge's wording and the daemon's controls are imported when first used, not at start: a real start over a store with sessions, the OTLP receiver listening, has answered its
-first board without them, and once its routes are asked they answer (the route tests of each
-feature go through the same deferred routes) and their modules are there.
-:class:`cargento_web.deferred.DeferredRoutes` is held to its contract here too.
+The modules behind a feature's own routes, a reading's prompt and CLI runner, the unasked lane,
+the OTLP decoders, the read-only terminal, the store watcher and the stream, the metrics'
+samples, the vendor login reader, the git probe, a reach nudge's wording and the daemon's
+controls are imported when first used, not at start: a real start over a store with sessions,
+the OTLP receiver listening, has answered its first board without them, and once its routes are
+asked they answer (the route tests of each feature go through the same deferred routes) and
+their modules are there. :class:`cargento_web.deferred.DeferredRoutes` is held to its contract
+here too.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from starlette.routing import BaseRoute, Route
 
 #: Each is imported only by what needs it: a request to its routes, a reading, an export or a
 #: telemetry file line, a run with the read-only terminal, a page holding the stream, a scrape,
-#: a vendor poll, a session's end, a nudge, ``--unasked-readings``, ``--daemon``/``--status``/``--stop``.
+#: a vendor poll, a session's end, a nudge, ``--unasked-readings``, ``--daemon``/``--status``/
+#: ``--stop``.
 DEFERRED = (
     "cargento_web.annotations.routes",
     "cargento_web.annotations.intent",
