@@ -43,7 +43,6 @@ from cargento_web.reports import all_reports
 from cargento_web.runtime.presence import HEARTBEAT_S, PRESENCE_BODY_LIMIT, Presence, parse_report
 from cargento_web.security import HostGuard, check_host, check_state_change, read_body
 from cargento_web.settings import Settings
-from cargento_web.stream import events
 
 __all__ = ["APP_NAME", "Guard", "create_app", "document"]
 
@@ -233,6 +232,8 @@ def create_app(
         return OutboundJSON(answer, headers={"Cache-Control": "no-store"})
 
     async def stream(request: Request) -> Response:
+        from cargento_web.stream import events  # the SSE feed: imported by the first page that holds it
+
         return StreamingResponse(
             events(live, all_sessions=_flag(request, "all", settings.all_sessions), heartbeat_s=settings.heartbeat_s),
             media_type="text/event-stream",

@@ -8,7 +8,6 @@ import sys
 
 from cargento.cli import Options
 
-from cargento_web import lifecycle
 from cargento_web.arenas import tune_malloc
 from cargento_web.environment import serving_environment
 from cargento_web.server import serve
@@ -26,15 +25,18 @@ def serve_options(options: Options, *, log_path: str | None = None) -> int:
 def run(options: Options) -> int:
     """Carry out a serving command; returns the process exit code."""
     try:
-        if options.status:
-            return lifecycle.status(options.port)
-        if options.stop:
-            return lifecycle.stop(options.port)
+        if options.status or options.stop:
+            # The daemon and its controls are imported by those commands alone, not to serve.
+            from cargento_web import lifecycle
+
+            return lifecycle.status(options.port) if options.status else lifecycle.stop(options.port)
         if options.forget:
             from cargento_web.forget import forget
 
             return forget(options.port)
         if options.daemon:
+            from cargento_web import lifecycle
+
             return lifecycle.daemon(options)
         return serve_options(options)
     except KeyboardInterrupt:

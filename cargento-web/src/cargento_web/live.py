@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 import attrs
@@ -36,8 +36,10 @@ from cargento.models import Discovery
 
 from cargento_web.extensions import Extensions
 from cargento_web.order import StableOrder
-from cargento_web.runtime import inotify
 from cargento_web.settings import Settings
+
+if TYPE_CHECKING:
+    from cargento_web.runtime import inotify
 
 __all__ = ["Feed", "LiveBoard", "watch_targets"]
 
@@ -535,6 +537,9 @@ class LiveBoard:
             return
         self._end_watch()
         self._watching = targets
+        # The watcher is imported when a page first holds a stream, not at start.
+        from cargento_web.runtime import inotify
+
         if inotify.available():
             try:
                 watch = inotify.InotifyWatch(targets[0], targets[1], self._on_inotify)

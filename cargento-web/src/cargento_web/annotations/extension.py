@@ -12,10 +12,10 @@ from cargento.board import Board
 from cargento.diagnose import OwnStore
 from starlette.routing import BaseRoute
 
-from cargento_web.annotations.records import MAX_CHARS, MAX_LINES
-from cargento_web.annotations.routes import OFF_REASON, annotation_routes
+from cargento_web.annotations.records import MAX_CHARS, MAX_LINES, OFF_REASON
 from cargento_web.annotations.store import ANNOTATIONS_FILE, MAX_RECORDS, MAX_REVISIONS, AnnotationStore
 from cargento_web.annotations.summary import board_share
+from cargento_web.deferred import DeferredRoutes
 from cargento_web.extensions import Extension, ExtensionContext
 
 if TYPE_CHECKING:
@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 __all__ = ["AnnotationsExtension"]
 
 log = logging.getLogger("cargento_web")
+
+#: The feature's routes (:mod:`.routes`, made on the first request to one of them).
+ROUTES = (
+    ("/api/annotate", ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")),
+    ("/api/annotations", ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")),
+)
 
 
 class AnnotationsExtension(Extension):
@@ -50,6 +56,14 @@ class AnnotationsExtension(Extension):
         return moment if isinstance(moment, datetime) else datetime.now(UTC)
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
+        later = DeferredRoutes(lambda: self.made_routes(guard))
+        return [later.route(path, methods) for path, methods in ROUTES]
+
+    def made_routes(self, guard: Guard) -> Sequence[BaseRoute]:
+        """The routes themselves; their module (the request parsing, the Intent log) is
+        imported here, on the first request, not at start."""
+        from cargento_web.annotations.routes import annotation_routes
+
         return annotation_routes(
             guard,
             self.store,

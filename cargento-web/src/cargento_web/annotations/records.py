@@ -32,6 +32,7 @@ __all__ = [
     "LINE_SOURCES",
     "MAX_CHARS",
     "MAX_LINES",
+    "OFF_REASON",
     "Discard",
     "Entry",
     "Foreign",
@@ -49,6 +50,12 @@ ENTRY_VERSION = 1
 MAX_CHARS = 240
 #: The expected-outcome checklist holds at most this many lines.
 MAX_LINES = 6
+#: What the routes and the page say under ``--no-annotations`` (here, not in :mod:`.routes`, so
+#: the page's configuration does not import the routes at start).
+OFF_REASON = (
+    "Annotations are off for this run (--no-annotations): the goal and expected outcome lines you typed "
+    "are neither read nor saved."
+)
 #: Where a goal came from: typed, or adopted from the session's own prompt ("from your prompt").
 GOAL_SOURCES = ("typed", "prompt")
 #: Where a checklist line came from: typed, or added from an entry (a prompt, a published goal).

@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from cargento_web.annotations.intent import intent_log
+from cargento_web.annotations.records import OFF_REASON
 from cargento_web.annotations.requests import BODY_LIMIT, Refusal, parse_annotate
 from cargento_web.annotations.store import AnnotationStore, Result
 from cargento_web.annotations.summary import all_views, entry_view
@@ -32,11 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = ["OFF_REASON", "STATUS", "annotation_routes"]
 
-#: What the routes and the page say under ``--no-annotations``.
-OFF_REASON = (
-    "Annotations are off for this run (--no-annotations): the goal and expected outcome lines you typed "
-    "are neither read nor saved."
-)
 #: The HTTP status of each outcome; the body always carries the outcome itself.
 STATUS = {"stored": 200, "unchanged": 200, "refused": 400, "unwritable": 507, "untrusted": 409, "unreadable": 409}
 _EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]

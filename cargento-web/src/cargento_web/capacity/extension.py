@@ -36,7 +36,6 @@ from starlette.routing import BaseRoute, Route
 
 from cargento_web.boardchanges import BoardChanges
 from cargento_web.capacity.consent import UNANSWERED, ConsentStore
-from cargento_web.capacity.credentials import read_credential
 from cargento_web.capacity.freshness import stale_reason
 from cargento_web.capacity.pace import PRESSURE_PERCENT, Assessment, assess, order
 from cargento_web.capacity.poller import POLL_S, Source, VendorPoller
@@ -121,6 +120,9 @@ def default_sources(context: ExtensionContext, endpoints: Mapping[str, QuotaEndp
         label = names.get(key, key)
 
         def credential(now: datetime, endpoint: QuotaEndpoint = endpoint, label: str = label) -> Any:
+            # The login is read, and its reader imported, by the first poll, not at start.
+            from cargento_web.capacity.credentials import read_credential
+
             return read_credential(endpoint, label=label, platform=platform, now=now)
 
         vendor = Vendor(

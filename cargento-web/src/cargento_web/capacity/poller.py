@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from cargento_web.capacity.credentials import Credential, CredentialProblem
 from cargento_web.capacity.vendors import Failure, Vendor, fetch
 from cargento_web.capacity.windows import Window
 
 if TYPE_CHECKING:
     import httpx
+
+    from cargento_web.capacity.credentials import Credential, CredentialProblem
 
 __all__ = ["POLL_S", "Source", "VendorPoller", "VendorState"]
 
@@ -97,6 +98,9 @@ class VendorPoller:
         return started
 
     def _attempt(self, key: str, now: datetime) -> None:
+        # The login reader is imported by the first poll (most runs never poll), not at start.
+        from cargento_web.capacity.credentials import CredentialProblem
+
         source = self.sources[key]
         result: list[Window] | Failure
         try:

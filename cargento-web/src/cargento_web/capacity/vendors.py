@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from cargento.models import QuotaEndpoint, QuotaWindow
 
-from cargento_web.capacity.credentials import Credential
 from cargento_web.capacity.windows import Window
 
 __all__ = ["REPLY_LIMIT", "TIMEOUT", "Failure", "Vendor", "fetch", "windows_of"]
 
 if TYPE_CHECKING:
     import httpx
+
+    from cargento_web.capacity.credentials import Credential
 
 #: Explicit timeouts (any step, then the connect), in seconds: a vendor that does not answer is
 #: said, not waited on. (Plain numbers: httpx is imported on the first fetch, not at start.)

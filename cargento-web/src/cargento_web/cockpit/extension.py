@@ -20,13 +20,13 @@ from starlette.routing import BaseRoute, Route
 from cargento_web.cockpit.semantic import SemanticHistory
 from cargento_web.cockpit.spacedock import Workflow, WorkflowReader
 from cargento_web.cockpit.started import started_flags
-from cargento_web.cockpit.terminal import Refused, Terminal
 from cargento_web.cockpit.tripwires import Rule, Tripwires, TripwireStore
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.outbound import OutboundJSON
 
 if TYPE_CHECKING:
     from cargento_web.app import Guard
+    from cargento_web.cockpit.terminal import Terminal
 
 __all__ = ["TRIPWIRE_BODY_LIMIT", "Cockpit"]
 
@@ -70,6 +70,10 @@ class Cockpit(Extension):
         self.semantic = SemanticHistory(context.state_dir)
         self.terminal: Terminal | None = None
         if options.interaction_origin_session and options.interaction_origin_registration_file:
+            # Only a run started from an interaction origin has the terminal: its module is
+            # imported here, not at every start.
+            from cargento_web.cockpit.terminal import Terminal
+
             self.terminal = Terminal(
                 options.interaction_origin_session,
                 Path(options.interaction_origin_registration_file).expanduser(),
@@ -161,6 +165,8 @@ class Cockpit(Extension):
                 return OutboundJSON({"error": "the body is not JSON"}, status_code=400)
             if not isinstance(body, dict):
                 return OutboundJSON({"error": "the body is not a JSON object"}, status_code=400)
+            from cargento_web.cockpit.terminal import Refused  # imported with the terminal itself
+
             try:
                 made = await asyncio.to_thread(self.terminal.register, body)
             except Refused as e:

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board
 
-from cargento_web.endings.git import GitReading, probe_git
 from cargento_web.endings.readings import EndingReadings
 from cargento_web.extensions import Extension, ExtensionContext
 
 if TYPE_CHECKING:
     from cargento_web.endings.demo import DemoRepos
+    from cargento_web.endings.git import GitReading
 
 __all__ = ["CAVEAT", "EndingsExtension", "create"]
 
@@ -50,6 +50,9 @@ class EndingsExtension(Extension):
         env = dict(context.env)
 
         def probe(cwd: str | None) -> GitReading:
+            # git is asked when a session stops or ends; its module is imported then, not at start.
+            from cargento_web.endings.git import probe_git
+
             return probe_git(cwd, env=env)
 
         hub: Any = context.hub

@@ -22,14 +22,17 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board import Board, BoardSession
 from cargento.timestamps import iso
 
 from cargento_web.boardchanges import BoardChanges
-from cargento_web.endings.git import GitReading
+
+if TYPE_CHECKING:
+    # The probe's module (git's environment, its commands) is imported by the first probe.
+    from cargento_web.endings.git import GitReading
 
 __all__ = ["Ending", "EndingReadings", "conflict_of", "outcome"]
 
@@ -92,7 +95,7 @@ def conflict_of(s: BoardSession) -> str | None:
     return None
 
 
-Probe = Callable[[str | None], GitReading]
+Probe = Callable[[str | None], "GitReading"]
 
 
 class EndingReadings:
@@ -210,6 +213,8 @@ class EndingReadings:
         try:
             reading = future.result()
         except Exception as exc:  # a probe that raised is unmeasured, never clean
+            from cargento_web.endings.git import GitReading
+
             reading = GitReading(status="unmeasured", detail=f"the probe failed ({exc})")
         with self._lock:
             if self._endings.get(key) is not ending:

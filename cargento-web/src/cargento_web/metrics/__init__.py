@@ -18,11 +18,11 @@ from starlette.routing import BaseRoute, Route
 
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.metrics.prometheus import Exposition
-from cargento_web.metrics.readings import Sample, board_samples
 
 if TYPE_CHECKING:
     from cargento_web.app import Guard
     from cargento_web.metrics.push import Pusher
+    from cargento_web.metrics.readings import Sample
 
 __all__ = ["Metrics", "create"]
 
@@ -43,6 +43,9 @@ class Metrics(Extension):
     def samples(self, board: Board | None) -> list[Sample]:
         if board is None:
             return []
+        # The samples are worked out by the first scrape or push, and their module imported then.
+        from cargento_web.metrics.readings import board_samples
+
         registry = self.context.builder.registry
         deliveries = getattr(self.context.hub, "deliveries", None)
         raised = dict(getattr(deliveries, "raised_by_outcome", {}) or {})

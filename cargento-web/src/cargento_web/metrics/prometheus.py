@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from cargento_web.metrics.latency import Latency
-from cargento_web.metrics.readings import Sample
 
 if TYPE_CHECKING:
     from prometheus_client.core import Metric
+
+    from cargento_web.metrics.readings import Sample
 
 __all__ = ["Exposition"]
 

@@ -29,6 +29,7 @@ from cargento.models import ReadingProvider
 from cargento.statedir import state_dir as default_state_dir
 from starlette.routing import BaseRoute
 
+from cargento_web.deferred import DeferredRoutes
 from cargento_web.extensions import Extension, ExtensionContext
 
 from .annotated import AnnotatedIntents
@@ -38,24 +39,30 @@ from .departures import DEPARTURES_FILE, DeparturesStore
 from .harnesses import Declared
 from .intents import Intent, IntentSource
 from .jsonstore import StoreUnavailable, inspect
-from .prompt import PROMPT_LIMIT
+from .limits import PROMPT_LIMIT, TIMEOUT_S
 from .providers import Route, route_for
-from .routes import reading_routes
-from .runner import TIMEOUT_S
 from .service import Readings, later_directions
 from .sidecars import Sidecars, attempts_made
 from .summaries import Summaries, summary_attempts_made
-from .summary_routes import summary_routes
-from .unasked import UnaskedChecks
 
 if TYPE_CHECKING:
     from cargento.cli import Options
 
     from cargento_web.app import Guard
 
+    from .unasked import UnaskedChecks
+
 __all__ = ["Observer", "create", "forget", "own_stores"]
 
 _ROUTE_TTL_S = 15.0
+_EVERY_METHOD = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+#: The observer's routes (:mod:`.routes`, :mod:`.summary_routes`), made on the first request.
+ROUTES = (
+    ("/api/reading", _EVERY_METHOD),
+    ("/api/reading/cancel", _EVERY_METHOD),
+    ("/api/summary", _EVERY_METHOD),
+    ("/api/summary/cancel", _EVERY_METHOD),
+)
 
 log = logging.getLogger("cargento_web")
 
@@ -94,6 +101,9 @@ class Observer(Extension):
         self._swept: object = None
         self.unasked: UnaskedChecks | None = None
         if options.unasked_readings and not self.model_off and not self.off:
+            # The unasked lane runs only under --unasked-readings: its module is imported then.
+            from .unasked import UnaskedChecks
+
             self.unasked = UnaskedChecks(
                 intents=self.annotated,
                 departures=self.departures,
@@ -288,6 +298,14 @@ class Observer(Extension):
     # -- the extension -------------------------------------------------------------------
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
+        later = DeferredRoutes(lambda: self.made_routes(guard))
+        return [later.route(path, methods) for path, methods in ROUTES]
+
+    def made_routes(self, guard: Guard) -> list[BaseRoute]:
+        """The routes themselves, their modules imported on the first request, not at start."""
+        from .routes import reading_routes
+        from .summary_routes import summary_routes
+
         return [*reading_routes(self, guard), *summary_routes(self, guard)]
 
     def _sweep_discards(self) -> None:

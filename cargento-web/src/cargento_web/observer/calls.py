@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .budget import BudgetStore
 from .jsonstore import StoreUnavailable
-from .runner import TIMEOUT_S
+from .limits import TIMEOUT_S
 from .sidecars import Sidecars
 
 if TYPE_CHECKING:

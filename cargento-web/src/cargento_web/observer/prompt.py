@@ -17,10 +17,10 @@ import orjson
 from cargento.redact import redact
 
 from .account import Account
+from .limits import PROMPT_LIMIT
 
 __all__ = ["PROMPT_LIMIT", "VERDICTS", "Prompt", "Verdict", "build_prompt", "parse_reply"]
 
-PROMPT_LIMIT = 16_384
 VERDICTS = ("consistent", "departs", "unknown")
 _EVIDENCE_LIMIT = 400
 

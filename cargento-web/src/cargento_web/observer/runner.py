@@ -21,10 +21,10 @@ from typing import Literal
 
 import attrs
 
+from .limits import TIMEOUT_S
+
 __all__ = ["TIMEOUT_S", "Call", "run_call"]
 
-#: How long one call may take.
-TIMEOUT_S = 60.0
 #: The most of a reply kept; a longer one is cut here (and then fails to parse).
 _REPLY_LIMIT = 64 * 1024
 

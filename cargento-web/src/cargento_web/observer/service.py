@@ -20,7 +20,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board import BoardSession
@@ -30,10 +30,12 @@ from .budget import BudgetStore
 from .calls import ModelCalls
 from .consent import ConsentStore
 from .intents import Intent, IntentSource
-from .prompt import build_prompt, parse_reply
+from .limits import TIMEOUT_S
 from .providers import Route
-from .runner import TIMEOUT_S, Call, run_call
 from .sidecars import Sidecars, attempts_made
+
+if TYPE_CHECKING:
+    from .runner import Call
 
 __all__ = ["Flight", "Readings", "later_directions"]
 
@@ -136,6 +138,10 @@ class Readings(ModelCalls):
         self.changed()
 
     def _run(self, flight: Flight, session: BoardSession, route: Route, intent: Intent) -> None:
+        # Building the prompt and running the CLI are imported by the first reading, not at start.
+        from .prompt import build_prompt, parse_reply
+        from .runner import run_call
+
         outcome: dict[str, Any]
         reading: dict[str, Any] | None = None
         try:

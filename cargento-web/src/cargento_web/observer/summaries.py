@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import orjson
@@ -31,10 +31,12 @@ from cargento.board import BoardSession
 from cargento.redact import redact
 
 from .calls import ModelCalls
-from .prompt import PROMPT_LIMIT
+from .limits import PROMPT_LIMIT
 from .providers import Route
-from .runner import Call, run_call
 from .service import Flight
+
+if TYPE_CHECKING:
+    from .runner import Call
 
 __all__ = [
     "KEEP_SUMMARIES",
@@ -168,6 +170,9 @@ class Summaries(ModelCalls):
         self.launch(flight, "summary_inflight", marker, lambda: self._run(flight, session, route), "summary")
 
     def _run(self, flight: Flight, session: BoardSession, route: Route) -> None:
+        # The CLI runner is imported by the first summary, not at start.
+        from .runner import run_call
+
         summary: dict[str, Any] | None = None
         outcome: dict[str, Any]
         try:

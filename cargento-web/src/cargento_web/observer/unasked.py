@@ -24,9 +24,8 @@ from .account import WorkSource, build_account
 from .consent import ConsentStore
 from .departures import DeparturesStore
 from .intents import Intent, IntentSource
-from .prompt import build_prompt, parse_reply
+from .limits import TIMEOUT_S
 from .providers import Route
-from .runner import TIMEOUT_S, run_call
 
 __all__ = ["PER_DAY", "PER_SESSION", "UnaskedChecks"]
 
@@ -116,6 +115,10 @@ class UnaskedChecks:
                 self._pending.discard((session.harness, session.session_id))
 
     def _check(self, session: BoardSession, intent: Intent) -> None:
+        # Building the prompt and running the CLI are imported by the first check, not at start.
+        from .prompt import build_prompt, parse_reply
+        from .runner import run_call
+
         limits = self.limits()
         key = f"{session.harness}/{session.session_id}"
         if limits["day_spent"] or limits["sessions"].get(key, 0) >= PER_SESSION:

@@ -19,16 +19,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
 
 import attrs
 
-from cargento_web.reach.nudge import Nudge, compose, encode
 from cargento_web.reach.target import ReachTarget
 from cargento_web.runtime.alerts import Pending
 from cargento_web.runtime.delivery import DeliveryWorker
 from cargento_web.runtime.notifiers import Sent
 from cargento_web.runtime.presence import Presence
 from cargento_web.runtime.stores import DeliveriesStore, Delivery
+
+if TYPE_CHECKING:
+    from cargento_web.reach.nudge import Nudge
 
 __all__ = ["ReachLane", "ReachPolicy"]
 
@@ -134,6 +137,9 @@ class ReachLane:
             )
         named = self.namer(item.harness, item.session_id)
         label, title = named if named is not None else (item.harness, item.session_id[:8])
+        # A nudge's wording and encoding are imported by the first nudge, not at start.
+        from cargento_web.reach.nudge import compose
+
         nudge = compose(item.kind, label, title)
         delivery = Delivery(
             harness=item.harness,
@@ -160,6 +166,8 @@ class ReachLane:
         return reason
 
     def _deliver(self, job: tuple[Delivery, Nudge]) -> Delivery:
+        from cargento_web.reach.nudge import encode
+
         delivery, nudge = job
         body, headers = encode(self.target, nudge)
         sent = self._post(body, headers)

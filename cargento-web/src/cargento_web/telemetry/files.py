@@ -14,12 +14,15 @@ import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cargento.readers.regular import open_regular
 from cargento.telemetry import TelemetryFile
 
 from cargento_web.telemetry.ledger import Ledger
-from cargento_web.telemetry.otlp import Malformed, Record, decode_logs, decode_metrics
+
+if TYPE_CHECKING:
+    from cargento_web.telemetry.otlp import Record
 
 __all__ = ["TelemetryFiles"]
 
@@ -114,6 +117,9 @@ class TelemetryFiles:
         return self.ledger.take_records(records, now=now) if records else 0
 
     def _line(self, line: bytes, now: datetime) -> int:
+        # The decoders are imported by the first line a file holds, not at start.
+        from cargento_web.telemetry.otlp import Malformed, decode_logs, decode_metrics
+
         head = line[:200]
         try:
             if b"resourceMetrics" in head or b"resource_metrics" in head:
@@ -137,6 +143,8 @@ def _sdk_record(value: object, now: datetime) -> Record | None:
     names = [n for n in (attributes.get("event.name"), value.get("body")) if isinstance(n, str) and 0 < len(n) <= 200]
     if not names:
         return None
+    from cargento_web.telemetry.otlp import Record  # the decoders' module, imported by the first record
+
     resource = value.get("resource")
     resource_attributes = resource.get("attributes") if isinstance(resource, dict) else None
     return Record(

@@ -13,13 +13,15 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board.identity import row_key
 from cargento.telemetry import FigureSource, TelemetryVocabulary
 
-from cargento_web.telemetry.otlp import Point, Record
+if TYPE_CHECKING:
+    # The decoded shapes only; the decoders are imported by the first export or file line.
+    from cargento_web.telemetry.otlp import Point, Record
 
 __all__ = ["RATE_WINDOW", "SESSIONS_KEPT", "STALE_AFTER", "Ledger"]
 

@@ -25,7 +25,6 @@ from starlette.routing import Route
 from cargento_web.quietserver import QuietServer, quiet_config
 from cargento_web.security import read_body
 from cargento_web.telemetry.ledger import Ledger
-from cargento_web.telemetry.otlp import BODY_LIMIT, Malformed, decode_logs, decode_metrics, encoding_of, inflate
 
 __all__ = ["Receiver", "receiver_app"]
 
@@ -50,6 +49,16 @@ def receiver_app(
 
     def handler(signal: str) -> Callable[[Request], object]:
         async def receive(request: Request) -> Response:
+            # The decoders are imported by the first export, not at every start.
+            from cargento_web.telemetry.otlp import (
+                BODY_LIMIT,
+                Malformed,
+                decode_logs,
+                decode_metrics,
+                encoding_of,
+                inflate,
+            )
+
             peer = request.client.host if request.client else ""
             if peer not in LOOPBACK:
                 return _reply("", 403, "the telemetry receiver takes exports from this machine only")
