@@ -16,8 +16,6 @@ import json
 import subprocess
 import sys
 
-from cargento_web.extensions import FEATURES
-
 _START = """
 import gc, importlib, json
 import cargento.cli, cargento.board, cargento.plugins
@@ -36,9 +34,6 @@ for c in gc.get_objects():
         found[f"{c.__module__}.{c.__qualname__}"] = {"shared": c.__repr__.__module__ == "cargento.sharedrepr", "by_identity": "__eq__" not in c.__dict__}
 print(json.dumps(found))
 """
-
-#: Modules another change owns; their classes may take the shared repr or not.
-_NOT_YET: tuple[str, ...] = ()
 
 #: The attrs classes made at start that are compared by identity alone.
 IDENTITY = {
@@ -85,12 +80,7 @@ def _start_classes() -> dict[str, dict[str, bool]]:
 
 
 def test_the_classes_made_at_start_share_one_repr() -> None:
-    features = tuple(f"{name}." for name in FEATURES)
-    own = sorted(
-        name
-        for name, seen in _start_classes().items()
-        if not seen["shared"] and not name.startswith(_NOT_YET) and not name.startswith(features)
-    )
+    own = sorted(name for name, seen in _start_classes().items() if not seen["shared"])
     assert own == [], f"compile a __repr__ of their own: {own}"
 
 

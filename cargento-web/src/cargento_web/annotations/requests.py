@@ -14,6 +14,7 @@ from datetime import datetime
 
 import attrs
 import orjson
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
 from cargento_web.annotations.records import MAX_LINES
@@ -27,14 +28,16 @@ _HARNESS = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _ENTRY_LABEL_LIMIT = 80
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Annotate:
     harness: str
     sid: str
     change: Change
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Refusal:
     reason: str
 

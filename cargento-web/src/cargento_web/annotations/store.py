@@ -70,6 +70,7 @@ import orjson
 from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
 from cargento.redact import redact, redact_tree
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import iso
 
 from cargento_web.annotations.records import (
@@ -128,7 +129,8 @@ log = logging.getLogger("cargento_web")
 _UNSTATABLE = (-1, -1, -1, -1)
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Draft:
     """One line of a checklist as a save sends it."""
 
@@ -140,7 +142,8 @@ class Draft:
     entry: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Change:
     """What one request asks of a session's words (validated by the route's parser)."""
 
@@ -159,7 +162,8 @@ class Change:
     settle_through: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Result:
     """What the store did with one request."""
 
@@ -170,7 +174,8 @@ class Result:
     entry: Entry | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Loaded:
     """The store file as last read."""
 

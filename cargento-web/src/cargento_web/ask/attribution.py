@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 from cargento.models import HarnessInfo
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Attribution", "attribute", "declared_infos"]
 
@@ -27,7 +28,8 @@ _LIMIT = 256
 _PROJECT_LIMIT = 1024
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Attribution:
     harness: str | None = None
     session_id: str | None = None

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import attrs
 import orjson
 from cargento.forwarders._post import capability_for, proven
+from cargento.sharedrepr import shared_repr
 from cargento.statedir import CAPABILITY_HEADER
 
 __all__ = ["Asking", "Outcome", "Reply", "ask", "request"]
@@ -30,13 +31,15 @@ EXPIRY_GRACE_S = 5.0
 _RESPONSE_LIMIT = 256 * 1024
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Reply:
     status: int
     body: Any
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Asking:
     """One question to ask, with the asking session's attribution (``None`` when unknown)."""
 
@@ -48,7 +51,8 @@ class Asking:
     project: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Outcome:
     outcome: Literal["answered", "declined", "expired"]
     #: The chosen option (the asker's own copy of ``options[index]``) when answered.

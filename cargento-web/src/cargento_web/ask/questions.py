@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import attrs
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import iso
 
 __all__ = [
@@ -81,7 +82,8 @@ class Refused(Exception):
     """A valid question the lane will not take now (the cap is reached)."""
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Question:
     id: str
     #: The asking session, when the harness named it to the asking server; both ``None``
@@ -142,7 +144,8 @@ def _optional(value: object, limit: int, what: str) -> str | None:
     return value
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Asked:
     """A registration body, validated."""
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 from cargento.models import QuotaEndpoint
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["CREDENTIAL_LIMIT", "KEYCHAIN_TIMEOUT_S", "SECURITY", "Credential", "CredentialProblem", "read_credential"]
 
@@ -47,7 +48,8 @@ class Credential:
         raise TypeError("a credential is never serialised")
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class CredentialProblem:
     """Why no login was read: ``missing``, ``unreadable``, ``expired`` or ``unsupported``."""
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 from cargento_web.capacity.vendors import Failure, Vendor, fetch
 from cargento_web.capacity.windows import Window
@@ -34,7 +35,8 @@ log = logging.getLogger("cargento_web")
 POLL_S = 300.0
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Source:
     """A vendor and how its credential is read on this machine."""
 
@@ -42,7 +44,8 @@ class Source:
     credential: Callable[[datetime], Credential | CredentialProblem]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class VendorState:
     """What the last attempt for one vendor found."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["FIVE_HOURS_S", "MONTH", "WEEK_S", "Window", "Withheld"]
 
@@ -14,7 +15,8 @@ WEEK_S = 7 * 24 * 3600.0
 MONTH = "monthly"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Window:
     """One allowance window as a source published it.
 
@@ -42,7 +44,8 @@ class Window:
     detail: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Withheld:
     """A window, or a whole source, that has no reading to show, and why: never a zero."""
 

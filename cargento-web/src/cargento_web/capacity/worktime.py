@@ -13,6 +13,7 @@ from datetime import datetime
 
 import attrs
 from cargento.board import Board, BoardSession
+from cargento.sharedrepr import shared_repr
 
 from cargento_web.boardchanges import BoardChanges
 
@@ -22,7 +23,8 @@ __all__ = ["WorkTime", "Worked"]
 MAX_TRACKED = 4096
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Worked:
     project: str
     seconds: float

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 from cargento.board import Board, BoardSession
 from cargento.models import SpacedockBoot
+from cargento.sharedrepr import shared_repr
 
 from cargento_web.cockpit.frontmatter import read_frontmatter
 
@@ -59,7 +60,8 @@ FIRST_OFFICER = "spacedock:first-officer"
 ENSIGN = "spacedock:ensign"
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Entity:
     slug: str
     title: str | None
@@ -71,7 +73,8 @@ class Entity:
     held_by: str | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Workflow:
     """One workflow as this board reads it; ``stages`` is ``None`` when its README supports none."""
 
@@ -136,7 +139,8 @@ def _text(value: object, limit: int = 200) -> str | None:
     return None
 
 
-@attrs.define(eq=False)
+@shared_repr
+@attrs.define(eq=False, repr=False)
 class _Cached:
     signature: tuple[int, int, int, int]
     value: Any

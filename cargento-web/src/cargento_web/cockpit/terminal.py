@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 from cargento.board import Board
 from cargento.redact import redact
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["MAX_BYTES", "MAX_LINES", "Registration", "Terminal", "write_capability"]
 
@@ -51,7 +52,8 @@ def write_capability(path: Path) -> str:
     return capability
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Registration:
     socket: str
     pane: str

@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
+from cargento.sharedrepr import shared_repr
 
 from cargento_web.cockpit.spacedock import Workflow
 from cargento_web.runtime.setaside import set_aside
@@ -40,7 +41,8 @@ MAX_BYTES = 256 * 1024
 _MAX_FIELD = 1000
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Rule:
     id: str
     workflow: str
@@ -51,7 +53,8 @@ class Rule:
     tripped: Mapping[str, Any] | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Change:
     """What a ``POST /api/tripwire`` came to: ``status`` is the HTTP status to answer with."""
 

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["GIT_TIMEOUT_S", "GitReading", "git_environment", "probe_git"]
 
@@ -34,7 +35,8 @@ GIT_TIMEOUT_S = 5.0
 OUTPUT_CAP = 4 * 1024 * 1024
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class GitReading:
     """What one probe found: ``dirty``, ``clean`` or ``unmeasured``."""
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board import Board, BoardSession
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import iso
 
 from cargento_web.boardchanges import BoardChanges
@@ -42,7 +43,8 @@ GRACE = timedelta(seconds=3)
 LIMIT = 500
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Ending:
     """One observed stop or end, and what the probe found."""
 

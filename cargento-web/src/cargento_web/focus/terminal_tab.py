@@ -19,6 +19,7 @@ import re
 import subprocess
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["OSASCRIPT_TIMEOUT_S", "TabRaise", "TerminalTabs", "tab_script"]
 
@@ -30,7 +31,8 @@ _TTY = re.compile(r"^/dev/[A-Za-z0-9]+(?:/[A-Za-z0-9]+)?$")
 _ANSWERS = {"Terminal": "Terminal", "iTerm2": "iTerm2", "none": None}
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class TabRaise:
     """What became of the tab part of a raise."""
 

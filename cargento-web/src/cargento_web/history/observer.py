@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 import attrs
 from cargento.board import Board, BoardSession
 from cargento.models import Subagent
+from cargento.sharedrepr import shared_repr
 
 from cargento_web.history.store import Observation
 
@@ -27,7 +28,8 @@ __all__ = ["BoardObserver", "RowFacts"]
 _DETAIL_LIMIT = 200
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class RowFacts:
     """What the observer remembers of one row between boards."""
 

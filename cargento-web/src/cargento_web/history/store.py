@@ -56,6 +56,7 @@ import orjson
 from cargento.atomicfile import write_atomic
 from cargento.redact import redact_tree
 from cargento.serde import right_sized
+from cargento.sharedrepr import shared_repr
 from cargento.timestamps import iso, parse_ts
 
 from cargento_web.runtime.journal import open_regular_nonblocking
@@ -93,7 +94,8 @@ _DETAIL_LIMIT = 200
 _HEAD = b'{"schema":1,"store":"history","observations":['
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Observation:
     """One thing the server observed about one session."""
 
@@ -123,7 +125,8 @@ class Observation:
         return out
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Window:
     """The span the history actually holds, for a caption."""
 

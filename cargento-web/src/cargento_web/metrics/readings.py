@@ -16,6 +16,7 @@ from typing import Literal
 
 import attrs
 from cargento.board import Board, BoardSession
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["PROJECT_LIMIT", "SERIES", "Sample", "board_samples", "project_labels"]
 
@@ -39,7 +40,8 @@ SERIES = (
 )
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Sample:
     name: str
     kind: Literal["gauge", "counter"]

@@ -22,11 +22,13 @@ import attrs
 from cargento.board import BoardSession
 from cargento.models import WorkRecord
 from cargento.redact import redact
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Account", "WorkSource", "build_account"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Account:
     #: One line per entry, oldest first, already redacted.
     entries: tuple[str, ...]

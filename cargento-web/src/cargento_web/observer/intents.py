@@ -13,11 +13,13 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Intent", "IntentSource"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Intent:
     harness: str
     sid: str

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 import orjson
 from cargento.redact import redact
+from cargento.sharedrepr import shared_repr
 
 from .account import Account
 from .limits import PROMPT_LIMIT
@@ -33,7 +34,8 @@ Answer with exactly one JSON object and nothing else:
 """
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Prompt:
     text: str
     #: Account entries that did not fit and were left out.
@@ -45,7 +47,8 @@ class Prompt:
         return len(self.text.encode("utf-8"))
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Verdict:
     n: int
     line: str

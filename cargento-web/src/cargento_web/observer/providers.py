@@ -16,11 +16,13 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 from cargento.models import ReadingProvider
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["Route", "route_for"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Route:
     """Which provider would read *harness* on this machine now, or why none can."""
 

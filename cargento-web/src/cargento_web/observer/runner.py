@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Literal
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 from .limits import TIMEOUT_S
 
@@ -31,7 +32,8 @@ _REPLY_LIMIT = 64 * 1024
 Ending = Literal["answered", "failed", "timeout", "cancelled"]
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Call:
     ending: Ending
     stdout: str = ""

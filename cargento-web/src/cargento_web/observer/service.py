@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board import BoardSession
+from cargento.sharedrepr import shared_repr
 
 from .account import WorkSource, build_account
 from .budget import BudgetStore
@@ -59,7 +60,8 @@ def later_directions(session: BoardSession | None, intent: Intent) -> list[dict[
     return [{"text": session.instruction.text, "at": session.instruction.at.isoformat()}]
 
 
-@attrs.define(kw_only=True, eq=False)
+@shared_repr
+@attrs.define(kw_only=True, eq=False, repr=False)
 class Flight:
     harness: str
     sid: str

@@ -29,6 +29,7 @@ import attrs
 import orjson
 from cargento.board import BoardSession
 from cargento.redact import redact
+from cargento.sharedrepr import shared_repr
 
 from .calls import ModelCalls
 from .limits import PROMPT_LIMIT
@@ -65,7 +66,8 @@ Answer with exactly one JSON object and nothing else:
 """
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class SummaryPrompt:
     text: str
     #: Characters of the prompt left out to keep within PROMPT_LIMIT bytes.

@@ -22,6 +22,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 from cargento_web.reach.target import ReachTarget
 from cargento_web.runtime.alerts import Pending
@@ -39,7 +40,8 @@ __all__ = ["ReachLane", "ReachPolicy"]
 _RETRYABLE = ("could-not-start", "timed-out")
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class ReachPolicy:
     away_after: timedelta = timedelta(minutes=5)
     cooldown: timedelta = timedelta(minutes=10)

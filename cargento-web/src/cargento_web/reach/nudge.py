@@ -11,6 +11,7 @@ import attrs
 import orjson
 from cargento.labels import clip
 from cargento.redact import redact
+from cargento.sharedrepr import shared_repr
 
 from cargento_web.reach.target import ReachTarget
 
@@ -26,7 +27,8 @@ KIND_WORDS = {
 _PRIORITY = {"gate": "high", "question": "high", "finished": "default", "idle": "default"}
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Nudge:
     title: str
     text: str

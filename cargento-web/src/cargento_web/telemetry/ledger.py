@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board.identity import row_key
+from cargento.sharedrepr import shared_repr
 from cargento.telemetry import FigureSource, TelemetryVocabulary
 
 if TYPE_CHECKING:
@@ -36,7 +37,8 @@ SESSIONS_KEPT = 512
 SAMPLES_KEPT = 2048
 
 
-@attrs.define(eq=False)
+@shared_repr
+@attrs.define(eq=False, repr=False)
 class _Tally:
     """One figure from one source for one session.
 
@@ -68,7 +70,8 @@ class _Tally:
         return sum(a for t, a in samples if t >= since) / (RATE_WINDOW.total_seconds() / 60)
 
 
-@attrs.define(eq=False)
+@shared_repr
+@attrs.define(eq=False, repr=False)
 class _Session:
     harness: str
     session_id: str

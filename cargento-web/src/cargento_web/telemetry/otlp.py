@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import attrs
+from cargento.sharedrepr import shared_repr
 
 __all__ = ["BODY_LIMIT", "Malformed", "Point", "Record", "decode_logs", "decode_metrics", "inflate"]
 
@@ -30,7 +31,8 @@ class Malformed(ValueError):
     """The body is not an OTLP export request of the expected signal."""
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Point:
     """One metric data point: a number sum or gauge value with its attributes."""
 
@@ -44,7 +46,8 @@ class Point:
     start: datetime | None = None
 
 
-@attrs.frozen(kw_only=True)
+@shared_repr
+@attrs.frozen(kw_only=True, repr=False)
 class Record:
     """One log record read as an event: its names, attributes and time.
 
