@@ -337,3 +337,37 @@ def test_holds_says_whether_a_session_is_held_until_its_last_observation_goes(tm
     again.load()
     assert again.holds("claude", "newest") and not again.holds("claude", "old")
     assert [again.holds("claude", s) for s in ("new", "newer")] == [True, True]
+
+
+def test_a_store_read_back_redacts_each_distinct_string_once_and_still_redacts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read back, a store's observations repeat their harness, kind, source, project and state;
+    each distinct string is redacted once per batch, and a credential written into the file
+    by another writer is still cut out."""
+    clock = Clock()
+    store = HistoryStore(tmp_path, clock=clock)
+    store.load()
+    store.record([obs(i / 10, f"s{i % 3}", detail=f"step {i}") for i in range(30)])
+    assert store.flush()
+    path = tmp_path / HISTORY_FILE
+    doc = orjson.loads(path.read_bytes())
+    doc["observations"][0]["detail"] = "ran deploy --password hunter2hunter2"
+    path.write_bytes(orjson.dumps(doc))
+
+    import cargento.redact as redaction
+
+    asked: list[str] = []
+    real = redaction.redact
+
+    def counting(text: str) -> str:
+        asked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(redaction, "redact", counting)
+    again = HistoryStore(tmp_path, clock=clock)
+    again.load()
+    assert len(asked) == len(set(asked)), "a string repeated across observations is redacted once"
+    assert len(asked) < 30 * 4, "not every string of every observation"
+    details = [o.detail for o in again.session("claude", "s0")]
+    assert "ran deploy --password …REDACTED" in details

@@ -185,10 +185,13 @@ def parse_history(data: bytes) -> list[Observation] | None:
     return out
 
 
-def _encoded(o: Observation) -> bytes:
+def _encoded(o: Observation, memo: dict[str, str] | None = None) -> bytes:
     # What the store holds for as long as it keeps the observation: right-sized, or each
     # ~200-byte observation would hold orjson's 4 KiB buffer (20 MB at the byte cap).
-    return right_sized(orjson.dumps(redact_tree(o.record())))
+    # *memo*: the redactions of a batch's strings, which repeat from one observation to the
+    # next (harness, kind, source, project, state): a store read back at its cap redacted each
+    # of ~39,000 strings one by one.
+    return right_sized(orjson.dumps(redact_tree(o.record(), memo=memo)))
 
 
 #: One held observation: its time, session and project (what the store's questions are asked
@@ -199,11 +202,11 @@ def _encoded(o: Observation) -> bytes:
 _Held = tuple[datetime, str, str, "str | None", bytes]
 
 
-def _held(o: Observation, shared: dict[str, str]) -> _Held:
+def _held(o: Observation, shared: dict[str, str], memo: dict[str, str] | None = None) -> _Held:
     harness = shared.setdefault(o.harness, o.harness)
     sid = shared.setdefault(o.session_id, o.session_id)
     project = None if o.project is None else shared.setdefault(o.project, o.project)
-    return (o.at, harness, sid, project, _encoded(o))
+    return (o.at, harness, sid, project, _encoded(o, memo))
 
 
 def _decoded(held: _Held) -> Observation:
@@ -404,7 +407,8 @@ class HistoryStore:
             return len(batch)
 
     def _add(self, batch: list[Observation]) -> None:
-        entries = [_held(o, self._shared) for o in batch]
+        memo: dict[str, str] = {}
+        entries = [_held(o, self._shared, memo) for o in batch]
         counts = self._counts
         for e in entries:
             key = (e[1], e[2])
@@ -505,7 +509,8 @@ class HistoryStore:
         if not found:
             return
         mine = {e[4] for e in self._items}
-        fresh = [o for o in found if _encoded(o) not in mine]
+        memo: dict[str, str] = {}
+        fresh = [o for o in found if _encoded(o, memo) not in mine]
         if fresh:
             self._add(fresh)
             self._trim()
