@@ -21,7 +21,9 @@ from cargento_web.cockpit.semantic import (
 )
 from cargento_web.cockpit.tripwires import TRIPWIRES_FILE
 
-T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+# An hour ago: a flush prunes by the wall clock's 24-hour window, so a fixed date would age
+# out of it (this test failed from a day after the date it once named).
+T0 = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
 
 
 def row(sid: str, project: str | None, state: str = "working", detail: str = "running Bash") -> BoardSession:
