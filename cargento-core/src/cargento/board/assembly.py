@@ -171,7 +171,7 @@ class BoardAssembly:
         shares: dict[str, HarnessShare] = {}
         moves: list[_Move] = []
         # The order can be patched while every share is the one it was or one patched from it.
-        patchable = self._merged is not None and len(rows) == len(self._shares)
+        patchable = self._merged is not None
         for key, source in rows:
             share = self._shares.get(key)
             if share is None:
@@ -179,9 +179,7 @@ class BoardAssembly:
             if share is None or not share.stands(source, moment, window_hours, all_sessions):
                 patched = None
                 if share is not None:
-                    found: list[_Move] = []
-                    patched = self._patched(source, share, moment, window_hours, all_sessions, found)
-                    moves += found
+                    patched = self._patched(source, share, moment, window_hours, all_sessions, moves)
                 if patched is None:
                     patchable = False
                 share = patched or self._share(source, share, moment, window_hours, all_sessions)
@@ -234,11 +232,11 @@ class BoardAssembly:
             digests=list(map(digests.__getitem__, order)),
         )
 
-    def _move(self, merged: _Merged, moves: list[_Move]) -> bool:
+    @staticmethod
+    def _move(merged: _Merged, moves: list[_Move]) -> bool:
         """Put each of *moves* into *merged* in place; ``False`` when one could order
         differently from the merge (its row not found, or a tie in the order, which the merge
         breaks by harness order): *merged* is then to be made again."""
-        self._merged = None  # until the moves are all in
         keys, shown, digests = merged.keys, merged.shown, merged.digests
         for move in moves:
             at = _index_of(keys, shown, move.old_key, move.old)
@@ -251,7 +249,6 @@ class BoardAssembly:
             keys.insert(to, move.new_key)
             shown.insert(to, move.new)
             digests.insert(to, move.new_digest)
-        self._merged = merged
         return True
 
     def _patched(
@@ -266,7 +263,8 @@ class BoardAssembly:
         """*prior* with the few rows of *source* that are not the rows in their places in
         ``prior.source`` put in for those, or ``None`` when only working the share out again
         is sure to give what the passes over every row give. Each row it replaces in the
-        shown rows is added to *moves*."""
+        shown rows is added to *moves* (which mean nothing once it returns ``None``: the order is
+        then merged again)."""
         if (
             len(source) != len(prior.source)
             or all_sessions != prior.all_sessions

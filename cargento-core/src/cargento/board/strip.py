@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 import attrs
 
@@ -74,6 +75,16 @@ def finish_strip(
     return HarnessStrip().finish(entries, per_harness, registry)[0]
 
 
+class _Published(NamedTuple):
+    """One loaded harness's strip entry as last published, and what it was made from."""
+
+    entry: BoardHarness
+    sessions: int
+    fault: str | None
+    published: BoardHarness
+    digest: int
+
+
 class HarnessStrip:
     """:func:`finish_strip` across builds: a loaded harness whose entry (the very object), count
     and newest fault are those of the last build publishes the entry published then, with its
@@ -82,30 +93,27 @@ class HarnessStrip:
     entries again."""
 
     def __init__(self) -> None:
-        #: By harness key: the entry handed in, its count, its fault line, the entry published
-        #: and that entry's digest.
-        self._last: dict[str, tuple[BoardHarness, int, str | None, BoardHarness, int]] = {}
+        #: By harness key.
+        self._last: dict[str, _Published] = {}
 
     def finish(
         self, entries: Iterable[BoardHarness], per_harness: Mapping[str, int], registry: Registry
     ) -> tuple[list[BoardHarness], list[int]]:
         """The strip as :func:`finish_strip` publishes it, and each entry's digest."""
         last = self._last
-        kept: dict[str, tuple[BoardHarness, int, str | None, BoardHarness, int]] = {}
+        kept: dict[str, _Published] = {}
         strip: list[BoardHarness] = []
         digests: list[int] = []
         for h in entries:
             sessions = per_harness.get(h.key, 0)
             fault = h.error or fault_line(registry, h.key)
             was = last.get(h.key)
-            if was is not None and was[0] is h and was[1] == sessions and was[2] == fault:
-                made = was
-            else:
+            if was is None or was.entry is not h or was.sessions != sessions or was.fault != fault:
                 published = redact_harness(attrs.evolve(h, sessions=sessions, error=fault))
-                made = (h, sessions, fault, published, harness_digest(published))
-            kept[h.key] = made
-            strip.append(made[3])
-            digests.append(made[4])
+                was = _Published(h, sessions, fault, published, harness_digest(published))
+            kept[h.key] = was
+            strip.append(was.published)
+            digests.append(was.digest)
         self._last = kept
         for name, rec in registry.records.items():
             if rec.status != "loaded" and name not in registry.harnesses:
