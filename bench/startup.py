@@ -456,7 +456,7 @@ from cargento_web.environment import serving_environment
 served = serving_environment(options)
 registry = load_registry(env=served.env)
 steps.append(("ten harness plugins", rss()))
-import uvicorn, starlette.applications, cargento_web.server, cargento_web.app, cargento_web.quietserver
+import cargento_web.quietserver, starlette.applications, cargento_web.server, cargento_web.app  # uvicorn as the server imports it
 steps.append(("web server", rss()))
 from cargento_web.settings import Settings
 from cargento_web.server import build_app
@@ -481,6 +481,11 @@ def rss():
 names = json.loads(sys.stdin.read())
 groups = json.loads(sys.argv[1])
 out = {"interpreter": rss()}
+if "uvicorn" in names and "uvicorn.main" not in names:
+    # The server imported uvicorn's modules without its package's __init__ (cargento_web.uvicornparts).
+    import importlib.util
+    spec = importlib.util.find_spec("uvicorn")
+    sys.modules["uvicorn"] = importlib.util.module_from_spec(spec)
 for label, prefixes in groups:
     for name in names:
         if name.split(".")[0] in prefixes or (not prefixes and not name.startswith("cargento")):

@@ -2,7 +2,8 @@
 
 Each module named here was imported at every server start for something most runs never do:
 ``importlib.metadata`` to find plugins, ``httpx`` for a vendor poll that needs consent and a
-credential, PyYAML for a Spacedock frontmatter. (``http.client`` stays: Starlette imports it.)
+credential, PyYAML for a Spacedock frontmatter, uvicorn's command line (click) and reloaders
+(watchfiles, multiprocessing) through its package's ``__init__``. (``http.client`` stays: Starlette imports it.)
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ NOT_AT_START = (
     "hypothesis",
     "pytest",
     "cargento.testing",
+    # uvicorn's command line and reloaders (cargento_web.uvicornparts).
+    "uvicorn.main",
+    "uvicorn.supervisors",
+    "click",
+    "watchfiles",
+    "multiprocessing",
 )
 
 
@@ -73,7 +80,8 @@ sys.exit(main(["--port", str(PORT), "--otlp-port", "0"]))
 
 #: Imported by a real start before its first answer until they were made lazy: the demo's
 #: seeders, the reach webhook's urllib.request, dbus-fast (found, not imported, to say whether
-#: notifications can work), a WebSocket implementation uvicorn looked for, and webbrowser.
+#: notifications can work), a WebSocket implementation uvicorn looked for, webbrowser, and
+#: anyio's asyncio backend.
 NOT_BY_THE_FIRST_ANSWER = (
     *NOT_AT_START,
     "cargento.demo",
@@ -88,6 +96,8 @@ NOT_BY_THE_FIRST_ANSWER = (
     "websockets",
     "wsproto",
     "webbrowser",
+    # anyio's asyncio backend, which its first to_thread call loaded (cargento_web.workerthreads).
+    "anyio._backends._asyncio",
 )
 
 

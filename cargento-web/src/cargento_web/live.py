@@ -29,7 +29,6 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
 import attrs
 from cargento.board import Board, BoardBuilder
 from cargento.models import Discovery
@@ -37,6 +36,7 @@ from cargento.models import Discovery
 from cargento_web.extensions import Extensions
 from cargento_web.order import StableOrder
 from cargento_web.settings import Settings
+from cargento_web.workerthreads import run_in_worker
 
 if TYPE_CHECKING:
     from cargento_web.runtime import inotify
@@ -281,7 +281,7 @@ class LiveBoard:
         running: asyncio.Future[Board] = asyncio.get_running_loop().create_future()
         feed.building = running
         try:
-            built = await anyio.to_thread.run_sync(self._build_sync, feed, changes)
+            built = await run_in_worker(self._build_sync, feed, changes)
             # What moved on it was worked out for the features already (the order only peeks).
             board = feed.order.apply(built, self.extensions.changes.peek(built))
         except BaseException as exc:
@@ -421,7 +421,7 @@ class LiveBoard:
                     continue  # woken with nothing due yet: sleep until it is
             try:
                 self.ticks += 1
-                await anyio.to_thread.run_sync(tick)
+                await run_in_worker(tick)
             except Exception:
                 log.exception("the event hub failed to judge its held-back raises")
 

@@ -15,8 +15,9 @@ import time
 from email.utils import formatdate
 from typing import Any
 
-import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from cargento_web.uvicornparts import Config, Server
 
 __all__ = ["DateHeader", "QuietServer", "quiet_config"]
 
@@ -53,18 +54,18 @@ class DateHeader:
         await self.app(scope, receive, send_dated)
 
 
-def quiet_config(app: ASGIApp, **kwargs: Any) -> uvicorn.Config:
+def quiet_config(app: ASGIApp, **kwargs: Any) -> Config:
     """A uvicorn config for :class:`QuietServer`: *app* behind :class:`DateHeader`, and
     uvicorn's own (tick-refreshed) ``Date`` header off. No WebSocket protocol is loaded (no
     route takes one; looking for an implementation imported ``websockets`` at every start)."""
     kwargs.setdefault("ws", "none")
-    return uvicorn.Config(DateHeader(app), date_header=False, **kwargs)
+    return Config(DateHeader(app), date_header=False, **kwargs)
 
 
-class QuietServer(uvicorn.Server):
+class QuietServer(Server):
     """uvicorn's server whose main loop sleeps until it is told to stop."""
 
-    def __init__(self, config: uvicorn.Config) -> None:
+    def __init__(self, config: Config) -> None:
         self._exit_now = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._exit_event: asyncio.Event | None = None

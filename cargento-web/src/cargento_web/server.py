@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from types import FrameType
 from typing import Any
 
-import uvicorn
 from cargento import __version__
 from cargento.board import BoardBuilder
 from cargento.cli import Options
@@ -29,6 +28,7 @@ from cargento_web.probe import bind_socket, is_in_use, probe
 from cargento_web.quietserver import QuietServer, quiet_config
 from cargento_web.settings import Settings
 from cargento_web.statefile import remove_state, write_state
+from cargento_web.uvicornparts import Config
 
 __all__ = ["DashboardServer", "busy_message", "connect_demo_events", "make_hub", "serve"]
 
@@ -52,7 +52,7 @@ def busy_message(host: str, port: int) -> str:
 class DashboardServer(QuietServer):
     """uvicorn's server, ending the live streams first so a shutdown does not wait on them."""
 
-    def __init__(self, config: uvicorn.Config, app: Starlette) -> None:
+    def __init__(self, config: Config, app: Starlette) -> None:
         super().__init__(config)
         self.dashboard = app
 

@@ -16,7 +16,6 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,6 +24,7 @@ from starlette.routing import Route
 from cargento_web.quietserver import QuietServer, quiet_config
 from cargento_web.security import read_body
 from cargento_web.telemetry.ledger import Ledger
+from cargento_web.uvicornparts import Server
 
 __all__ = ["Receiver", "receiver_app"]
 
@@ -99,7 +99,7 @@ class Receiver:
         #: ``listening``, ``failed`` (with :attr:`reason`) or ``stopped``.
         self.state = "stopped"
         self.reason: str | None = None
-        self._server: uvicorn.Server | None = None
+        self._server: Server | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
