@@ -93,6 +93,11 @@ def test_the_live_table_reads_a_real_child_and_forgets_it_once_killed() -> None:
     try:
         table = LocalProcesses()
         info = table.get(child.pid)
+        deadline = time.monotonic() + 10
+        while info is not None and not info.argv and time.monotonic() < deadline:
+            # Read between the child's fork and its exec: no argument vector yet.
+            time.sleep(0.01)
+            info = table.get(child.pid)
         assert info is not None and info.started_at is not None and info.argv[0] == sys.executable
         listed = table.listing()
         assert listed is not None
