@@ -50,8 +50,7 @@ axe_page = _CALM.axe_page
 axe_source = _CALM.axe_source
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def _demo_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     root = tmp_path_factory.mktemp("demo")
     (root / "real-home").mkdir()
     proc = _TD.DemoProcess(root / "real-home", root / "state")
@@ -59,6 +58,22 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield proc
     finally:
         proc.stop()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One demo for the views' checks, whatever it has already shown."""
+    yield from _demo_process(tmp_path_factory)
+
+
+@pytest.fixture
+def fresh_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A demo started for this test alone, so that a window opened on it is its first minute.
+
+    A shared one may have run for minutes before the test (pytest-xdist hands this module's
+    tests to workers in any order), and a 60 s window can then fall between two of OpenCode's
+    questions, which its 90 s cycle draws for about ten seconds each."""
+    yield from _demo_process(tmp_path_factory)
 
 
 def moved_without_a_state_change(before: list[list[str]], after: list[list[str]]) -> bool:
@@ -110,8 +125,10 @@ WATCH_KINDS = """() => {
 }"""
 
 
-def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_fast(demo: Any, page_for: Any) -> None:
-    page = page_for(demo.url + "/", width=1440, height=900, notifications=True)
+def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_fast(
+    fresh_demo: Any, page_for: Any
+) -> None:
+    page = page_for(fresh_demo.url + "/", width=1440, height=900, notifications=True)
     page.wait_for_selector("main li.row[data-key]")
     # Every wait kind the page draws, as it draws it: a question stands about ten seconds, and
     # on a loaded machine a two-second sample can step over it.

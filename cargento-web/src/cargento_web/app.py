@@ -18,7 +18,6 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any
 
-import anyio.to_thread
 import orjson
 from cargento import serde
 from cargento.board import Board, BoardBuilder
@@ -43,6 +42,7 @@ from cargento_web.reports import all_reports
 from cargento_web.runtime.presence import HEARTBEAT_S, PRESENCE_BODY_LIMIT, Presence, parse_report
 from cargento_web.security import HostGuard, check_host, check_state_change, read_body
 from cargento_web.settings import Settings
+from cargento_web.workerthreads import run_in_worker
 
 __all__ = ["APP_NAME", "Guard", "create_app", "document"]
 
@@ -266,11 +266,11 @@ def create_app(
             return OutboundJSON({"error": "both harness and sid are required"}, status_code=400)
         if len(harness) > RECORD_ID_LIMIT or len(sid) > RECORD_ID_LIMIT:
             return OutboundJSON({"error": f"harness and sid are at most {RECORD_ID_LIMIT} characters"}, status_code=400)
-        doc = await anyio.to_thread.run_sync(record, harness, sid)
+        doc = await run_in_worker(record, harness, sid)
         return OutboundJSON(doc, headers={"Cache-Control": "no-store"})
 
     async def reports(request: Request) -> Response:
-        status, doc = await anyio.to_thread.run_sync(all_reports, hub)
+        status, doc = await run_in_worker(all_reports, hub)
         return OutboundJSON(doc, status_code=status, headers={"Cache-Control": "no-store"})
 
     async def tab_lane(request: Request) -> Response:
@@ -359,7 +359,7 @@ def _lifespan(live: LiveBoard, features: Extensions) -> Callable[[Starlette], Ab
             if callable(unsubscribe):
                 unsubscribe()
             await live.close()
-            await anyio.to_thread.run_sync(features.close)
+            await run_in_worker(features.close)
             close = getattr(hub, "close", None)
             if callable(close):
                 close()

@@ -1,4 +1,5 @@
-"""A blocking call run on a worker thread from the event loop, as the live board runs its builds.
+"""A blocking call run on a worker thread from the event loop: the live board's builds and every
+other blocking call the server's routes and shutdown make, so the server has one pool of them.
 
 ``anyio.to_thread.run_sync`` would do, but its first call loads anyio's asyncio backend (about
 18 ms, on the way to a server's first board; docs/benchmark.md, issue 24), and nothing else a

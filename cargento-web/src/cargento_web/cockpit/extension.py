@@ -4,7 +4,6 @@ the server was started."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,6 +22,7 @@ from cargento_web.cockpit.started import started_flags
 from cargento_web.cockpit.tripwires import Rule, Tripwires, TripwireStore
 from cargento_web.extensions import Extension, ExtensionContext
 from cargento_web.outbound import OutboundJSON
+from cargento_web.workerthreads import run_in_worker
 
 if TYPE_CHECKING:
     from cargento_web.app import Guard
@@ -168,7 +168,7 @@ class Cockpit(Extension):
             from cargento_web.cockpit.terminal import Refused  # imported with the terminal itself
 
             try:
-                made = await asyncio.to_thread(self.terminal.register, body)
+                made = await run_in_worker(self.terminal.register, body)
             except Refused as e:
                 return OutboundJSON({"registered": False, "error": e.reason}, status_code=e.status)
             self.context.changed()
@@ -177,7 +177,7 @@ class Cockpit(Extension):
         async def output(request: Request) -> Response:
             if self.terminal is None:
                 return OutboundJSON({"error": TERMINAL_OFF}, status_code=404)
-            return OutboundJSON(await asyncio.to_thread(self.terminal.output))
+            return OutboundJSON(await run_in_worker(self.terminal.output))
 
         async def page(request: Request) -> Response:
             if self.terminal is None:
