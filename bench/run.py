@@ -39,6 +39,7 @@ from cargento.processes import StaticProcesses  # noqa: E402
 TARGETS: dict[str, tuple[float, str]] = {
     "warm_one_append_640_ms": (5.0, "ms"),
     "warm_one_append_300mb_ms": (5.0, "ms"),
+    "warm_one_append_gemini_20k_messages_ms": (5.0, "ms"),
     "warm_50k_files_ms": (20.0, "ms"),
     "full_rescan_50k_ms": (300.0, "ms"),
     "cold_640_ms": (600.0, "ms"),
@@ -540,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
                 [str(REPO / "cargento-harness-claude/bench/large_store.py"), "--mb", "200", "--files", "20000"]
             ),
             "codex_300mb": run_text([str(REPO / "cargento-harness-codex/bench/large_rollout.py")]),
+            "gemini_20k_messages": run_text([str(REPO / "cargento-harness-gemini/bench/long_chat.py")]),
         }
     if want("startup"):
         import startup
@@ -629,6 +631,9 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
     warm_s = large.get("codex_300mb", {}).get("warm_s")
     if isinstance(warm_s, (int, float)):
         figures["warm_one_append_300mb_ms"] = warm_s * 1000.0
+    gemini_warm_s = large.get("gemini_20k_messages", {}).get("warm_s")
+    if isinstance(gemini_warm_s, (int, float)):
+        figures["warm_one_append_gemini_20k_messages_ms"] = gemini_warm_s * 1000.0
     return figures
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 from cargento.labels import clip, project_label
 from cargento.locations import describe, resolve_root
-from cargento.rates import per_minute, tokens_in_window
+from cargento.rates import RATE_WINDOW_S, per_minute, tokens_in_window
 from cargento.redact import redact
 from cargento.testing.homes import make_context
 from cargento.timestamps import newest_plausible, parse_ts
@@ -178,6 +178,28 @@ def test_rates_window() -> None:
     events = [(NOW - timedelta(seconds=30), 100), (NOW - timedelta(seconds=700), 999), (None, 5)]
     assert tokens_in_window(events, NOW) == 100
     assert per_minute(600) == 60.0 and per_minute(None) is None
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.none()
+            | st.integers(min_value=-800_000_000, max_value=200_000_000).map(
+                lambda us: NOW - timedelta(microseconds=us)
+            )
+            | st.sampled_from([NOW - timedelta(seconds=600), NOW + timedelta(seconds=120)]),
+            st.integers(min_value=-5, max_value=10_000),
+        ),
+        max_size=30,
+    )
+)
+def test_the_rate_window_counts_what_an_age_for_each_event_would(events: list[tuple[datetime | None, int]]) -> None:
+    # The definition: an event's age in seconds, from two minutes ahead to the window's length,
+    # both ends inside.
+    expected = sum(
+        max(0, n) for at, n in events if at is not None and -120.0 <= (NOW - at).total_seconds() <= RATE_WINDOW_S
+    )
+    assert tokens_in_window(events, NOW) == expected
 
 
 def test_pid_alive_tells_running_exited_and_zombie_processes_apart() -> None:

@@ -71,6 +71,14 @@ class TurnClock:
         self.state = "ended"
         self.ended_at = at
 
+    def copy(self) -> TurnClock:
+        """A clock in the same state that goes on apart from this one (a reader that resumes
+        a walk from a checkpoint feeds a copy, and keeps the checkpoint as it was)."""
+        twin = TurnClock()
+        twin.state, twin.anchor, twin.last = self.state, self.anchor, self.last
+        twin.banked, twin.ended_at, twin.completed = self.banked, self.ended_at, list(self.completed)
+        return twin
+
     def evidence(self, *, boundaries_recorded: bool = True) -> TurnEvidence:
         """The evidence so far; ``boundaries_recorded=False`` marks the state as unknown."""
         state: TurnState = self.state if boundaries_recorded else "unknown"

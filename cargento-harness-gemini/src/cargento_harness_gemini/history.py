@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import itertools
 from datetime import datetime
 
 import attrs
@@ -9,10 +11,15 @@ from cargento.models import Task, TurnEvidence
 from cargento.sharedrepr import shared_repr
 from cargento.turns import TurnClock
 
-from cargento_harness_gemini.records import AgentCall
+from cargento_harness_gemini.records import AgentCall, MessageFacts
 from cargento_harness_gemini.transcript import ChatState
 
-__all__ = ["History", "finished_agent", "history_for", "history_of"]
+__all__ = ["TAIL", "History", "finished_agent", "history_for", "history_of"]
+
+#: The newest messages :func:`history_for` walks again on each refresh; the walk of those
+#: before them is kept (Gemini CLI re-appends a message under its id to attach its tokens and
+#: tool calls, which it does to the newest few).
+TAIL = 64
 
 #: Tool call statuses that mean the call (an ``invoke_agent`` subagent run) is over.
 FINISHED = frozenset({"success", "error", "cancelled"})
@@ -39,6 +46,8 @@ class History:
     model: str | None = None
     #: ``(timestamp, output tokens)`` of every model response, each counted once.
     tokens: tuple[tuple[datetime | None, int], ...] = ()
+    #: The sum of :attr:`tokens`' counts.
+    tokens_total: int = 0
     agents: tuple[AgentCall, ...] = ()
     #: A subagent called ``complete_task``: it handed its result back.
     completed: bool = False
@@ -53,75 +62,116 @@ def history_of(state: ChatState) -> History:
     looks the same until the call lands (see the package README). A subagent's turn ends only
     with its ``complete_task`` call.
     """
-    subagent = state.header is not None and state.header.kind == "subagent"
-    clock = TurnClock()
-    first_prompt = prompt = None
-    prompt_at = first_at = last_at = None
-    last_tool = topic = model = None
-    tasks: tuple[Task, ...] = ()
-    tokens: list[tuple[datetime | None, int]] = []
-    agents: dict[str, AgentCall] = {}
-    completed = thinking = pending = False
+    walk = _Walk(_is_subagent(state))
     for m in state.messages.values():
-        if m.at is not None and (first_at is None or m.at < first_at):
-            first_at = m.at
-        if m.last_at is not None and (last_at is None or m.last_at > last_at):
-            last_at = m.last_at
-        thinking = pending = False
+        walk.feed(m)
+    return walk.history()
+
+
+def _is_subagent(state: ChatState) -> bool:
+    return state.header is not None and state.header.kind == "subagent"
+
+
+class _Walk:
+    """:func:`history_of`'s walk, stoppable and resumable: the facts of the messages fed so far
+    (:attr:`fed` of them, in order)."""
+
+    def __init__(self, subagent: bool) -> None:
+        self.subagent = subagent
+        self.fed = 0
+        self.clock = TurnClock()
+        self.first_prompt: str | None = None
+        self.prompt: str | None = None
+        self.prompt_at: datetime | None = None
+        self.first_at: datetime | None = None
+        self.last_at: datetime | None = None
+        self.last_tool: str | None = None
+        self.topic: str | None = None
+        self.model: str | None = None
+        self.tasks: tuple[Task, ...] = ()
+        self.tokens: list[tuple[datetime | None, int]] = []
+        self.tokens_total = 0
+        self.agents: dict[str, AgentCall] = {}
+        self.completed = False
+        self.thinking = False
+        self.pending = False
+
+    def copy(self) -> _Walk:
+        """A walk in the same state that goes on apart from this one."""
+        twin = copy.copy(self)
+        twin.clock = self.clock.copy()
+        twin.tokens = list(self.tokens)
+        twin.agents = dict(self.agents)
+        return twin
+
+    def feed(self, m: MessageFacts) -> None:
+        """The next message, in file order."""
+        self.fed += 1
+        clock = self.clock
+        if m.at is not None and (self.first_at is None or m.at < self.first_at):
+            self.first_at = m.at
+        if m.last_at is not None and (self.last_at is None or m.last_at > self.last_at):
+            self.last_at = m.last_at
+        self.thinking = self.pending = False
         if m.type == "user":
             if m.prompt:
                 if clock.state == "open" and clock.last is not None:
                     clock.end(clock.last)
                 clock.start(m.at)
-                first_prompt = first_prompt or m.prompt
-                prompt, prompt_at = m.prompt, m.at
-                thinking = True
+                self.first_prompt = self.first_prompt or m.prompt
+                self.prompt, self.prompt_at = m.prompt, m.at
+                self.thinking = True
             elif m.tool_reply:
                 _continue(clock, m.at)
-                thinking = True
+                self.thinking = True
             else:
                 clock.activity(m.at)
-            continue
+            return
         if m.type != "gemini":
             clock.activity(m.last_at)
-            continue
+            return
         _continue(clock, m.at)
         clock.activity(m.last_at)
         if m.tools:
-            last_tool = m.tools[-1]
+            self.last_tool = m.tools[-1]
         if m.todos is not None:
-            tasks = m.todos
-        topic = m.topic or topic
-        model = m.model or model
+            self.tasks = m.todos
+        self.topic = m.topic or self.topic
+        self.model = m.model or self.model
         if m.output_tokens is not None:
-            tokens.append((m.at, m.output_tokens))
+            self.tokens.append((m.at, m.output_tokens))
+            self.tokens_total += m.output_tokens
         for call in m.agents:
-            agents[call.agent_id or f"#{len(agents)}"] = call
-        completed = completed or m.completes
+            self.agents[call.agent_id or f"#{len(self.agents)}"] = call
+        self.completed = self.completed or m.completes
         if m.completes:
             clock.end(m.last_at)
         elif not m.tools:
-            if m.has_text and not subagent:
+            if m.has_text and not self.subagent:
                 clock.end(m.last_at)
             else:
-                pending = True
-    return History(
-        first_prompt=first_prompt,
-        prompt=prompt,
-        prompt_at=prompt_at,
-        first_at=first_at,
-        last_at=last_at,
-        last_tool=last_tool,
-        thinking=thinking,
-        tools_pending=pending,
-        tasks=tasks,
-        topic=topic,
-        model=model,
-        tokens=tuple(tokens),
-        agents=tuple(agents.values()),
-        completed=completed,
-        turn=clock.evidence(),
-    )
+                self.pending = True
+
+    def history(self) -> History:
+        """The facts of the messages fed so far."""
+        return History(
+            first_prompt=self.first_prompt,
+            prompt=self.prompt,
+            prompt_at=self.prompt_at,
+            first_at=self.first_at,
+            last_at=self.last_at,
+            last_tool=self.last_tool,
+            thinking=self.thinking,
+            tools_pending=self.pending,
+            tasks=self.tasks,
+            topic=self.topic,
+            model=self.model,
+            tokens=tuple(self.tokens),
+            tokens_total=self.tokens_total,
+            agents=tuple(self.agents.values()),
+            completed=self.completed,
+            turn=self.clock.evidence(),
+        )
 
 
 def _continue(clock: TurnClock, at: datetime | None) -> None:
@@ -141,10 +191,27 @@ def finished_agent(calls: tuple[AgentCall, ...], agent_id: str) -> AgentCall | N
 
 
 def history_for(state: ChatState) -> History:
-    """:func:`history_of`, derived again only when the state took new lines."""
+    """:func:`history_of`, derived again only when the state took new lines, and then walking
+    only the newest messages: the walk of all but the newest :data:`TAIL` is kept as a
+    checkpoint while nothing before it changes (a re-appended message, a rewind or a resume's
+    snapshot that reaches below it starts the walk again), so a refresh after one append costs
+    the same in a chat of a hundred messages and of twenty thousand."""
     cached = state.derived
     if cached is not None and cached[0] == state.version and isinstance(cached[1], History):
         return cached[1]
-    history = history_of(state)
+    subagent = _is_subagent(state)
+    checkpoint = state.checkpoint
+    if not isinstance(checkpoint, _Walk) or checkpoint.subagent != subagent or state.changed_from < checkpoint.fed:
+        checkpoint = _Walk(subagent)
+    messages = state.messages.values()
+    settled = len(state.messages) - TAIL
+    if settled - checkpoint.fed >= TAIL:  # move the checkpoint up, past messages now settled
+        for m in itertools.islice(messages, checkpoint.fed, settled):
+            checkpoint.feed(m)
+    walk = checkpoint.copy()
+    for m in itertools.islice(messages, checkpoint.fed, None):
+        walk.feed(m)
+    state.checkpoint, state.changed_from = checkpoint, len(state.messages)
+    history = walk.history()
     state.derived = (state.version, history)
     return history

@@ -124,16 +124,16 @@ def usage_of(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     subagent's rate), and a total over the session and its subagent recordings."""
     path = Path(reading.ref.path)
     history = history_for(follow(path, ctx))
-    total = sum(n for _, n in history.tokens)
+    total = history.tokens_total
     measured = bool(history.tokens)
     if not discovery.is_subagent_file(path):
         for child in discovery.children_of(path, reading.ref.session_id, ctx):
             try:
-                tokens = history_for(follow(child, ctx)).tokens
+                child_history = history_for(follow(child, ctx))
             except OSError:
                 continue
-            total += sum(n for _, n in tokens)
-            measured = measured or bool(tokens)
+            total += child_history.tokens_total
+            measured = measured or bool(child_history.tokens)
     if not measured:
         return None
     return Usage(output_tokens_window=tokens_in_window(history.tokens, ctx.now), output_tokens_total=total)

@@ -64,6 +64,15 @@ class ChatState:
         self.version = 0
         #: ``(version, derived facts)`` kept by :func:`~cargento_harness_gemini.history.history_for`.
         self.derived: tuple[int, Any] | None = None
+        #: Where each message stands in :attr:`messages` (its position, from 0).
+        self.positions: dict[str, int] = {}
+        #: The lowest position a message changed at (was added, replaced or dropped) since
+        #: :func:`~cargento_harness_gemini.history.history_for` last derived the facts: the
+        #: messages before it are as that derivation saw them, so it resumes from its
+        #: checkpoint instead of walking the whole chat again.
+        self.changed_from = 0
+        #: The resumable walk :func:`~cargento_harness_gemini.history.history_for` keeps.
+        self.checkpoint: Any = None
         #: What was skipped as unknown: record shapes, message types, fields, patch keys.
         self.drift = DriftCounter()
 
@@ -93,8 +102,15 @@ class ChatState:
         self._count(record, facts is not None)
         if facts is not None:
             # Re-appended under the same id: the newer copy replaces the older in place.
-            self.messages[facts.id] = facts
+            self._put(facts)
             self.model = facts.model or self.model
+
+    def _put(self, facts: MessageFacts) -> None:
+        position = self.positions.get(facts.id)
+        if position is None:
+            position = self.positions[facts.id] = len(self.messages)
+        self.messages[facts.id] = facts
+        self.changed_from = min(self.changed_from, position)
 
     def _count(self, record: dict[str, Any], message: bool) -> None:
         """Count what this build does not understand in one line (schema drift)."""
@@ -124,19 +140,22 @@ class ChatState:
             self.summary = summary
         snapshot = patch.get("messages")
         if isinstance(snapshot, list):
-            self.messages = {}
+            self.messages, self.positions, self.changed_from = {}, {}, 0
             for item in snapshot:
                 facts = message_facts(item) if isinstance(item, dict) else None
                 if facts is not None:
-                    self.messages[facts.id] = facts
+                    self._put(facts)
                     self.model = facts.model or self.model
 
     def _rewind(self, target: object) -> None:
         if not isinstance(target, str) or target not in self.messages:
             return
+        cut = self.positions[target]
         kept: dict[str, MessageFacts] = {}
         for ident, facts in self.messages.items():
             if ident == target:
                 break
             kept[ident] = facts
         self.messages = kept
+        self.positions = {ident: position for ident, position in self.positions.items() if position < cut}
+        self.changed_from = min(self.changed_from, cut)
