@@ -383,6 +383,48 @@ def test_entry_and_header_parsers_never_raise(value: object) -> None:
         header_from_record(value)
 
 
+@given(st.lists(st.tuples(st.integers(0, 12), st.one_of(st.none(), st.integers(0, 12)), st.booleans()), max_size=40))
+def test_the_kept_active_path_is_the_one_a_fresh_walk_finds(links: list[tuple[int, int | None, bool]]) -> None:
+    # Entries added (re-added under an id, out of order, branching back), the path asked for
+    # after some of them: it is always what walking the tree afresh finds, and a new list.
+    tree = SessionTree.open("/nonexistent", header_from_record({"type": "session", "version": 3, "id": "x"}))  # type: ignore[arg-type]
+    for child, parent, ask in links:
+        entry = entry_from_record(
+            {"type": "label", "id": f"e{child}", "parentId": None if parent is None else f"e{parent}"}
+        )
+        assert entry is not None
+        tree.add(entry)
+        if ask:
+            first = tree.active_path()
+            assert first == tree._walk_active_path()
+            first.clear()  # the caller's own list
+            assert tree.active_path() == tree._walk_active_path()
+
+
+def test_a_refresh_walks_the_active_path_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = SessionTree.open("/nonexistent", header_from_record({"type": "session", "version": 3, "id": "x"}))  # type: ignore[arg-type]
+    walks: list[int] = []
+    real = SessionTree._walk_active_path
+
+    def counting(self: SessionTree) -> list[object]:
+        walks.append(1)
+        return real(self)  # type: ignore[return-value]
+
+    monkeypatch.setattr(SessionTree, "_walk_active_path", counting)
+    for i in range(3):
+        entry = entry_from_record({"type": "label", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None})
+        assert entry is not None
+        tree.add(entry)
+    assert [e.id for e in tree.active_path()] == ["e0", "e1", "e2"]
+    tree.active_path(), tree.active_path()
+    assert len(walks) == 1
+    branch = entry_from_record({"type": "label", "id": "e3", "parentId": "e0"})
+    assert branch is not None
+    tree.add(branch)
+    assert [e.id for e in tree.active_path()] == ["e0", "e3"]
+    assert len(walks) == 2
+
+
 @given(st.lists(st.tuples(st.integers(0, 12), st.one_of(st.none(), st.integers(0, 12))), max_size=30))
 def test_active_path_is_a_root_chain(links: list[tuple[int, int | None]]) -> None:
     tree = SessionTree.open("/nonexistent", header_from_record({"type": "session", "version": 3, "id": "x"}))  # type: ignore[arg-type]

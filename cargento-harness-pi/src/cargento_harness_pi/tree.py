@@ -45,6 +45,9 @@ class SessionTree:
     _roots: dict[str, bool] = attrs.Factory(dict)
     #: Entry types and message roles this build does not know, counted (schema drift).
     drift: DriftCounter = attrs.Factory(DriftCounter)
+    #: Bumped by every entry added, so the active branch is worked out once per change.
+    _version: int = attrs.field(default=0, init=False)
+    _path: tuple[int, list[Entry]] | None = attrs.field(default=None, init=False)
 
     @classmethod
     def open(cls, path: str, header: Header) -> SessionTree:
@@ -65,6 +68,7 @@ class SessionTree:
         return True
 
     def add(self, entry: Entry) -> None:
+        self._version += 1
         if entry.id in self.entries:
             self.order.remove(entry.id)
             self._roots.clear()
@@ -109,7 +113,13 @@ class SessionTree:
         return None
 
     def active_path(self) -> list[Entry]:
-        """The active branch, root first."""
+        """The active branch, root first (a new list; worked out again only after an entry
+        was added: a reading asks for it several times per refresh)."""
+        if self._path is None or self._path[0] != self._version:
+            self._path = (self._version, self._walk_active_path())
+        return list(self._path[1])
+
+    def _walk_active_path(self) -> list[Entry]:
         leaf = self.leaf()
         out: list[Entry] = []
         current: Entry | None = leaf
