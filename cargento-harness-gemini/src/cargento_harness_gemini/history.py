@@ -16,9 +16,10 @@ from cargento_harness_gemini.transcript import ChatState
 
 __all__ = ["TAIL", "History", "finished_agent", "history_for", "history_of"]
 
-#: The newest messages :func:`history_for` walks again on each refresh; the walk of those
-#: before them is kept (Gemini CLI re-appends a message under its id to attach its tokens and
-#: tool calls, which it does to the newest few).
+#: The fewest of the newest messages :func:`history_for` walks again on each refresh (it walks
+#: between this many and twice this many: the checkpoint moves up by this many at a time); the
+#: walk of those before them is kept. Gemini CLI re-appends a message under its id to attach
+#: its tokens and tool calls, which it does to the newest few.
 TAIL = 64
 
 #: Tool call statuses that mean the call (an ``invoke_agent`` subagent run) is over.
@@ -192,8 +193,8 @@ def finished_agent(calls: tuple[AgentCall, ...], agent_id: str) -> AgentCall | N
 
 def history_for(state: ChatState) -> History:
     """:func:`history_of`, derived again only when the state took new lines, and then walking
-    only the newest messages: the walk of all but the newest :data:`TAIL` is kept as a
-    checkpoint while nothing before it changes (a re-appended message, a rewind or a resume's
+    only the newest messages: the walk of all but the newest :data:`TAIL` to twice that is kept
+    as a checkpoint while nothing before it changes (a re-appended message, a rewind or a resume's
     snapshot that reaches below it starts the walk again), so a refresh after one append costs
     the same in a chat of a hundred messages and of twenty thousand."""
     cached = state.derived

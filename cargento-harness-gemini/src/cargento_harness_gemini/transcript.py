@@ -10,6 +10,7 @@ holds message content beyond a clipped prompt.
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime
 from typing import Any
 
@@ -151,11 +152,6 @@ class ChatState:
         if not isinstance(target, str) or target not in self.messages:
             return
         cut = self.positions[target]
-        kept: dict[str, MessageFacts] = {}
-        for ident, facts in self.messages.items():
-            if ident == target:
-                break
-            kept[ident] = facts
-        self.messages = kept
+        self.messages = dict(itertools.islice(self.messages.items(), cut))
         self.positions = {ident: position for ident, position in self.positions.items() if position < cut}
         self.changed_from = min(self.changed_from, cut)
