@@ -96,9 +96,10 @@ function useHistory(harness, sid, revision) {
   return doc;
 }
 
+// Keyed by the session where it is drawn, so another session's timeline starts with its own
+// saved filter from its first render (not one render late, from an effect).
 function Timeline({ harness, sid, doc }) {
   const [filter, setFilter] = useState(() => savedFilter(harness, sid));
-  useEffect(() => setFilter(savedFilter(harness, sid)), [harness, sid]);
   const pick = (v) => {
     saveFilter(harness, sid, v);
     setFilter(v);
@@ -141,7 +142,7 @@ function HistorySection({ board, route, session }) {
   else if (!doc.on) body = html`<p class="empty">${doc.reason}.</p>`;
   else {
     body = html`<p class="caption window-caption">${windowCaption(doc)}</p>
-      <${Timeline} harness=${harness} sid=${sid} doc=${doc} />
+      <${Timeline} key=${`${harness}:${sid}`} harness=${harness} sid=${sid} doc=${doc} />
       <${ObservedRecord} doc=${doc} />`;
   }
   return html`<section class="history" aria-labelledby="history-h" data-session=${`${harness}:${sid}`}>
