@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 from cargento.labels import clip, project_label
 from cargento.locations import describe, resolve_root
-from cargento.rates import RATE_WINDOW_S, per_minute, tokens_in_window
+from cargento.rates import RATE_WINDOW_S, TokenTimeline, per_minute, tokens_in_window
 from cargento.redact import redact
 from cargento.testing.homes import make_context
 from cargento.timestamps import newest_plausible, parse_ts
@@ -200,6 +200,36 @@ def test_the_rate_window_counts_what_an_age_for_each_event_would(events: list[tu
         max(0, n) for at, n in events if at is not None and -120.0 <= (NOW - at).total_seconds() <= RATE_WINDOW_S
     )
     assert tokens_in_window(events, NOW) == expected
+
+
+_EVENT_TIMES = (
+    st.none()
+    | st.integers(min_value=-800_000_000, max_value=200_000_000).map(lambda us: NOW - timedelta(microseconds=us))
+    | st.sampled_from([NOW - timedelta(seconds=600), NOW + timedelta(seconds=120)])
+)
+
+
+@given(
+    st.lists(st.tuples(_EVENT_TIMES, st.integers(min_value=-5, max_value=10_000)), max_size=40),
+    st.integers(min_value=0, max_value=40),
+    st.just(0) | st.integers(min_value=-900, max_value=900),  # 0: the window's ends on the events at its edges
+)
+def test_a_token_timeline_sums_the_window_as_the_list_would(
+    events: list[tuple[datetime | None, int]], split: int, shift_s: int
+) -> None:
+    # Events in any order (a clock stepping back files one in its place), the window asked of
+    # a copy taken part way and of the original after more events: each answers what summing
+    # its own events would, for a window ending anywhere near them.
+    now = NOW + timedelta(seconds=shift_s)
+    timeline = TokenTimeline()
+    for at, n in events[:split]:
+        timeline.add(at, n)
+    early = timeline.copy()
+    for at, n in events[split:]:
+        timeline.add(at, n)
+    assert timeline.in_window(now) == tokens_in_window(events, now)
+    assert early.in_window(now) == tokens_in_window(events[:split], now)
+    assert len(timeline) == sum(1 for at, _ in events if at is not None)
 
 
 def test_pid_alive_tells_running_exited_and_zombie_processes_apart() -> None:

@@ -15,7 +15,8 @@ from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing import make_context
 from cargento_harness_pi import plugin
-from cargento_harness_pi.entries import entry_from_record, header_from_record
+from cargento_harness_pi.branch import BranchFacts
+from cargento_harness_pi.entries import Entry, entry_from_record, header_from_record
 from cargento_harness_pi.fixtures import PiSession, PiStore, encode_cwd
 from cargento_harness_pi.tree import SessionTree, load
 from hypothesis import given
@@ -423,6 +424,85 @@ def test_a_refresh_walks_the_active_path_once(monkeypatch: pytest.MonkeyPatch) -
     tree.add(branch)
     assert [e.id for e in tree.active_path()] == ["e0", "e3"]
     assert len(walks) == 2
+    for i in range(4, 8):  # appended under the leaf: the branch grows without a walk
+        entry = entry_from_record({"type": "label", "id": f"e{i}", "parentId": f"e{i - 1}"})
+        assert entry is not None
+        tree.add(entry)
+        assert [e.id for e in tree.active_path()] == ["e0", "e3", *(f"e{n}" for n in range(4, i + 1))]
+    assert len(walks) == 2
+    again = entry_from_record({"type": "label", "id": "e5", "parentId": "e4"})  # an id written again
+    assert again is not None
+    tree.add(again)
+    assert [e.id for e in tree.active_path()] == ["e0", "e3", "e4", "e5"]
+    assert len(walks) == 3
+
+
+_KINDS = st.sampled_from(["user", "assistant", "toolResult", "model_change", "label"])
+_TEXTS = st.sampled_from([None, "", "Fix the parser", "ok", "continue", "Now the tests"])
+
+
+@st.composite
+def _entries(draw: st.DrawFn) -> list[Entry]:
+    out: list[Entry] = []
+    for _ in range(draw(st.integers(0, 30))):
+        kind = draw(_KINDS)
+        n = draw(st.integers(0, 12))
+        parent = draw(st.one_of(st.none(), st.integers(0, 12), st.just(-1)))
+        if parent == -1 and out:  # the common case: under the entry written last
+            parent_id: str | None = out[-1].id
+        else:
+            parent_id = None if parent is None or parent == -1 else f"e{parent}"
+        out.append(
+            Entry(
+                id=f"e{n}",
+                parent=parent_id,
+                kind=kind,
+                at=draw(st.one_of(st.none(), st.integers(-900, 900).map(lambda s: T0 + timedelta(seconds=s)))),
+                text=draw(_TEXTS) or None,
+                tools=tuple(draw(st.lists(st.sampled_from(["read", "bash"]), max_size=2))),
+                stop_reason=draw(st.sampled_from([None, "stop", "toolUse", "error"])),
+                provider=draw(st.sampled_from([None, "anthropic", "openai-codex"])),
+                model=draw(st.sampled_from([None, "m-1", "m-2"])),
+                output_tokens=draw(st.one_of(st.none(), st.integers(0, 500))),
+            )
+        )
+    return out
+
+
+def _said(facts: BranchFacts) -> tuple[object, ...]:
+    return (
+        facts.count,
+        facts.clock.evidence(),
+        facts.first_prompt,
+        facts.newest_prompt,
+        facts.newest_plain_prompt,
+        facts.last_message,
+        facts.last_tool,
+        facts.newest_carrier,
+        facts.newest_provider_carrier,
+        facts.output_events,
+        facts.output_total,
+        tuple(facts.tokens.in_window(T0 + timedelta(seconds=s)) for s in (-600, 0, 300, 900)),
+    )
+
+
+@given(_entries(), st.lists(st.booleans(), max_size=30))
+def test_the_kept_branch_facts_are_what_a_fresh_walk_says(entries: list[Entry], asks: list[bool]) -> None:
+    # Entries appended under the leaf, branching back, re-added under an id, with missing
+    # parents; the facts asked for after some of them: always what feeding a fresh walk of
+    # the active branch says, and the kept branch is that walk's.
+    tree = SessionTree.open("/nonexistent", header_from_record({"type": "session", "version": 3, "id": "x"}))  # type: ignore[arg-type]
+    for entry, ask in itertools.zip_longest(entries, asks, fillvalue=True):
+        if not isinstance(entry, Entry):
+            break
+        tree.add(entry)
+        if ask:
+            walked = tree._walk_active_path()
+            fresh = BranchFacts()
+            for e in walked:
+                fresh.feed(e)
+            assert _said(tree.facts()) == _said(fresh)
+            assert tree.active_path() == walked
 
 
 @given(st.lists(st.tuples(st.integers(0, 12), st.one_of(st.none(), st.integers(0, 12))), max_size=30))

@@ -2,9 +2,14 @@
 
 The active branch is the newest persisted leaf and its ancestors. Pi appends every entry with
 the id of the entry it continues, so a rewind or ``/tree`` jump shows up as an append whose
-parent is not the previous entry: the path is recomputed from the newest entry each time.
-When the newest entry's ancestry is broken (a parent that is missing, or a cycle), the newest
-entry whose chain reaches the root is used instead.
+parent is not the previous entry. When the newest entry's ancestry is broken (a parent that is
+missing, or a cycle), the newest entry whose chain reaches the root is used instead.
+
+The branch and its facts (:class:`~cargento_harness_pi.branch.BranchFacts`) are kept once
+worked out. An entry appended under the kept leaf is the new leaf (it is the newest entry, and
+its chain reaches the root through the leaf's): the branch grows by it and its facts are fed
+it alone. Any other entry (a rewind, a jump, an id written again) drops them, and the next
+reading walks the tree from its newest entry again.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from cargento.models import SpacedockBoot
 from cargento.readers import JsonlFollower, why
 from cargento.sharedrepr import shared_repr
 
+from cargento_harness_pi.branch import BranchFacts
 from cargento_harness_pi.entries import Entry, Header, entry_from_record
 
 __all__ = ["MAX_LINE_BYTES", "SessionTree", "load"]
@@ -45,9 +51,10 @@ class SessionTree:
     _roots: dict[str, bool] = attrs.Factory(dict)
     #: Entry types and message roles this build does not know, counted (schema drift).
     drift: DriftCounter = attrs.Factory(DriftCounter)
-    #: Bumped by every entry added, so the active branch is worked out once per change.
-    _version: int = attrs.field(default=0, init=False)
-    _path: tuple[int, list[Entry]] | None = attrs.field(default=None, init=False)
+    #: The active branch, root first, and its facts, while they stand (``None``: work them
+    #: out again).
+    _path: list[Entry] | None = attrs.field(default=None, init=False)
+    _facts: BranchFacts | None = attrs.field(default=None, init=False)
 
     @classmethod
     def open(cls, path: str, header: Header) -> SessionTree:
@@ -68,10 +75,20 @@ class SessionTree:
         return True
 
     def add(self, entry: Entry) -> None:
-        self._version += 1
+        path = self._path
         if entry.id in self.entries:
             self.order.remove(entry.id)
             self._roots.clear()
+            path = None
+        elif path is not None and (not path or entry.parent != path[-1].id or len(path) >= _MAX_DEPTH):
+            path = None
+        if path is None:
+            self._path = self._facts = None
+        else:  # appended under the leaf: the new leaf
+            path.append(entry)
+            self._roots[entry.id] = True
+            assert self._facts is not None
+            self._facts.feed(entry)
         self.entries[entry.id] = entry
         self.order.append(entry.id)
         if entry.kind == "session_info":
@@ -113,11 +130,23 @@ class SessionTree:
         return None
 
     def active_path(self) -> list[Entry]:
-        """The active branch, root first (a new list; worked out again only after an entry
-        was added: a reading asks for it several times per refresh)."""
-        if self._path is None or self._path[0] != self._version:
-            self._path = (self._version, self._walk_active_path())
-        return list(self._path[1])
+        """The active branch, root first (a new list)."""
+        return list(self._kept_path())
+
+    def facts(self) -> BranchFacts:
+        """What the active branch says (kept: never change it)."""
+        self._kept_path()
+        assert self._facts is not None
+        return self._facts
+
+    def _kept_path(self) -> list[Entry]:
+        if self._path is None:
+            path = self._walk_active_path()
+            facts = BranchFacts()
+            for entry in path:
+                facts.feed(entry)
+            self._path, self._facts = path, facts
+        return self._path
 
     def _walk_active_path(self) -> list[Entry]:
         leaf = self.leaf()
