@@ -200,7 +200,7 @@ def _counted(calls: list[int]) -> DeferredRoutes:
         calls.append(1)
         return [Route("/hello/{name}", hello, methods=["GET"]), Route("/other", other, methods=["POST"])]
 
-    return DeferredRoutes(build)
+    return DeferredRoutes("greetings", build)
 
 
 def test_deferred_routes_are_built_once_on_the_first_request_and_answer_as_built(
@@ -236,3 +236,42 @@ def test_a_declared_route_its_builder_does_not_make_is_an_error_on_first_use(
     app = Starlette(routes=[later.route("/missing", ["GET"])])
     with pytest.raises(LookupError, match="/missing"):
         make_client(app).get("/missing")
+
+
+def test_a_builder_that_fails_is_logged_once_and_its_routes_answer_503_saying_why(
+    make_client: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    # A feature whose routes cannot be made (its module does not import: a broken install)
+    # answers what it is, in JSON, redacted, on every request, without trying again; the
+    # dashboard's other routes answer as before.
+    calls: list[int] = []
+
+    def build() -> list[BaseRoute]:
+        calls.append(1)
+        raise ImportError("no module named 'greetings_routes' (token ghp_" + "a" * 36 + ")")
+
+    later = DeferredRoutes("greetings", build)
+    app = Starlette(
+        routes=[
+            later.route("/hello/{name}", ["GET"]),
+            later.route("/other", ["POST"]),
+            Route("/fine", lambda request: PlainTextResponse("fine")),
+        ]
+    )
+    client = make_client(app)
+    with caplog.at_level("ERROR", logger="cargento_web"):
+        first = client.get("/hello/you")
+        second = client.post("/other")
+    for answer in (first, second):
+        assert answer.status_code == 503
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.headers["cache-control"] == "no-store"
+        error = answer.json()["error"]
+        assert error.startswith("the greetings feature is unavailable in this run: its routes failed to build")
+        assert "ImportError: no module named 'greetings_routes'" in error
+        assert "ghp_" + "a" * 36 not in error, "the reason is redacted like every answer"
+    assert calls == [1], "the builder is not tried again"
+    assert not later.built and later.failed is not None
+    logged = [r for r in caplog.records if "greetings feature's routes failed to build" in r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info is not None
+    assert client.get("/fine").text == "fine"

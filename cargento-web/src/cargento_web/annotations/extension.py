@@ -56,7 +56,7 @@ class AnnotationsExtension(Extension):
         return moment if isinstance(moment, datetime) else datetime.now(UTC)
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
-        later = DeferredRoutes(lambda: self.made_routes(guard))
+        later = DeferredRoutes(self.name, lambda: self.made_routes(guard))
         return [later.route(path, methods) for path, methods in ROUTES]
 
     def made_routes(self, guard: Guard) -> Sequence[BaseRoute]:

@@ -298,7 +298,7 @@ class Observer(Extension):
     # -- the extension -------------------------------------------------------------------
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:
-        later = DeferredRoutes(lambda: self.made_routes(guard))
+        later = DeferredRoutes(self.name, lambda: self.made_routes(guard))
         return [later.route(path, methods) for path, methods in ROUTES]
 
     def made_routes(self, guard: Guard) -> list[BaseRoute]:
