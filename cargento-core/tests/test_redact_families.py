@@ -12,6 +12,7 @@ import string
 
 import pytest
 from cargento.redact import FAMILIES, MARK, redact, redact_tree
+from cargento.testing.redactions import record_redactions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -263,14 +264,7 @@ def test_redact_tree_is_redact_on_every_string_repeated_or_not(tree: object) -> 
 def test_redact_tree_redacts_each_distinct_string_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import cargento.redact as module
 
-    calls: list[str] = []
-    real = module.redact
-
-    def counting(text: str) -> str:
-        calls.append(text)
-        return real(text)
-
-    monkeypatch.setattr(module, "redact", counting)
+    calls = record_redactions(monkeypatch)
     rows = [{"state": "working", "harness": "claude", "text": f"row {i} token=abcd{i}efgh"} for i in range(50)]
     out = module.redact_tree({"sessions": rows})
     assert sorted(calls) == sorted({"working", "claude", *(r["text"] for r in rows)})

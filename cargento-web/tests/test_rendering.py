@@ -10,6 +10,7 @@ from typing import Any
 import attrs
 from cargento.board import Board, BoardSession
 from cargento.testing.boards import T0, board_of, board_row
+from cargento.testing.redactions import record_redactions
 from cargento_web.app import document
 from cargento_web.rendering import DocumentRenderer
 from hypothesis import given, settings
@@ -49,17 +50,8 @@ def test_one_row_moved_serialises_that_row_alone() -> None:
 
 
 def test_a_string_every_row_carries_is_redacted_once_per_render(monkeypatch: Any) -> None:
-    from cargento import redact as redaction
-
     rows = [_row(n) for n in range(40)]
-    real = redaction.redact
-    seen: list[str] = []
-
-    def counting(text: str) -> str:
-        seen.append(text)
-        return real(text)
-
-    monkeypatch.setattr(redaction, "redact", counting)
+    seen = record_redactions(monkeypatch)
     board = _board(rows, 1)
     DocumentRenderer().render(board)
     assert seen, "the rows' strings go through redaction"

@@ -13,6 +13,7 @@ from pathlib import Path
 import attrs
 import orjson
 import pytest
+from cargento.testing.redactions import record_redactions
 from cargento_web.history.store import HISTORY_FILE, HistoryStore, Observation, parse_history
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -355,16 +356,7 @@ def test_a_store_read_back_redacts_each_distinct_string_once_and_still_redacts(
     doc["observations"][0]["detail"] = "ran deploy --password hunter2hunter2"
     path.write_bytes(orjson.dumps(doc))
 
-    import cargento.redact as redaction
-
-    asked: list[str] = []
-    real = redaction.redact
-
-    def counting(text: str) -> str:
-        asked.append(text)
-        return real(text)
-
-    monkeypatch.setattr(redaction, "redact", counting)
+    asked = record_redactions(monkeypatch)
     again = HistoryStore(tmp_path, clock=clock)
     again.load()
     assert len(asked) == len(set(asked)), "a string repeated across observations is redacted once"
