@@ -273,5 +273,9 @@ def test_a_builder_that_fails_is_logged_once_and_its_routes_answer_503_saying_wh
     assert calls == [1], "the builder is not tried again"
     assert not later.built and later.failed is not None
     logged = [r for r in caplog.records if "greetings feature's routes failed to build" in r.getMessage()]
-    assert len(logged) == 1 and logged[0].exc_info is not None
+    assert len(logged) == 1
+    # With the traceback: as the exception, or already formatted by the log redaction filter a
+    # server installs on this logger (it turns exc_info into redacted exc_text).
+    record = logged[0]
+    assert record.exc_info is not None or "ImportError" in (record.exc_text or "")
     assert client.get("/fine").text == "fine"
