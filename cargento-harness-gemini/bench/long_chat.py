@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import tempfile
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.board import BoardBuilder
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
+from cargento.testing.longsession import print_figures, refresh_figures
 from cargento_harness_gemini.fixtures import GeminiStore
 
 
@@ -33,32 +29,22 @@ def main() -> int:
     try:
         home = root / "home"
         (home / "work").mkdir(parents=True)
-        now = datetime.now(UTC)
-        start = now - timedelta(minutes=50)
+        start = datetime.now(UTC) - timedelta(minutes=50)
         chat = GeminiStore(home).session(cwd=str(home / "work"), at=start)
         pairs = args.messages // 2
         for i in range(pairs):
             at = start + timedelta(seconds=i * 2900 / pairs)
             chat.prompt(f"step {i}", at)
             chat.reply("Done.", at + timedelta(milliseconds=500), output_tokens=40)
-        env = {"HOME": str(home), "CARGENTO_HOME": str(root / "state")}
-        builder = BoardBuilder(load_registry(env={}, only=["gemini"]), env=env, home=home, processes=StaticProcesses())
-        started = time.perf_counter()
-        board = builder.build()
-        cold_s = time.perf_counter() - started
-        assert len(board.sessions) == 1, board.sessions
-        warm: list[float] = []
-        changes = {"gemini": frozenset({str(chat.path)})}
-        for _ in range(args.appends):
-            chat.reply("More.", datetime.now(UTC), output_tokens=40)
-            started = time.perf_counter()
-            builder.build(changes=changes)
-            warm.append(time.perf_counter() - started)
-        print(f"messages: {args.messages}")
-        print(f"size_mb: {chat.path.stat().st_size / 1e6:.1f}")
-        print(f"cold_s: {cold_s:.4f}")
-        print(f"warm_s: {statistics.median(warm):.5f}")
-        print(f"warm_max_s: {max(warm):.5f}")
+        figures = refresh_figures(
+            "gemini",
+            home,
+            root / "state",
+            chat.path,
+            lambda: chat.reply("More.", datetime.now(UTC), output_tokens=40),
+            appends=args.appends,
+        )
+        print_figures(figures, path=chat.path, messages=args.messages)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import tempfile
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.board import BoardBuilder
-from cargento.plugins import load_registry
-from cargento.processes import StaticProcesses
+from cargento.testing.longsession import print_figures, refresh_figures
 from cargento_harness_pi.fixtures import PiStore
 
 
@@ -33,8 +29,7 @@ def main() -> int:
     try:
         home = root / "home"
         (home / "work").mkdir(parents=True)
-        now = datetime.now(UTC)
-        start = now - timedelta(minutes=50)
+        start = datetime.now(UTC) - timedelta(minutes=50)
         session = PiStore(home).session(cwd=str(home / "work"), at=start)
         turns = args.entries // 4
         for i in range(turns):
@@ -43,24 +38,15 @@ def main() -> int:
             call = session.tool("read", at + timedelta(milliseconds=200), arguments={"path": f"src/f{i}.py"})
             session.tool_result(call, "read", "contents", at + timedelta(milliseconds=300))
             session.reply("Done.", at + timedelta(milliseconds=500), output=40)
-        env = {"HOME": str(home), "CARGENTO_HOME": str(root / "state")}
-        builder = BoardBuilder(load_registry(env={}, only=["pi"]), env=env, home=home, processes=StaticProcesses())
-        started = time.perf_counter()
-        board = builder.build()
-        cold_s = time.perf_counter() - started
-        assert len(board.sessions) == 1, board.sessions
-        warm: list[float] = []
-        changes = {"pi": frozenset({str(session.path)})}
-        for _ in range(args.appends):
-            session.reply("More.", datetime.now(UTC), output=40)
-            started = time.perf_counter()
-            builder.build(changes=changes)
-            warm.append(time.perf_counter() - started)
-        print(f"entries: {session.count}")
-        print(f"size_mb: {session.path.stat().st_size / 1e6:.1f}")
-        print(f"cold_s: {cold_s:.4f}")
-        print(f"warm_s: {statistics.median(warm):.5f}")
-        print(f"warm_max_s: {max(warm):.5f}")
+        figures = refresh_figures(
+            "pi",
+            home,
+            root / "state",
+            session.path,
+            lambda: session.reply("More.", datetime.now(UTC), output=40),
+            appends=args.appends,
+        )
+        print_figures(figures, path=session.path, entries=session.count)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0
