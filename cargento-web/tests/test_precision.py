@@ -570,3 +570,40 @@ def test_the_raise_ticker_sleeps_while_nothing_is_held_and_wakes_for_what_is(
     wall.sleep(1.5)
     assert live.ticks == ticks, "asleep again"
     hub.close()
+
+
+def test_an_event_walks_the_held_raises_only_when_one_is_due(tmp_path: Path) -> None:
+    """The event path's cost does not grow with the raises held: with 200 gates confirming,
+    each further event neither walks them (the per-event judgement is a look at a bound) nor
+    wakes the ticker (a raise held behind an earlier one moves nothing). Once the first falls
+    due, the next event judges them, and the first is raised."""
+    clock = Clock(datetime(2026, 12, 1, 12, tzinfo=UTC))
+    hub, notifier = _hub(tmp_path, clock)
+    woken: list[datetime] = []
+    hub.alerts.on_schedule(lambda: woken.append(clock.now))
+    walked: list[str] = []
+    still_wanted = hub._still_wanted
+
+    def counted(item: Pending) -> bool:
+        walked.append(item.session_id)
+        return still_wanted(item)
+
+    hub._still_wanted = counted  # type: ignore[method-assign]
+    _gate(hub, "s0")
+    assert woken == [clock.now], "the first raise held wakes the ticker"
+    first_due = hub.next_due(clock.now)  # what the woken ticker asks
+    assert first_due == clock.now + CONFIRM
+    for i in range(1, 200):
+        clock.now += timedelta(milliseconds=10)
+        _gate(hub, f"s{i}")
+    assert len(hub.alerts.pending) == 200
+    assert walked == [], f"the held raises were walked {len(walked)} times before any was due"
+    assert len(woken) == 1, "a raise held behind an earlier one woke the ticker"
+    assert notifier.sent == []
+
+    clock.now = first_due + timedelta(milliseconds=1)
+    _gate(hub, "s200")
+    assert hub.alerts.drain()
+    assert len(notifier.sent) == 1, "the event judged the raise that was due"
+    assert len(walked) >= 200, "and, being due, walked what was held"
+    hub.close()

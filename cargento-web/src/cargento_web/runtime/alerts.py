@@ -171,6 +171,12 @@ class Alerts:
         self._gate_last: datetime | None = None
         self._question_last: datetime | None = None
         self._pending: dict[tuple[str, str, str], Pending] = {}
+        #: No held raise falls due before this (a lower bound: :meth:`next_due` sets it to the
+        #: exact moment, a raise starting to be held lowers it); ``None``: nothing was held
+        #: when it was last set. Lets the per-event paths skip a walk of every held raise.
+        self._due_bound: datetime | None = None
+        #: The bound moved earlier since the schedule's callbacks were last told.
+        self._bound_lowered = False
         #: Transitions already raised and not yet ended (a gate, a turn end): at most once each.
         self._told: set[tuple[str, str, str]] = set()
         self._tab_lane_at: datetime | None = None
@@ -196,8 +202,9 @@ class Alerts:
             self._screens.append(screen)
 
     def on_schedule(self, callback: Callable[[], None]) -> None:
-        """Call *callback()* (quickly, on any thread) whenever a raise starts being held, so
-        :meth:`next_due` may have moved earlier."""
+        """Call *callback()* (quickly, on any thread) whenever a raise starts being held that
+        falls due before anything held when :meth:`next_due` last looked: its answer moved
+        earlier. A raise held behind an earlier one wakes nobody."""
         with self._lock:
             self._schedule.append(callback)
 
@@ -223,23 +230,52 @@ class Alerts:
     def next_due(self, now: datetime) -> datetime | None:
         """When :meth:`retry` next has something to decide (``None``: nothing is held)."""
         with self._lock:
-            dues: list[datetime] = []
-            for item in self._pending.values():
-                if not item.announced and item.kind in CONFIRMED_KINDS:
-                    dues.append(item.first_at + self.confirm)
-                else:
-                    last = self._question_last if item.kind == "question" else self._gate_last
-                    floor = QUESTION_FLOOR if item.kind == "question" else GATE_FLOOR
-                    dues.append(last + floor if last is not None else now)
-                dues.append(item.first_at + PENDING_LIFE)
+            dues = [self._due_of(item, now) for item in self._pending.values()]
             if self._quiet_held:
-                ends = self.quiet.next_end(now, self.zone) if self.quiet is not None else now
-                dues.append(ends)
-        return min(dues) if dues else None
+                dues.append(self._quiet_due(now))
+            due = self._due_bound = min(dues) if dues else None
+        return due
+
+    def due_by(self, now: datetime) -> bool:
+        """Might a held raise be due at *now*? False only when none can be: nothing is held,
+        or none falls due before the bound :meth:`next_due` last set (lowered since by every
+        raise that started being held). A look, not a walk of the held raises."""
+        with self._lock:
+            if not self._pending and not self._quiet_held:
+                return False
+            return self._due_bound is None or self._due_bound <= now
+
+    def _due_of(self, item: Pending, now: datetime) -> datetime:
+        """When a held raise is next decided: its confirmation, else its floor, else its
+        expiry, whichever comes first (under the lock)."""
+        if not item.announced and item.kind in CONFIRMED_KINDS:
+            due = item.first_at + self.confirm
+        else:
+            last = self._question_last if item.kind == "question" else self._gate_last
+            floor = QUESTION_FLOOR if item.kind == "question" else GATE_FLOOR
+            due = last + floor if last is not None else now
+        return min(due, item.first_at + PENDING_LIFE)
+
+    def _quiet_due(self, now: datetime) -> datetime:
+        return self.quiet.next_end(now, self.zone) if self.quiet is not None else now
+
+    def _lower_bound(self, due: datetime) -> None:
+        """A raise started being held until *due* (under the lock)."""
+        if self._due_bound is None or due < self._due_bound:
+            self._due_bound = due
+            self._bound_lowered = True
+
+    def _held_as(self, key: tuple[str, str, str], item: Pending, now: datetime) -> None:
+        """Hold *item* under *key* unless a raise is held there already (under the lock)."""
+        held = self._pending.setdefault(key, item)
+        self._lower_bound(self._due_of(held, now))
 
     def _rescheduled(self) -> None:
+        """Tell the schedule's callbacks, when a raise held since they were last told falls
+        due before anything held then."""
         with self._lock:
-            callbacks = list(self._schedule) if self._pending or self._quiet_held else []
+            callbacks = list(self._schedule) if self._bound_lowered else []
+            self._bound_lowered = False
         for callback in callbacks:
             try:
                 callback()
@@ -294,7 +330,9 @@ class Alerts:
             if now - item.first_at > PENDING_LIFE or not still_wanted(item):
                 with self._lock:
                     dropped = self._pending.pop(key, None)
-                    if dropped is not None and not dropped.announced and now - dropped.first_at < self.confirm:
+                    if dropped is not None and not dropped.announced:
+                        # Withdrawn before it was confirmed (judged once due, or on an
+                        # explicit tick, it may be dropped after the confirmation delay).
                         self.withheld["unconfirmed"] += 1
                 continue
             decided.append(self._consider(item, now, held=True))
@@ -384,6 +422,7 @@ class Alerts:
                     self._told.add(key)
                 if key in self._pending:
                     self._pending[key] = item
+                    self._lower_bound(self._due_of(item, now))
                 listeners = list(self._listeners)
             for listener in listeners:
                 try:
@@ -409,7 +448,7 @@ class Alerts:
             floor_last = self._question_last if question else self._gate_last
             floor = QUESTION_FLOOR if question else GATE_FLOOR
             if floor_last is not None and now - floor_last < floor:
-                self._pending.setdefault(key, item)
+                self._held_as(key, item, now)
                 return "held"
             self._pending.pop(key, None)
             tab_at = self._tab_lane_at
@@ -454,7 +493,7 @@ class Alerts:
         """The rules every lane shares; ``None`` lets the raise through."""
         with self._lock:
             if item.kind in CONFIRMED_KINDS and now - item.first_at < self.confirm:
-                self._pending.setdefault(key, item)
+                self._held_as(key, item, now)
                 return "confirming"
             if self.presence is not None and self.presence.showing(item.harness, item.session_id, now):
                 self._pending.pop(key, None)
@@ -487,6 +526,7 @@ class Alerts:
             self._note(item, now, "quiet-held")
         self._quiet_held.pop(key, None)
         self._quiet_held[key] = attrs.evolve(item, first_at=now)
+        self._lower_bound(self._quiet_due(now))
         while len(self._quiet_held) > QUIET_HOLD_LIMIT:
             _, oldest = self._quiet_held.popitem(last=False)
             self.withheld["quiet-dropped"] += 1

@@ -241,8 +241,10 @@ class EventHub:
         return self._take(event)
 
     def _take(self, event: LifecycleEvent) -> Ingested:
-        # What was held back is judged as of this event's arrival, before the event can end it.
-        self.tick(event.received_at)
+        # What was held back and is due is judged as of this event's arrival, before the event
+        # can end it (a look when nothing is due: the ticker and the next board judge the rest).
+        if self.alerts.due_by(event.received_at):
+            self.tick(event.received_at)
         alerts: list[tuple[str, str, str, str, str]] = []
         with self._lock:
             self._seq += 1
@@ -486,7 +488,8 @@ class EventHub:
             amended = self._mark_ends(board, now, rows)
         for harness, sid, kind, title, body in alerts:
             self.alerts.gate(harness, sid, title, body, now, kind=kind)
-        self.tick(now)
+        if self.alerts.due_by(now):
+            self.tick(now)
         if changed:
             self._notify_subscribers()
         return amended
