@@ -41,6 +41,7 @@ TARGETS: dict[str, tuple[float, str]] = {
     "warm_one_append_300mb_ms": (5.0, "ms"),
     "warm_one_append_gemini_20k_messages_ms": (5.0, "ms"),
     "warm_one_append_pi_20k_entries_ms": (5.0, "ms"),
+    "warm_one_turn_opencode_10k_messages_ms": (5.0, "ms"),
     "warm_50k_files_ms": (20.0, "ms"),
     "full_rescan_50k_ms": (300.0, "ms"),
     "cold_640_ms": (600.0, "ms"),
@@ -544,6 +545,7 @@ def main(argv: list[str] | None = None) -> int:
             "codex_300mb": run_text([str(REPO / "cargento-harness-codex/bench/large_rollout.py")]),
             "gemini_20k_messages": run_text([str(REPO / "cargento-harness-gemini/bench/long_chat.py")]),
             "pi_20k_entries": run_text([str(REPO / "cargento-harness-pi/bench/long_session.py")]),
+            "opencode_10k_messages": run_text([str(REPO / "cargento-harness-opencode/bench/long_session.py")]),
         }
     if want("startup"):
         import startup
@@ -639,6 +641,9 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
     pi_warm_s = large.get("pi_20k_entries", {}).get("warm_s")
     if isinstance(pi_warm_s, (int, float)):
         figures["warm_one_append_pi_20k_entries_ms"] = pi_warm_s * 1000.0
+    opencode_warm_s = large.get("opencode_10k_messages", {}).get("warm_s")
+    if isinstance(opencode_warm_s, (int, float)):
+        figures["warm_one_turn_opencode_10k_messages_ms"] = opencode_warm_s * 1000.0
     return figures
 
 

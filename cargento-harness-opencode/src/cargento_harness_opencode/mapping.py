@@ -15,6 +15,7 @@ only the kind (``command`` for bash), never the command.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from datetime import datetime, timedelta
@@ -44,7 +45,7 @@ from cargento.sharedrepr import shared_repr
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import LONG_TURN_S, TurnClock
 
-from cargento_harness_opencode import records, store
+from cargento_harness_opencode import records, store, tokentally
 
 __all__ = ["BUSY_S", "GATE_AFTER_S", "Detail", "gate", "model", "read", "usage"]
 
@@ -160,27 +161,22 @@ def _tools(conn: sqlite3.Connection, name: str, message_id: str, drift: DriftCou
     return [tool for row in rows if (tool := records.tool_part(*row)) is not None]
 
 
-def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str]) -> int | None:
+def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str], ctx: HarnessContext) -> int | None:
     """Output tokens of every completed assistant message of these sessions; ``None`` when
-    none has completed (an unfinished message carries zeros until its step finishes)."""
-    marks = ", ".join("?" for _ in ids)
-    output = "json_extract(data, '$.tokens.output')"
-    counted = (
-        "json_valid(data) AND json_extract(data, '$.role') = 'assistant' "
-        "AND json_type(data, '$.time.completed') IS NOT NULL "
-        f"AND json_type(data, '$.tokens.output') IN ('integer', 'real') AND {output} >= 0"
-    )
-    rows = sqlite.query(
-        conn,
-        f"SELECT SUM(CASE WHEN {counted} THEN CAST({output} AS INTEGER) END), "
-        f"COUNT(CASE WHEN {counted} THEN 1 END) FROM message WHERE session_id IN ({marks})",
-        tuple(ids),
-        name=name,
-    )
-    if not rows or not rows[0][1]:
-        return None
-    value = rows[0][0]
-    return int(value) if isinstance(value, int | float) else None
+    none has completed (an unfinished message carries zeros until its step finishes). Each
+    session's settled messages are summed once and kept (:mod:`.tokentally`)."""
+    try:
+        st = os.stat(name)
+        source: object = (st.st_dev, st.st_ino)
+    except OSError:
+        source = None
+    total = counted = 0
+    for sid in ids:
+        key = f"tokens:{name}:{sid}"
+        n, c, tally = tokentally.output_tokens(conn, name, sid, ctx.cache.get(key), source)
+        ctx.cache.set(key, tally)
+        total, counted = total + n, counted + c
+    return total if counted else None
 
 
 def _todos(conn: sqlite3.Connection, name: str, sid: str, cols: frozenset[str]) -> tuple[Task, ...]:
@@ -229,7 +225,9 @@ def _turn(messages: list[records.Message]) -> TurnEvidence:
     return evidence
 
 
-def _detail(conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: store.Snapshot) -> Detail:
+def _detail(
+    conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: store.Snapshot, ctx: HarnessContext
+) -> Detail:
     missing: list[str] = []
     messages: list[records.Message] = []
     prompts: tuple[tuple[str, datetime | None], ...] = ()
@@ -243,7 +241,7 @@ def _detail(conn: sqlite3.Connection, name: str, row: store.SessionRow, snap: st
             for message in messages:
                 if message.unknown_role is not None:
                     drift.record_type(f"message role {message.unknown_role}")
-            total = _tokens_total(conn, name, [row.id, *_descendants(row.id, snap)])
+            total = _tokens_total(conn, name, [row.id, *_descendants(row.id, snap)], ctx)
         except HarnessError:
             missing += ["turn", "token rate", "model"]
         if snap.has_parts and messages:
@@ -348,7 +346,7 @@ def read(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
         detail = Detail(missing=("turn", "prompt", "model", "token rate", "tasks"))
         note = str(exc)
     else:
-        detail = _detail(conn, str(path), row, snap)
+        detail = _detail(conn, str(path), row, snap, ctx)
         if detail.missing:  # a query failed: the next session opens the database afresh
             passconn.discard(ctx, path)
         note = ""

@@ -1,0 +1,122 @@
+"""A session's output-token total, kept between refreshes so that one costs its newest messages.
+
+OpenCode records each assistant message's output tokens once the message completes. The total
+of a session is the sum over every completed assistant message; summed afresh in SQL it cost a
+JSON parse of every message on each refresh (10 ms at 10,000 messages). A :class:`TokenTally`
+keeps the sum of the session's settled messages, those below its floor, a rowid: the newest
+:data:`KEEP` messages and any added since are read again on each refresh, which is where
+OpenCode writes (a reply streams into its own row, then completes).
+
+The settled part is summed afresh when a refresh cannot vouch for it: the session's message
+count no longer adds up (a revert deleted messages), the database is not the one it was read
+from, or :data:`RECOUNT_S` passed since it was last summed (an old message rewritten in place
+is seen by then at the latest).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import attrs
+from cargento.readers import sqlite
+
+__all__ = ["KEEP", "RECOUNT_S", "TokenTally", "output_tokens"]
+
+#: The newest messages of a session read again on every refresh.
+KEEP = 64
+#: The longest the settled part's sum is trusted without summing it again (seconds).
+RECOUNT_S = 300.0
+
+_OUTPUT = "json_extract(data, '$.tokens.output')"
+_COUNTED = (
+    "json_valid(data) AND json_extract(data, '$.role') = 'assistant' "
+    "AND json_type(data, '$.time.completed') IS NOT NULL "
+    f"AND json_type(data, '$.tokens.output') IN ('integer', 'real') AND {_OUTPUT} >= 0"
+)
+#: A message's counted output tokens (``NULL`` when it does not count).
+_VALUE = f"CASE WHEN {_COUNTED} THEN CAST({_OUTPUT} AS INTEGER) END"
+
+
+@attrs.frozen
+class TokenTally:
+    """What one session's messages at or below ``floor`` (a rowid) add up to."""
+
+    #: Rows at or below it are settled (``None``: none is; every row is read each time).
+    floor: int | None
+    #: How many messages are settled, their counted output tokens and how many counted.
+    rows: int
+    total: int
+    counted: int
+    #: ``time.monotonic()`` when the settled part was summed.
+    summed_at: float
+    #: The database file it was read from, as ``(st_dev, st_ino)`` of the path given.
+    source: object = None
+
+
+def output_tokens(
+    conn: sqlite3.Connection, name: str, session_id: str, tally: TokenTally | None, source: object = None
+) -> tuple[int, int, TokenTally]:
+    """``(output tokens, counted messages, tally to keep)`` of one session's completed
+    assistant messages; *tally* is the one this answered last time (``None`` at first)."""
+    now = time.monotonic()
+    if tally is None or tally.source != source or now - tally.summed_at > RECOUNT_S:
+        tally = _settle(conn, name, session_id, now, source)
+    tail = _tail(conn, name, session_id, tally.floor)
+    rows = sqlite.query(conn, "SELECT COUNT(*) FROM message WHERE session_id = ?", (session_id,), name=name)
+    if not rows or rows[0][0] != tally.rows + len(tail):
+        # Messages went (or came) below the floor since it was summed: sum it again.
+        tally = _settle(conn, name, session_id, now, source)
+        tail = _tail(conn, name, session_id, tally.floor)
+    total = tally.total + sum(v for _, v in tail if v is not None)
+    counted = tally.counted + sum(1 for _, v in tail if v is not None)
+    if len(tail) > 2 * KEEP:
+        # The tail grew: its older part settles, and the next refresh reads KEEP rows again.
+        settling = tail[: len(tail) - KEEP]
+        tally = attrs.evolve(
+            tally,
+            floor=settling[-1][0],
+            rows=tally.rows + len(settling),
+            total=tally.total + sum(v for _, v in settling if v is not None),
+            counted=tally.counted + sum(1 for _, v in settling if v is not None),
+        )
+    return total, counted, tally
+
+
+def _settle(conn: sqlite3.Connection, name: str, session_id: str, now: float, source: object) -> TokenTally:
+    """Sum every message of the session but the newest :data:`KEEP` (by rowid)."""
+    below = sqlite.query(
+        conn,
+        "SELECT rowid FROM message WHERE session_id = ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (session_id, KEEP),
+        name=name,
+    )
+    if not below or not isinstance(below[0][0], int):
+        return TokenTally(floor=None, rows=0, total=0, counted=0, summed_at=now, source=source)
+    floor = below[0][0]
+    summed = sqlite.query(
+        conn,
+        f"SELECT COUNT(*), SUM({_VALUE}), COUNT({_VALUE}) FROM message WHERE session_id = ? AND rowid <= ?",
+        (session_id, floor),
+        name=name,
+    )
+    rows, total, counted = summed[0] if summed else (0, 0, 0)
+    return TokenTally(
+        floor=floor,
+        rows=int(rows or 0),
+        total=int(total) if isinstance(total, int | float) else 0,
+        counted=int(counted or 0),
+        summed_at=now,
+        source=source,
+    )
+
+
+def _tail(conn: sqlite3.Connection, name: str, session_id: str, floor: int | None) -> list[tuple[int, int | None]]:
+    """The session's messages above *floor*, oldest first: ``(rowid, counted output or None)``."""
+    params: tuple[object, ...] = (session_id,)
+    sql = f"SELECT rowid, {_VALUE} FROM message WHERE session_id = ?"
+    if floor is not None:
+        sql, params = sql + " AND rowid > ?", (session_id, floor)
+    sql += " ORDER BY rowid"
+    rows = sqlite.query(conn, sql, params, name=name, max_rows=1_000_000)
+    return [(r, v if isinstance(v, int) else None) for r, v in rows]
