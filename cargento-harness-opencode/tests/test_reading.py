@@ -428,3 +428,37 @@ def test_unchanged_database_is_not_queried_again_and_changes_are_seen(tmp_path: 
     s.reply(at=ago(40))
     s.text("working on it", at=ago(30))
     assert plugin.discover(ctx=ctx).sessions[0].fingerprint != first
+
+
+def test_a_long_sessions_stamp_follows_its_newest_rows_without_fetching_every_row(tmp_path: Path) -> None:
+    """A reply streaming into its own row moves the session's fingerprint at 80 messages as
+    at three; the stamp reads the newest STAMPED_MESSAGES rows and the count through the
+    index, so a message further back rewritten in place is read at the session's next write."""
+    from cargento_harness_opencode.store import STAMPED_MESSAGES
+
+    store, s = started(tmp_path, at=ago(3000))
+    for i in range(40):
+        s.prompt(f"step {i}", at=ago(2900 - i * 10))
+        s.reply(at=ago(2899 - i * 10))
+        s.end_turn(at=ago(2898 - i * 10), output_tokens=5)
+    ctx = make_context(tmp_path, now=NOW, window_s=None, cache=HarnessCache())
+    first = plugin.discover(ctx=ctx).sessions[0].fingerprint
+    s.prompt("one more", at=ago(20))
+    s.reply(at=ago(19))
+    streaming = plugin.discover(ctx=ctx).sessions[0].fingerprint
+    assert streaming != first, "a new message moves it"
+    s.text("still writing", at=ago(10))  # the newest message's parts move
+    s._message(s.assistant_id, {**s._assistant, "tokens": {"output": 3}}, at=ago(9), created=ago(19))  # type: ignore[arg-type]
+    assert plugin.discover(ctx=ctx).sessions[0].fingerprint != streaming, "the reply's own row moved"
+
+    # The trade, as designed: a message far back rewritten in place (not OpenCode's way of
+    # writing) does not move the stamp; the session's next write reads it.
+    moved = plugin.discover(ctx=ctx).sessions[0].fingerprint
+    with closing(sqlite3.connect(store.path)) as conn:
+        oldest = conn.execute(
+            "SELECT id FROM message WHERE session_id = ? ORDER BY time_created LIMIT 1", (s.session_id,)
+        ).fetchone()[0]
+        conn.execute("UPDATE message SET time_updated = ? WHERE id = ?", (int(ago(5).timestamp() * 1000), oldest))
+        conn.commit()
+    assert STAMPED_MESSAGES < 80
+    assert plugin.discover(ctx=ctx).sessions[0].fingerprint == moved

@@ -29,6 +29,9 @@ __all__ = ["MAX_SESSIONS", "SessionRow", "Snapshot", "problem", "snapshot"]
 #: up to :data:`MAX_ALL`).
 MAX_SESSIONS = 200
 MAX_ALL = 5000
+#: A session's newest messages whose writes its stamp notices; an older message rewritten in
+#: place is read at the session's next write (OpenCode writes into the newest rows).
+STAMPED_MESSAGES = 64
 #: Slack added to the display window: ``session.time_updated`` can lag its messages.
 SLACK = timedelta(hours=1)
 _OPTIONAL = ("parent_id", "directory", "title", "time_created", "model", "agent", "version")
@@ -186,22 +189,29 @@ def _max_count(conn: sqlite3.Connection, name: str, sql: str, param: object) -> 
 def _stamps(
     conn: sqlite3.Connection, name: str, ident: str, updated: int, has_messages: bool, has_parts: bool, has_todos: bool
 ) -> tuple[int, str]:
-    """The newest write (epoch ms) into a session, and a stamp of everything written."""
+    """The newest write (epoch ms) into a session, and a stamp of what was written: the
+    session row, its newest messages and their count, the newest message's parts, its todos."""
     messages = parts = todos = (0, 0)
     try:
         if has_messages:
-            messages = _max_count(
-                conn, name, "SELECT MAX(time_updated), COUNT(*) FROM message WHERE session_id = ?", ident
-            )
-            newest = sqlite.query(
+            # The newest write among the newest STAMPED_MESSAGES messages (where OpenCode
+            # writes: a reply streams into its own row) and how many there are, both through
+            # the (session_id, time_created, id) index: a long session's every row is not
+            # fetched on each write to the database (1.5 ms at 10,000 messages).
+            head = sqlite.query(
                 conn,
-                "SELECT id FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 1",
-                (ident,),
+                "SELECT (SELECT id FROM message WHERE session_id = ?1 ORDER BY time_created DESC, id DESC LIMIT 1), "
+                "(SELECT MAX(time_updated) FROM (SELECT time_updated FROM message WHERE session_id = ?1 "
+                "ORDER BY time_created DESC, id DESC LIMIT ?2)), "
+                "(SELECT COUNT(*) FROM message WHERE session_id = ?1)",
+                (ident, STAMPED_MESSAGES),
                 name=name,
             )
-            if newest and has_parts:
+            newest_id = head[0][0] if head else None
+            messages = (_ms(head[0][1]), _ms(head[0][2])) if head else (0, 0)
+            if newest_id is not None and has_parts:
                 parts = _max_count(
-                    conn, name, "SELECT MAX(time_updated), COUNT(*) FROM part WHERE message_id = ?", newest[0][0]
+                    conn, name, "SELECT MAX(time_updated), COUNT(*) FROM part WHERE message_id = ?", newest_id
                 )
         if has_todos:
             todos = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM todo WHERE session_id = ?", ident)
