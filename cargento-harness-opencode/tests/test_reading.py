@@ -462,3 +462,36 @@ def test_a_long_sessions_stamp_follows_its_newest_rows_without_fetching_every_ro
         conn.commit()
     assert STAMPED_MESSAGES < 80
     assert plugin.discover(ctx=ctx).sessions[0].fingerprint == moved
+
+
+def test_a_refresh_parses_only_the_messages_that_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cargento_harness_opencode import records
+
+    _, s = started(tmp_path, at=ago(3000))
+    for i in range(30):
+        s.prompt(f"step {i}", at=ago(2900 - i * 10))
+        s.reply(at=ago(2899 - i * 10))
+        s.end_turn(at=ago(2898 - i * 10), output_tokens=5)
+    ctx = make_context(tmp_path, now=NOW, window_s=None, cache=HarnessCache())
+    parsed: list[object] = []
+    parse = records.parse_message
+
+    def counted(ident: object, *rest: object) -> records.Message:
+        parsed.append(ident)
+        return parse(ident, *rest)
+
+    monkeypatch.setattr(records, "parse_message", counted)
+    first = readings(ctx)[s.session_id]
+    assert len(parsed) == 60
+    parsed.clear()
+    s.prompt("one more", at=ago(20))
+    s.reply(at=ago(19))
+    again = readings(ctx)[s.session_id]
+    assert len(parsed) == 2, f"{len(parsed)} messages parsed for two new ones"
+    assert again.turn is not None and first.turn is not None
+    assert (first.turn.state, again.turn.state) == ("ended", "open")
+    s.end_turn(at=ago(10), output_tokens=7)
+    parsed.clear()
+    done = readings(ctx)[s.session_id]
+    assert parsed == [s.assistant_id], "the reply that completed, alone"
+    assert done.turn is not None and done.turn.state == "ended"

@@ -40,11 +40,20 @@ class Db:
         self.conn.executescript(SCHEMA)
         self.n = 0
 
-    def add(self, sid: str, role: str, output: int | None = None, completed: bool = False, commit: bool = True) -> str:
+    def add(
+        self,
+        sid: str,
+        role: str,
+        output: int | None = None,
+        completed: bool = False,
+        commit: bool = True,
+        created: int | None = None,
+    ) -> str:
         self.n += 1
         ident = f"msg_{self.n:06d}"
         self.conn.execute(
-            "INSERT INTO message VALUES (?, ?, ?, ?, ?)", (ident, sid, self.n, self.n, _data(role, output, completed))
+            "INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+            (ident, sid, self.n if created is None else created, self.n, _data(role, output, completed)),
         )
         if commit:
             self.conn.commit()
@@ -90,6 +99,7 @@ OPS = st.lists(
         st.tuples(st.just("stream"), st.integers(0, 500)),
         st.tuples(st.just("complete"), st.integers(0, 500)),
         st.tuples(st.just("other"), st.integers(0, 500)),
+        st.tuples(st.just("late"), st.integers(0, 500)),
         st.tuples(st.just("revert"), st.sampled_from([1, 5, 30, 70, 150, 400])),
         st.tuples(st.just("burst"), st.sampled_from([1, 10, 70, 140, 300])),
         st.tuples(st.just("refresh"), st.integers(0, 0)),
@@ -119,6 +129,10 @@ def test_the_kept_total_equals_the_whole_sum_after_every_refresh(
             ident = streaming.pop()
             if ident in db.newest("ses_a", KEEP):
                 db.rewrite(ident, n, completed=True)
+        elif op == "late":
+            # Written now with an older creation time (a clock set back): above the floor,
+            # below where the last read sought the index.
+            db.add("ses_a", "assistant", n, completed=True, created=0)
         elif op == "other":
             db.add("ses_b", "assistant", n, completed=True)
         elif op == "revert":

@@ -103,16 +103,48 @@ def _title(row: store.SessionRow) -> str | None:
     return clip(row.title, 80)
 
 
-def _messages(conn: sqlite3.Connection, name: str, sid: str) -> list[records.Message]:
+#: One parsed message as last read: the row's ``(time_created, time_updated, length(data))``
+#: and what it parsed into.
+_Parsed = tuple[tuple[object, object, object], records.Message]
+
+
+def _messages(
+    conn: sqlite3.Connection, name: str, sid: str, kept: dict[object, _Parsed] | None = None
+) -> tuple[list[records.Message], dict[object, _Parsed]]:
+    """The session's newest :data:`MAX_MESSAGES` messages, oldest first, and what to keep for
+    the next read: a message whose row kept its times and length since *kept* was made is not
+    fetched or parsed again (a refresh of a long session parses the message that moved)."""
     rows = sqlite.query(
         conn,
-        "SELECT id, time_created, time_updated, data FROM message WHERE session_id = ? "
+        "SELECT id, time_created, time_updated, length(data) FROM message WHERE session_id = ? "
         "ORDER BY time_created DESC, id DESC LIMIT ?",
         (sid, MAX_MESSAGES),
         name=name,
         max_rows=MAX_MESSAGES,
     )
-    return [records.parse_message(*row) for row in reversed(rows)]
+    kept = kept or {}
+    wanted = [ident for ident, *stamp in rows if (got := kept.get(ident)) is None or got[0] != tuple(stamp)]
+    fresh: dict[object, _Parsed] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        for ident, created, updated, length, raw in sqlite.query(
+            conn,
+            f"SELECT id, time_created, time_updated, length(data), data FROM message WHERE id IN ({marks})",
+            tuple(chunk),
+            name=name,
+            max_rows=len(chunk),
+        ):
+            fresh[ident] = ((created, updated, length), records.parse_message(ident, created, updated, raw))
+    out: dict[object, _Parsed] = {}
+    messages: list[records.Message] = []
+    for ident, *stamp in reversed(rows):
+        got = fresh.get(ident) or kept.get(ident)
+        if got is None or (ident not in fresh and got[0] != tuple(stamp)):
+            continue  # gone between the two reads: the next refresh has it, or not
+        out[ident] = got
+        messages.append(got[1])
+    return messages, out
 
 
 def _prompts(
@@ -237,7 +269,9 @@ def _detail(
     drift = DriftCounter()
     if snap.has_messages:
         try:
-            messages = _messages(conn, name, row.id)
+            key = f"messages:{name}:{row.id}"
+            messages, kept = _messages(conn, name, row.id, ctx.cache.get(key))
+            ctx.cache.set(key, kept)
             for message in messages:
                 if message.unknown_role is not None:
                     drift.record_type(f"message role {message.unknown_role}")

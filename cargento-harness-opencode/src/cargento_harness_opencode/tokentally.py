@@ -52,6 +52,10 @@ class TokenTally:
     summed_at: float
     #: The database file it was read from, as ``(st_dev, st_ino)`` of the path given.
     source: object = None
+    #: The oldest ``time_created`` above the floor when last read (``None``: not known), so
+    #: the next read seeks the (session_id, time_created) index there instead of walking the
+    #: session's every entry; a row added with an older time is caught by the count.
+    since: int | float | None = None
 
 
 def output_tokens(
@@ -62,25 +66,40 @@ def output_tokens(
     now = time.monotonic()
     if tally is None or tally.source != source or now - tally.summed_at > RECOUNT_S:
         tally = _settle(conn, name, session_id, now, source)
-    tail = _tail(conn, name, session_id, tally.floor)
+    tail = _tail(conn, name, session_id, tally.floor, tally.since)
     rows = sqlite.query(conn, "SELECT COUNT(*) FROM message WHERE session_id = ?", (session_id,), name=name)
     if not rows or rows[0][0] != tally.rows + len(tail):
-        # Messages went (or came) below the floor since it was summed: sum it again.
+        # Messages went (or came) below the floor, or came with an older time, since it was
+        # summed: sum it again.
         tally = _settle(conn, name, session_id, now, source)
-        tail = _tail(conn, name, session_id, tally.floor)
-    total = tally.total + sum(v for _, v in tail if v is not None)
-    counted = tally.counted + sum(1 for _, v in tail if v is not None)
+        tail = _tail(conn, name, session_id, tally.floor, None)
+    total = tally.total + sum(v for _, v, _ in tail if v is not None)
+    counted = tally.counted + sum(1 for _, v, _ in tail if v is not None)
     if len(tail) > 2 * KEEP:
         # The tail grew: its older part settles, and the next refresh reads KEEP rows again.
-        settling = tail[: len(tail) - KEEP]
+        settling, tail = tail[: len(tail) - KEEP], tail[len(tail) - KEEP :]
         tally = attrs.evolve(
             tally,
             floor=settling[-1][0],
             rows=tally.rows + len(settling),
-            total=tally.total + sum(v for _, v in settling if v is not None),
-            counted=tally.counted + sum(1 for _, v in settling if v is not None),
+            total=tally.total + sum(v for _, v, _ in settling if v is not None),
+            counted=tally.counted + sum(1 for _, v, _ in settling if v is not None),
         )
+    since = _oldest(tail)
+    if since != tally.since:
+        tally = attrs.evolve(tally, since=since)
     return total, counted, tally
+
+
+def _oldest(tail: list[tuple[int, int | None, object]]) -> int | float | None:
+    """The oldest ``time_created`` of *tail*; ``None`` when one is not a number (a hostile
+    store), so the next read takes every row above the floor."""
+    times: list[int | float] = []
+    for _, _, created in tail:
+        if not isinstance(created, int | float) or isinstance(created, bool):
+            return None
+        times.append(created)
+    return min(times) if times else None
 
 
 def _settle(conn: sqlite3.Connection, name: str, session_id: str, now: float, source: object) -> TokenTally:
@@ -111,12 +130,18 @@ def _settle(conn: sqlite3.Connection, name: str, session_id: str, now: float, so
     )
 
 
-def _tail(conn: sqlite3.Connection, name: str, session_id: str, floor: int | None) -> list[tuple[int, int | None]]:
-    """The session's messages above *floor*, oldest first: ``(rowid, counted output or None)``."""
-    params: tuple[object, ...] = (session_id,)
-    sql = f"SELECT rowid, {_VALUE} FROM message WHERE session_id = ?"
+def _tail(
+    conn: sqlite3.Connection, name: str, session_id: str, floor: int | None, since: int | float | None
+) -> list[tuple[int, int | None, object]]:
+    """The session's messages above *floor* (created at *since* or later, when given), oldest
+    first: ``(rowid, counted output or None, time_created)``."""
+    sql = f"SELECT rowid, {_VALUE}, time_created FROM message WHERE session_id = ?"
+    params: list[object] = [session_id]
+    if since is not None:
+        sql += " AND time_created >= ?"
+        params.append(since)
     if floor is not None:
-        sql, params = sql + " AND rowid > ?", (session_id, floor)
-    sql += " ORDER BY rowid"
-    rows = sqlite.query(conn, sql, params, name=name, max_rows=1_000_000)
-    return [(r, v if isinstance(v, int) else None) for r, v in rows]
+        sql += " AND rowid > ?"
+        params.append(floor)
+    rows = sqlite.query(conn, sql + " ORDER BY rowid", params, name=name, max_rows=1_000_000)
+    return [(r, v if isinstance(v, int) else None, created) for r, v, created in rows]
