@@ -11,15 +11,12 @@ Prints the median of each. Not a test; the lead's benchmark runs it::
 
 from __future__ import annotations
 
-import argparse
 import json
-import shutil
 import sqlite3
-import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.testing.longsession import print_figures, refresh_figures
+from cargento.testing.longsession import LongSession, bench_main
 from cargento_harness_opencode.fixtures import OpenCodeSession, OpenCodeStore
 
 
@@ -62,31 +59,22 @@ def _history(store: OpenCodeStore, session: OpenCodeSession, start: datetime, me
         conn.close()
 
 
+def write(home: Path, start: datetime, messages: int) -> LongSession:
+    store = OpenCodeStore(home)
+    session = store.session(cwd=str(home / "work"), at=start, title="A long session")
+    _history(store, session, start, messages)
+
+    def one_more_turn() -> None:
+        now = datetime.now(UTC)
+        session.prompt("One more step", now)
+        session.reply(now)
+        session.end_turn(now + timedelta(milliseconds=200), output_tokens=40)
+
+    return LongSession(store.path, one_more_turn, {"messages": messages})
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--messages", type=int, default=10_000)
-    parser.add_argument("--appends", type=int, default=15)
-    args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="cargento-opencode-long-"))
-    try:
-        home = root / "home"
-        (home / "work").mkdir(parents=True)
-        start = datetime.now(UTC) - timedelta(minutes=50)
-        store = OpenCodeStore(home)
-        session = store.session(cwd=str(home / "work"), at=start, title="A long session")
-        _history(store, session, start, args.messages)
-
-        def one_more_turn() -> None:
-            now = datetime.now(UTC)
-            session.prompt("One more step", now)
-            session.reply(now)
-            session.end_turn(now + timedelta(milliseconds=200), output_tokens=40)
-
-        figures = refresh_figures("opencode", home, root / "state", store.path, one_more_turn, appends=args.appends)
-        print_figures(figures, path=store.path, messages=args.messages)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    return 0
+    return bench_main(__doc__ or "", "opencode", unit="messages", default=10_000, write=write)
 
 
 if __name__ == "__main__":

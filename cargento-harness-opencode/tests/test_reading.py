@@ -430,6 +430,14 @@ def test_unchanged_database_is_not_queried_again_and_changes_are_seen(tmp_path: 
     assert plugin.discover(ctx=ctx).sessions[0].fingerprint != first
 
 
+def _finished_turns(s: OpenCodeSession, count: int) -> None:
+    """*count* finished turns, ten seconds apart, from 2,900 s ago."""
+    for i in range(count):
+        s.prompt(f"step {i}", at=ago(2900 - i * 10))
+        s.reply(at=ago(2899 - i * 10))
+        s.end_turn(at=ago(2898 - i * 10), output_tokens=5)
+
+
 def test_a_long_sessions_stamp_follows_its_newest_rows_without_fetching_every_row(tmp_path: Path) -> None:
     """A reply streaming into its own row moves the session's fingerprint at 80 messages as
     at three; the stamp reads the newest STAMPED_MESSAGES rows and the count through the
@@ -437,10 +445,7 @@ def test_a_long_sessions_stamp_follows_its_newest_rows_without_fetching_every_ro
     from cargento_harness_opencode.store import STAMPED_MESSAGES
 
     store, s = started(tmp_path, at=ago(3000))
-    for i in range(40):
-        s.prompt(f"step {i}", at=ago(2900 - i * 10))
-        s.reply(at=ago(2899 - i * 10))
-        s.end_turn(at=ago(2898 - i * 10), output_tokens=5)
+    _finished_turns(s, 40)
     ctx = make_context(tmp_path, now=NOW, window_s=None, cache=HarnessCache())
     first = plugin.discover(ctx=ctx).sessions[0].fingerprint
     s.prompt("one more", at=ago(20))
@@ -468,10 +473,7 @@ def test_a_refresh_parses_only_the_messages_that_moved(tmp_path: Path, monkeypat
     from cargento_harness_opencode import records
 
     _, s = started(tmp_path, at=ago(3000))
-    for i in range(30):
-        s.prompt(f"step {i}", at=ago(2900 - i * 10))
-        s.reply(at=ago(2899 - i * 10))
-        s.end_turn(at=ago(2898 - i * 10), output_tokens=5)
+    _finished_turns(s, 30)
     ctx = make_context(tmp_path, now=NOW, window_s=None, cache=HarnessCache())
     parsed: list[object] = []
     parse = records.parse_message

@@ -10,46 +10,31 @@ Prints the median of each. Not a test; the lead's benchmark runs it::
 
 from __future__ import annotations
 
-import argparse
-import shutil
-import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from cargento.testing.longsession import print_figures, refresh_figures
+from cargento.testing.longsession import LongSession, bench_main
 from cargento_harness_pi.fixtures import PiStore
 
 
+def write(home: Path, start: datetime, entries: int) -> LongSession:
+    session = PiStore(home).session(cwd=str(home / "work"), at=start)
+    turns = entries // 4
+    for i in range(turns):
+        at = start + timedelta(seconds=i * 2900 / turns)
+        session.prompt(f"step {i}", at)
+        call = session.tool("read", at + timedelta(milliseconds=200), arguments={"path": f"src/f{i}.py"})
+        session.tool_result(call, "read", "contents", at + timedelta(milliseconds=300))
+        session.reply("Done.", at + timedelta(milliseconds=500), output=40)
+    return LongSession(
+        session.path,
+        lambda: session.reply("More.", datetime.now(UTC), output=40),
+        {"entries": session.count},
+    )
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--entries", type=int, default=20_000)
-    parser.add_argument("--appends", type=int, default=15)
-    args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="cargento-pi-long-"))
-    try:
-        home = root / "home"
-        (home / "work").mkdir(parents=True)
-        start = datetime.now(UTC) - timedelta(minutes=50)
-        session = PiStore(home).session(cwd=str(home / "work"), at=start)
-        turns = args.entries // 4
-        for i in range(turns):
-            at = start + timedelta(seconds=i * 2900 / turns)
-            session.prompt(f"step {i}", at)
-            call = session.tool("read", at + timedelta(milliseconds=200), arguments={"path": f"src/f{i}.py"})
-            session.tool_result(call, "read", "contents", at + timedelta(milliseconds=300))
-            session.reply("Done.", at + timedelta(milliseconds=500), output=40)
-        figures = refresh_figures(
-            "pi",
-            home,
-            root / "state",
-            session.path,
-            lambda: session.reply("More.", datetime.now(UTC), output=40),
-            appends=args.appends,
-        )
-        print_figures(figures, path=session.path, entries=session.count)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    return 0
+    return bench_main(__doc__ or "", "pi", unit="entries", default=20_000, write=write)
 
 
 if __name__ == "__main__":

@@ -34,3 +34,33 @@ def test_refresh_figures_time_a_cold_build_and_each_append(tmp_path: Path, capsy
 def test_refresh_figures_refuse_a_board_without_the_one_session(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="expected the one pi session"):
         refresh_figures("pi", tmp_path / "home", tmp_path / "state", tmp_path / "none.jsonl", lambda: None)
+
+
+def test_bench_main_writes_a_session_in_a_scratch_home_prints_its_figures_and_removes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cargento.testing.longsession import LongSession, bench_main
+
+    homes: list[Path] = []
+
+    def write(home: Path, start: datetime, entries: int) -> LongSession:
+        homes.append(home)
+        assert (home / "work").is_dir() and datetime.now(UTC) - start >= timedelta(minutes=50)
+        session = PiStore(home).session(cwd=str(home / "work"), at=start)
+        for i in range(entries // 2):
+            session.prompt(f"step {i}", start + timedelta(seconds=i))
+            session.reply("Done.", start + timedelta(seconds=i, milliseconds=500))
+        return LongSession(session.path, lambda: session.reply("More.", datetime.now(UTC)), {"entries": session.count})
+
+    assert (
+        bench_main("A bench.", "pi", unit="entries", default=8, write=write, argv=["--entries", "6", "--appends", "2"])
+        == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "entries: 6" and [line.split(":")[0] for line in lines[1:]] == [
+        "size_mb",
+        "cold_s",
+        "warm_s",
+        "warm_max_s",
+    ]
+    assert homes and not homes[0].exists(), "the scratch HOME is removed"

@@ -8,20 +8,65 @@ again after each of *appends* appended records, with the file watcher's report n
 
     figures = refresh_figures("pi", home, state, session.path, lambda: session.reply("More.", now()))
     print_figures(figures, entries=session.count, path=session.path)
+
+:func:`bench_main` is a whole benchmark script's ``main``: its options, a scratch HOME, the
+session the script writes there (a :class:`LongSession`), the figures printed.
 """
 
 from __future__ import annotations
 
+import argparse
+import shutil
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from cargento.board import BoardBuilder
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 
-__all__ = ["print_figures", "refresh_figures"]
+__all__ = ["LongSession", "bench_main", "print_figures", "refresh_figures"]
+
+
+class LongSession(NamedTuple):
+    """What a benchmark script wrote: the session's file, how to add one more record to it,
+    and the counts to print (``{"messages": 20000}``)."""
+
+    path: Path
+    append: Callable[[], object]
+    counts: Mapping[str, int]
+
+
+def bench_main(
+    doc: str,
+    harness: str,
+    *,
+    unit: str,
+    default: int,
+    write: Callable[[Path, datetime, int], LongSession],
+    argv: list[str] | None = None,
+) -> int:
+    """Run a long-session benchmark: ``--<unit> N`` (*default*) and ``--appends``, then
+    *write(home, start, N)* under a scratch HOME (a ``work`` folder made in it, *start* fifty
+    minutes ago), the figures of :func:`refresh_figures` printed and the HOME removed."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument(f"--{unit}", type=int, default=default, dest="count")
+    parser.add_argument("--appends", type=int, default=15)
+    args = parser.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix=f"cargento-{harness}-long-"))
+    try:
+        home = root / "home"
+        (home / "work").mkdir(parents=True)
+        made = write(home, datetime.now(UTC) - timedelta(minutes=50), args.count)
+        figures = refresh_figures(harness, home, root / "state", made.path, made.append, appends=args.appends)
+        print_figures(figures, path=made.path, **made.counts)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
 
 
 def refresh_figures(
