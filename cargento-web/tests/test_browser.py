@@ -418,6 +418,32 @@ def test_an_append_turns_a_row_working_without_a_reload(board_server: Any, page_
     assert page.evaluate("window.__sameDocument") is True
 
 
+def test_a_revision_announced_while_the_page_fetches_is_fetched_after_it(board_server: Any, page_for: Any) -> None:
+    """The page's fetch of one revision is slow, and the store moves again meanwhile: the
+    revision announced during the fetch is fetched once it is done. No heartbeat (60 s) and no
+    slow timer (an hour) would otherwise bring it within the wait."""
+    server = board_server(rescan_s=3600, heartbeat_s=60)
+    page = page_for(server.url + "/")
+    wait_for_the_watch(server)
+    held: list[str] = []
+
+    def hold(route: Any) -> None:
+        if held:
+            route.continue_()
+            return
+        answer = route.fetch()  # the board as it stands when the page asked
+        held.append(route.request.url)
+        server.copilot.wait(at=time.time() - 5, kind="shell", detail="rm -rf build")
+        time.sleep(2.0)  # the new revision reaches the page while this answer is held
+        route.fulfill(response=answer)
+
+    page.route("**/api/data*", hold)
+    append_prompt(server.transcript, "SCENARIO-R: one more thing")
+    page.wait_for_selector("main li.row[data-key^='claude:'][data-state='working']", timeout=15_000)
+    page.wait_for_selector("main li.row[data-key^='copilot:'][data-state='needs_input']", timeout=8_000)
+    assert len(held) == 1
+
+
 def test_a_needs_input_store_turns_the_row_red(board_server: Any, page_for: Any) -> None:
     server = board_server()
     page = page_for(server.url + "/#n=attention")

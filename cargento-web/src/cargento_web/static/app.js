@@ -278,8 +278,14 @@ async function reportTabLane() {
 
 // -- fetching ---------------------------------------------------------------------------------
 let fetching = null;
-async function refresh() {
-  if (fetching) return fetching;
+// A revision announced while a fetch is in flight: that fetch may answer the board before it,
+// so another follows once it is done (else the page would wait for the next revision or ping).
+let announcedMeanwhile = null;
+async function refresh(revision) {
+  if (fetching) {
+    if (revision != null) announcedMeanwhile = revision;
+    return fetching;
+  }
   fetching = (async () => {
     try {
       const r = await fetch("/api/data" + SUFFIX, { cache: "no-store", headers: { Accept: "application/json" } });
@@ -305,6 +311,9 @@ async function refresh() {
       return false;
     } finally {
       fetching = null;
+      const wanted = announcedMeanwhile;
+      announcedMeanwhile = null;
+      if (wanted != null && (!state.board || state.board.revision !== wanted)) refresh(wanted);
     }
   })();
   return fetching;
@@ -312,7 +321,7 @@ async function refresh() {
 
 function onRevision(revision) {
   state.lastContact = Date.now();
-  if (!state.board || revision !== state.board.revision) refresh();
+  if (!state.board || revision !== state.board.revision) refresh(revision);
   else if (state.missed) update({ missed: 0 });
 }
 
@@ -326,7 +335,7 @@ if (channel) {
     else if (m.type === "ping") {
       state.lastContact = Date.now();
       if (state.missed) update({ missed: 0 });
-      if (state.board && m.revision !== state.board.revision) refresh();
+      if (state.board && m.revision !== state.board.revision) refresh(m.revision);
     }
   };
 }
@@ -343,7 +352,7 @@ function openStream() {
     const m = JSON.parse(ev.data);
     state.lastContact = Date.now();
     if (state.missed) update({ missed: 0 });
-    if (state.board && m.revision !== state.board.revision) refresh();
+    if (state.board && m.revision !== state.board.revision) refresh(m.revision);
     if (channel) channel.postMessage({ type: "ping", revision: m.revision });
   });
   es.onopen = () => update({ transport: "stream" });
