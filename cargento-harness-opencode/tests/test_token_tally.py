@@ -209,3 +209,24 @@ def test_another_database_at_the_same_path_is_summed_afresh(tmp_path: Path) -> N
         other.add("ses_a", "assistant", 3, completed=True)
     total, counted, _ = output_tokens(other.conn, "one.db", "ses_a", tally, source=("dev", 2))
     assert (total, counted) == (600, 200)
+
+
+def test_the_discovery_passs_count_spares_the_tallys_own_and_a_stale_one_is_checked(tmp_path: Path) -> None:
+    db = Db(tmp_path / "opencode.db")
+    for _ in range(200):
+        db.add("ses_a", "assistant", 2, completed=True, commit=False)
+    db.conn.commit()
+    _, _, tally = output_tokens(db.conn, "opencode.db", "ses_a", None)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    db.add("ses_a", "assistant", 3, completed=True)
+    statements.clear()
+    total, _, tally = output_tokens(db.conn, "opencode.db", "ses_a", tally, count=201)
+    assert total == 403
+    assert not any("COUNT(*)" in s for s in statements), statements
+    db.add("ses_a", "assistant", 3, completed=True)  # a write after the discovery pass read 201
+    statements.clear()
+    total, _, tally = output_tokens(db.conn, "opencode.db", "ses_a", tally, count=201)
+    assert total == 406, "the tail's newer row is counted, not taken for a revert"
+    assert sum("COUNT(*)" in s for s in statements) == 1
+    assert not any("SUM(" in s for s in statements), "and nothing was summed afresh"

@@ -125,15 +125,14 @@ def _messages(
     kept = kept or {}
     wanted = [ident for ident, *stamp in rows if (got := kept.get(ident)) is None or got[0] != tuple(stamp)]
     fresh: dict[object, _Parsed] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ", ".join("?" for _ in chunk)
+    if wanted:  # at most MAX_MESSAGES ids: under SQLite's limit of bound parameters
+        marks = ", ".join("?" for _ in wanted)
         for ident, created, updated, length, raw in sqlite.query(
             conn,
             f"SELECT id, time_created, time_updated, length(data), data FROM message WHERE id IN ({marks})",
-            tuple(chunk),
+            tuple(wanted),
             name=name,
-            max_rows=len(chunk),
+            max_rows=len(wanted),
         ):
             fresh[ident] = ((created, updated, length), records.parse_message(ident, created, updated, raw))
     out: dict[object, _Parsed] = {}
@@ -193,7 +192,9 @@ def _tools(conn: sqlite3.Connection, name: str, message_id: str, drift: DriftCou
     return [tool for row in rows if (tool := records.tool_part(*row)) is not None]
 
 
-def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str], ctx: HarnessContext) -> int | None:
+def _tokens_total(
+    conn: sqlite3.Connection, name: str, ids: list[str], snap: store.Snapshot, ctx: HarnessContext
+) -> int | None:
     """Output tokens of every completed assistant message of these sessions; ``None`` when
     none has completed (an unfinished message carries zeros until its step finishes). Each
     session's settled messages are summed once and kept (:mod:`.tokentally`)."""
@@ -205,7 +206,9 @@ def _tokens_total(conn: sqlite3.Connection, name: str, ids: list[str], ctx: Harn
     total = counted = 0
     for sid in ids:
         key = f"tokens:{name}:{sid}"
-        n, c, tally = tokentally.output_tokens(conn, name, sid, ctx.cache.get(key), source)
+        row = snap.rows.get(sid)
+        count = row.message_count if row is not None else None
+        n, c, tally = tokentally.output_tokens(conn, name, sid, ctx.cache.get(key), source, count)
         ctx.cache.set(key, tally)
         total, counted = total + n, counted + c
     return total if counted else None
@@ -275,7 +278,7 @@ def _detail(
             for message in messages:
                 if message.unknown_role is not None:
                     drift.record_type(f"message role {message.unknown_role}")
-            total = _tokens_total(conn, name, [row.id, *_descendants(row.id, snap)], ctx)
+            total = _tokens_total(conn, name, [row.id, *_descendants(row.id, snap)], snap, ctx)
         except HarnessError:
             missing += ["turn", "token rate", "model"]
         if snap.has_parts and messages:

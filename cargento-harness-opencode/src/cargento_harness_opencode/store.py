@@ -55,6 +55,8 @@ class SessionRow:
     #: Newest ``time_updated`` (epoch ms) of the session, its messages, their parts and todos.
     newest_ms: int
     stamps: str
+    #: How many messages the session had when the stamp was read (``None``: not read).
+    message_count: int | None = None
 
 
 @shared_repr
@@ -156,7 +158,7 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
     for ident, updated, parent, directory, title, created, model, agent, version in rows:
         if not isinstance(ident, str) or not ident or ident in out:
             continue
-        newest, stamps = _stamps(conn, name, ident, _ms(updated), has_messages, has_parts, has_todos)
+        newest, stamps, count = _stamps(conn, name, ident, _ms(updated), has_messages, has_parts, has_todos)
         out[ident] = SessionRow(
             id=ident,
             parent_id=parent if isinstance(parent, str) and parent else None,
@@ -169,6 +171,7 @@ def _read(conn: sqlite3.Connection, name: str, stamp: str, ctx: HarnessContext) 
             version=version[:40] if isinstance(version, str) and version else None,
             newest_ms=newest,
             stamps=stamps,
+            message_count=count,
         )
     return Snapshot(
         stamp=stamp,
@@ -188,9 +191,10 @@ def _max_count(conn: sqlite3.Connection, name: str, sql: str, param: object) -> 
 
 def _stamps(
     conn: sqlite3.Connection, name: str, ident: str, updated: int, has_messages: bool, has_parts: bool, has_todos: bool
-) -> tuple[int, str]:
-    """The newest write (epoch ms) into a session, and a stamp of what was written: the
-    session row, its newest messages and their count, the newest message's parts, its todos."""
+) -> tuple[int, str, int | None]:
+    """The newest write (epoch ms) into a session, a stamp of what was written (the session
+    row, its newest messages and their count, the newest message's parts, its todos) and the
+    message count (``None`` when not read)."""
     messages = parts = todos = (0, 0)
     try:
         if has_messages:
@@ -216,6 +220,7 @@ def _stamps(
         if has_todos:
             todos = _max_count(conn, name, "SELECT MAX(time_updated), COUNT(*) FROM todo WHERE session_id = ?", ident)
     except HarnessError:
-        return updated, f"{updated}:?"
+        return updated, f"{updated}:?", None
     newest_ms = max(updated, messages[0], parts[0], todos[0])
-    return newest_ms, ":".join(str(x) for x in (updated, *messages, *parts, *todos))
+    count = messages[1] if has_messages else None
+    return newest_ms, ":".join(str(x) for x in (updated, *messages, *parts, *todos)), count

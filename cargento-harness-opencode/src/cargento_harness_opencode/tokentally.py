@@ -59,16 +59,25 @@ class TokenTally:
 
 
 def output_tokens(
-    conn: sqlite3.Connection, name: str, session_id: str, tally: TokenTally | None, source: object = None
+    conn: sqlite3.Connection,
+    name: str,
+    session_id: str,
+    tally: TokenTally | None,
+    source: object = None,
+    count: int | None = None,
 ) -> tuple[int, int, TokenTally]:
     """``(output tokens, counted messages, tally to keep)`` of one session's completed
-    assistant messages; *tally* is the one this answered last time (``None`` at first)."""
+    assistant messages; *tally* is the one this answered last time (``None`` at first).
+    *count* is the session's message count as the discovery pass read it, when it did: a tail
+    that adds up to it needs no count of its own (a write since then is counted afresh)."""
     now = time.monotonic()
     if tally is None or tally.source != source or now - tally.summed_at > RECOUNT_S:
         tally = _settle(conn, name, session_id, now, source)
     tail = _tail(conn, name, session_id, tally.floor, tally.since)
-    rows = sqlite.query(conn, "SELECT COUNT(*) FROM message WHERE session_id = ?", (session_id,), name=name)
-    if not rows or rows[0][0] != tally.rows + len(tail):
+    if count != tally.rows + len(tail):
+        rows = sqlite.query(conn, "SELECT COUNT(*) FROM message WHERE session_id = ?", (session_id,), name=name)
+        count = rows[0][0] if rows else None
+    if count != tally.rows + len(tail):
         # Messages went (or came) below the floor, or came with an older time, since it was
         # summed: sum it again.
         tally = _settle(conn, name, session_id, now, source)

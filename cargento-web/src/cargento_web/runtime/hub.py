@@ -242,9 +242,8 @@ class EventHub:
 
     def _take(self, event: LifecycleEvent) -> Ingested:
         # What was held back and is due is judged as of this event's arrival, before the event
-        # can end it (a look when nothing is due: the ticker and the next board judge the rest).
-        if self.alerts.due_by(event.received_at):
-            self.tick(event.received_at)
+        # can end it.
+        self._judge_due(event.received_at)
         alerts: list[tuple[str, str, str, str, str]] = []
         with self._lock:
             self._seq += 1
@@ -488,8 +487,7 @@ class EventHub:
             amended = self._mark_ends(board, now, rows)
         for harness, sid, kind, title, body in alerts:
             self.alerts.gate(harness, sid, title, body, now, kind=kind)
-        if self.alerts.due_by(now):
-            self.tick(now)
+        self._judge_due(now)
         if changed:
             self._notify_subscribers()
         return amended
@@ -503,6 +501,12 @@ class EventHub:
         if not self.alerts.pending and not self.alerts.held_quiet:
             return []
         return self.alerts.retry(now or self.clock(), self._still_wanted)
+
+    def _judge_due(self, now: datetime) -> None:
+        """:meth:`tick` when a held raise may be due: a look, not a walk, on every event and
+        board while nothing is (the ticker judges the rest when it falls due)."""
+        if self.alerts.due_by(now):
+            self.tick(now)
 
     def next_due(self, now: datetime | None = None) -> datetime | None:
         """When :meth:`tick` next has something to decide; ``None`` while nothing is held."""
