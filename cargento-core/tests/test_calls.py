@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import attrs
+import pytest
 from cargento.board import BoardBuilder
 from cargento.models import HarnessInfo
 from cargento.plugins import Fault, Ok, load_registry
@@ -125,6 +126,35 @@ def test_hook_simulate_runs_in_a_demo_home_and_steps(tmp_path: object) -> None:
     finally:
         demo.stop()
     assert not demo.home.exists(), "the demo home is removed on exit"
+
+
+def test_a_simulation_that_fails_while_the_demo_runs_is_dropped_and_said_at_once(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    from cargento import hookimpl
+    from cargento.demo import Demo
+
+    class Sim:
+        def step(self, now: datetime) -> None:
+            raise OSError("database is locked")
+
+    class Failing(FakeHarness):
+        @hookimpl
+        def simulate(self, home: Path, ctx: object) -> Sim:
+            return Sim()
+
+    demo = Demo(
+        load_registry(entry_points=False, extra=[("f", Failing("f"))]), base_env={}, clock=lambda: NOW, interval_s=3600
+    )
+    demo.start()
+    try:
+        demo.step()
+        assert "f" not in demo.simulations and "database is locked" in demo.faults["f"]
+        assert "the demo of f stopped: OSError: database is locked" in capsys.readouterr().err
+    finally:
+        demo.stop()
 
 
 def test_record_fault_shows_on_the_strip_and_in_diagnose_like_a_failed_call() -> None:

@@ -28,7 +28,9 @@ pytestmark = pytest.mark.browser
 
 WINDOW_S = float(os.environ.get("CARGENTO_DEMO_WINDOW_S", "60"))
 SAMPLE_S = 2.0
-QUESTION_BY_S = 90.0  # OpenCode's demo cycle: its question stands from 39 s to 55 s of each
+#: OpenCode's demo cycle is 90 s; its question stands from 39 s to 55 s of each. The page gets
+#: two cycles: a question not drawn in either is a defect, not a slow machine.
+QUESTION_BY_S = 180.0
 STATE_RANK = {"needs_input": 0, "working": 1, "idle": 2}
 
 
@@ -138,11 +140,16 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
     page_started_ms = page.evaluate("performance.now()")
     samples: list[dict[str, Any]] = []
     cores: list[list[list[str]]] = []
+    #: The wait kinds /api/data served during the window, to tell a page that did not draw a
+    #: wait from a server that did not serve it.
+    served: set[str] = set()
     first_minute: set[str] = set()
     while time.monotonic() - started < WINDOW_S:
         sample = page.evaluate(SAMPLE)
         samples.append(sample)
-        cores.append(core_order(page.evaluate("fetch('/api/data').then((r) => r.json())")))
+        board = page.evaluate("fetch('/api/data').then((r) => r.json())")
+        cores.append(core_order(board))
+        served.update(s["waiting"]["kind"] for s in board["sessions"] if s["state"] == "needs_input" and s["waiting"])
         if time.monotonic() - started <= 60:
             first_minute.update(sample["tags"])
         page.wait_for_timeout(SAMPLE_S * 1000)
@@ -172,7 +179,8 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
     # Every state the board can show, within the demo's first minute. OpenCode's question is the
     # last to stand (from about 44 s of the demo's clock, which test_demo_showroom holds to its
     # first minute); on a loaded two-core machine the page can draw it after this window, so
-    # the page gets until the end of OpenCode's first cycle to draw it.
+    # the page gets OpenCode's first two cycles to draw it. A failure says whether /api/data
+    # served it (a page defect) or not (the server's).
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
@@ -190,7 +198,11 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
     )
     kinds = {t for t in first_minute if t.startswith("wait:")}
     assert {"long", "ended", "loop:claude"} <= first_minute, sorted(first_minute)
-    assert "wait:question" in kinds and kinds & {"wait:permission", "wait:command"}, (sorted(first_minute), drawn)
+    assert "wait:question" in kinds and kinds & {"wait:permission", "wait:command"}, (
+        sorted(first_minute),
+        drawn,
+        f"/api/data served {sorted(served)} during the window",
+    )
 
     # Notifications: counted and printed; "has gone quiet" at most once for one turn of one session.
     shown = page.evaluate("window.__shown")

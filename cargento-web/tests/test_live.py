@@ -392,6 +392,41 @@ def test_a_failed_first_build_reaches_the_request_that_waited_for_it(builder_for
     assert live.feed(False).building is None
 
 
+def test_a_request_waiting_on_a_first_build_its_stream_abandoned_is_still_answered(
+    builder_for: Any, tmp_path: Path
+) -> None:
+    """The first build runs in a stream's feed; the stream closes (its task is cancelled) while
+    a page's ``/api/data`` waits on that build: the request gets a board of its own, not the
+    stream's cancellation (it answered 500)."""
+    import asyncio
+
+    from cargento_web.live import LiveBoard
+    from cargento_web.settings import Settings
+
+    builder = builder_for([("fake", FakeHarness("fake", [FakeSession("s1", age_s=5)]))], tmp_path)
+    real = builder.build
+
+    def slow_build(**kwargs: Any) -> Any:
+        time.sleep(0.3)
+        return real(**kwargs)
+
+    builder.build = slow_build
+    live = LiveBoard(builder, Settings(watch=False))
+
+    async def start_abandon_ask() -> Any:
+        stream = asyncio.get_running_loop().create_task(live._build(live.feed(False)))
+        await asyncio.sleep(0.05)  # the first build is under way
+        asked = asyncio.get_running_loop().create_task(live.board(False))
+        await asyncio.sleep(0.05)  # the request waits on it
+        stream.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await stream
+        return await asked
+
+    board = asyncio.run(start_abandon_ask())
+    assert [s.session_id for s in board.sessions] == ["s1"]
+
+
 def test_a_build_that_discovered_nothing_sets_no_watches_again(
     serve: Any, builder_for: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random
 import shutil
+import sys
 import tempfile
 import threading
 import uuid
@@ -277,6 +278,8 @@ class Demo:
             except Exception as exc:  # a broken demo must not stop the others
                 self.faults[key] = f"{type(exc).__name__}: {exc}"
                 del self.simulations[key]
+                # Said when it happens: the showroom lost one harness's live session.
+                print(f"cargento: the demo of {key} stopped: {self.faults[key]}", file=sys.stderr, flush=True)
                 continue
             for body in bodies:
                 self._deliver(key, body)

@@ -314,7 +314,15 @@ class LiveBoard:
             # The first board is being built (the fixed-interval scan or the hub's kick began
             # it at start): answer with it, as soon as it exists, rather than building a
             # second one behind it.
-            board = await asyncio.shield(running)
+            try:
+                board = await asyncio.shield(running)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # this request itself is being cancelled
+                # The build was its stream's, and the stream closed under it: this request
+                # still wants a board.
+                return await self._build(feed)
             return feed.stamp(board, self.extensions.generation)
         return await self._build(feed)
 
