@@ -37,6 +37,8 @@ NOT_AT_START = (
     "starlette",
     "uvicorn",
     "hypothesis",
+    # Writing a model walks its fields (cargento.serde); cattrs is for parsing our own JSON.
+    "cattrs",
     "pytest",
     "cargento.testing",
     # A harness whose store holds no session never loads its readers (this home has none).

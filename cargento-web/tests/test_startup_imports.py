@@ -30,6 +30,8 @@ NOT_AT_START = (
     "httpx",
     "yaml",
     "hypothesis",
+    # Writing a model walks its fields (cargento.serde); cattrs is for parsing our own JSON.
+    "cattrs",
     "pytest",
     "cargento.testing",
     # uvicorn's command line and reloaders (cargento_web.uvicornparts).
