@@ -371,10 +371,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with starthold.held_for_start():  # until the first board is out (the server releases it then)
         code, printed = _run(args)
-    if argv is None:  # the console script: the process ends when this returns
-        starthold.ending()
-        if printed:
-            starthold.exit_at_once(code)
+        if argv is None:  # the console script: the process ends when this returns
+            starthold.ending()  # before the hold ends, so the collector never walks the start
+    if argv is None and printed:
+        starthold.exit_at_once(code)
     return code
 
 

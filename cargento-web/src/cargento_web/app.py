@@ -100,6 +100,11 @@ def _store_resets(hub: object | None) -> list[dict[str, Any]]:
     return list(status().get("store_resets") or [])
 
 
+def _release_frozen() -> None:
+    """End the start's hold, leaving what the start made out of every later collection."""
+    release_start_hold(freeze=True)
+
+
 def _open_port(settings: Settings) -> int | None:
     return settings.port if settings.host == "0.0.0.0" else None
 
@@ -208,9 +213,9 @@ def create_app(
         board = await live.board(flavour)
         body = renderers[flavour].render(board, features.document() if features.items else None)
         if not released:
-            # The first board is out: collection as usual once this answer has gone (the
-            # first collection walks everything the start made, about 20 ms).
-            released.append(asyncio.get_running_loop().call_later(START_RELEASE_AFTER_S, release_start_hold))
+            # The first board is out: collection as usual once this answer has gone, with what
+            # the start made frozen (it lives as long as the server; walked, 20 ms a time).
+            released.append(asyncio.get_running_loop().call_later(START_RELEASE_AFTER_S, _release_frozen))
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
     capability: str | None = getattr(hub, "capability", None) if hub is not None else None
@@ -348,7 +353,7 @@ def _lifespan(live: LiveBoard, features: Extensions) -> Callable[[Starlette], Ab
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         live.attach(loop)
-        held = loop.call_later(START_HOLD_S, release_start_hold)
+        held = loop.call_later(START_HOLD_S, _release_frozen)
         hub = live.hub
         unsubscribe = hub.subscribe(live.invalidate) if hasattr(hub, "subscribe") else None
         try:
