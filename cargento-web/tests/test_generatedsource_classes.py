@@ -1,13 +1,14 @@
-"""What attrs compiles for the classes a server start makes: no repr of their own, and no
-``__eq__``/``__hash__`` for the objects only ever held by identity.
+"""What attrs compiles for the classes a server start makes: no repr, ``__eq__`` or
+``__hash__`` of their own, and no equality at all for the objects only ever held by identity.
 
 attrs compiles each class's generated methods from source at import (``generatedsource``
 forgets that source afterwards); a start makes about two hundred classes. Each takes the one
 shared ``__repr__`` (:mod:`cargento.sharedrepr`) instead of compiling its own, and the identity
-objects named here (caches, a pass's working state, lanes, contexts, flights) are made with
-``eq=False``. Every other class is a value model, compared, hashed or deduplicated somewhere,
-and keeps attrs' ``__eq__``: the set of identity classes is pinned exactly, so neither a value
-model losing its equality nor a new identity object passes unnoticed.
+objects named here (caches, a pass's working state, lanes, contexts, flights) have no
+equality but their identity. Every other class is a value model, compared, hashed or
+deduplicated somewhere, and takes the shared value ``__eq__`` and ``__hash__``
+(:mod:`cargento.sharedmethods`): the set of identity classes is pinned exactly, so neither a
+value model losing its equality nor a new identity object passes unnoticed.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ for name in FEATURES:
 found = {}
 for c in gc.get_objects():
     if isinstance(c, type) and "__attrs_attrs__" in c.__dict__ and c.__module__.startswith("cargento"):
-        found[f"{c.__module__}.{c.__qualname__}"] = {"shared": c.__repr__.__module__ == "cargento.sharedrepr", "by_identity": "__eq__" not in c.__dict__}
+        found[f"{c.__module__}.{c.__qualname__}"] = {"shared": c.__repr__.__module__ == "cargento.sharedrepr", "by_identity": "__eq__" not in c.__dict__, "shared_eq": getattr(c.__dict__.get("__eq__"), "__module__", None) == "cargento.sharedmethods"}
 print(json.dumps(found))
 """
 
@@ -88,3 +89,8 @@ def test_only_the_identity_objects_go_without_eq() -> None:
     found = _start_classes()
     assert not IDENTITY - found.keys(), sorted(IDENTITY - found.keys())
     assert {name for name, seen in found.items() if seen["by_identity"]} == IDENTITY
+
+
+def test_the_value_models_share_one_eq_and_hash() -> None:
+    own = sorted(name for name, seen in _start_classes().items() if not seen["by_identity"] and not seen["shared_eq"])
+    assert own == [], f"compile an __eq__ of their own: {own}"

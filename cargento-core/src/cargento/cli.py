@@ -17,7 +17,7 @@ from typing import NoReturn, TypeVar
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["SERVE_GROUP", "Options", "main", "parse_args", "serve_implementation"]
@@ -33,8 +33,8 @@ DEFAULT_OTLP_PORT = 4318
 ALLOWED_HOSTS = ("127.0.0.1", "0.0.0.0")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Options:
     """The parsed command line, handed to the web app when it serves."""
 

@@ -15,7 +15,7 @@ from cargento.maturity import load as load_maturity
 from cargento.models import StoreLocation
 from cargento.plugins import PluginRecord, Registry
 from cargento.readers.regular import split_unreadable
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 if TYPE_CHECKING:
     from cargento.cli import Options
@@ -36,8 +36,8 @@ __all__ = [
 OWN_STORES_GROUP = "cargento.own_stores"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class LocationReport:
     path: str
     role: str
@@ -48,8 +48,8 @@ class LocationReport:
     detail: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class UnreadableStore:
     """A store path (a folder, a file, a database) that could not be read, and why."""
 
@@ -59,8 +59,8 @@ class UnreadableStore:
     cause: str
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class OwnStore:
     """One of the dashboard's own stores (annotations, history, dismissals...) as found on disk."""
 
@@ -76,8 +76,8 @@ class OwnStore:
     at: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class DriftLine:
     """Schema drift: how many records of one unknown type (or with one unknown field) this
     harness's sessions in the window hold, for one harness version."""
@@ -90,8 +90,8 @@ class DriftLine:
     sessions: int
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HarnessReport:
     key: str
     label: str
@@ -112,8 +112,8 @@ class HarnessReport:
     drift: tuple[DriftLine, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Report:
     core_version: str
     generated_at: datetime

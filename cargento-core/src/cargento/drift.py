@@ -14,7 +14,7 @@ from typing import Literal
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DRIFT_NAMES_KEPT", "DriftCounter", "DriftKind", "UnknownRecord"]
 
@@ -25,8 +25,8 @@ DRIFT_NAMES_KEPT = 32
 _NAME_CHARS = 80
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class UnknownRecord:
     """How many records of one unknown type (or carrying one unknown field) a reader skipped."""
 
@@ -35,8 +35,8 @@ class UnknownRecord:
     count: int
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class DriftCounter:
     """Counts of what a reader skipped as unknown, bounded to :data:`DRIFT_NAMES_KEPT` names."""
 

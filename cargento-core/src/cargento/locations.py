@@ -17,7 +17,7 @@ import attrs
 from cargento.models import HarnessContext, StoreLocation
 from cargento.readers.regular import open_regular, why
 from cargento.readers.sqlite import database_problem
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "RELOCATION_VARIABLES",
@@ -43,8 +43,8 @@ RELOCATION_VARIABLES = (
 )
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Root:
     """A resolved store root and why it was chosen."""
 

@@ -16,7 +16,7 @@ import attrs
 from cargento.cache import HarnessCache
 from cargento.drift import UnknownRecord
 from cargento.processes import LocalProcesses, ProcessTable
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "Discovery",
@@ -62,8 +62,8 @@ EvidenceSignal = Literal["hook event", "store record", "process table", "telemet
 EvidenceReading = Literal["state", "wait", "detail", "model"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Overruled:
     """The losing side of an overrule: a signal that said otherwise, and why it lost."""
 
@@ -77,8 +77,8 @@ class Overruled:
     why: str
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Evidence:
     """One signal a published reading rests on: what kind, from where, when, and what it said.
 
@@ -98,8 +98,8 @@ class Evidence:
     overruled: Overruled | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HarnessMark:
     """How the page draws a harness: a short monogram on a shape in a hue of its own.
 
@@ -117,8 +117,8 @@ class HarnessMark:
 ProcessTieKind = Literal["cwd", "pid file", "command line"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ProcessTie:
     """How a harness's running CLI is found in the process table and tied to a session.
 
@@ -136,8 +136,8 @@ class ProcessTie:
     coverage: str = ""
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class McpSession:
     """How a harness names the session that started a stdio MCP server: the variable it puts
     in that server's environment (the ask lane's ``cargento-ask`` reads it to say which
@@ -152,8 +152,8 @@ class McpSession:
     project_variable: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HarnessInfo:
     """Who a harness is and what its store can and cannot tell.
 
@@ -192,8 +192,8 @@ class HarnessInfo:
     absent_readings: tuple[str, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class StoreLocation:
     """One place a plugin searched, for ``--diagnose`` and for the file watcher."""
 
@@ -206,8 +206,8 @@ class StoreLocation:
     detail: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class SessionRef:
     """A session found by ``discover``: enough to read it later, and nothing more."""
 
@@ -226,8 +226,8 @@ class SessionRef:
     fingerprint: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Discovery:
     """What ``discover`` found: where it looked, and the sessions there."""
 
@@ -237,8 +237,8 @@ class Discovery:
     problems: tuple[str, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Task:
     """One tracked task, plan step or todo."""
 
@@ -251,8 +251,8 @@ class Task:
     updated_at: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Subagent:
     """A subagent, teammate or child session shown as a named pill on its parent's row."""
 
@@ -273,8 +273,8 @@ class Subagent:
     stale_after_s: float | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Instruction:
     """The strongest current instruction attributable to a session."""
 
@@ -285,8 +285,8 @@ class Instruction:
     at: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class LoopReading:
     """A detected failed-tool loop; ``kind`` is ``run``, ``total`` or ``nothing-worked``."""
 
@@ -296,8 +296,8 @@ class LoopReading:
     note: str
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class TurnEvidence:
     """What the store itself records about the current turn.
 
@@ -319,8 +319,8 @@ class TurnEvidence:
     completed_s: tuple[float, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Dispatchable:
     """One entity a Spacedock boot listed as ready to move (a snapshot at boot)."""
 
@@ -329,8 +329,8 @@ class Dispatchable:
     next: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class SpacedockBoot:
     """What a first officer's ``spacedock status --boot`` command output named: absolute
     workflow and entity-state directories, and the dispatchable snapshot (see
@@ -343,8 +343,8 @@ class SpacedockBoot:
     at: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class SessionReading:
     """Everything a plugin read about one session."""
 
@@ -398,8 +398,8 @@ class SessionReading:
     unknown_records: tuple[UnknownRecord, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Gate:
     """A standing wait on the human."""
 
@@ -412,8 +412,8 @@ class Gate:
     source: str = "store"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ModelInfo:
     """The model a session uses, exactly as the harness records it."""
 
@@ -423,8 +423,8 @@ class ModelInfo:
     authority: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class RateLimit:
     """One rate-limit window a harness wrote into its own store."""
 
@@ -434,8 +434,8 @@ class RateLimit:
     resets_at: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class QuotaWindow:
     """One allowance window a harness's side published: read from its vendor's usage reply, or
     from a quota block its status line pushed (see the ``read_quota`` hookspec)."""
@@ -453,8 +453,8 @@ class QuotaWindow:
     detail: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class QuotaEndpoint:
     """Where a harness's vendor publishes its allowance, and where the harness keeps the login
     that asks (see the ``quota_endpoint`` hookspec). Declaring one reads and sends nothing:
@@ -489,8 +489,8 @@ def _bounded_lines(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(line if len(line) <= WORK_LINE_CHARS else line[: WORK_LINE_CHARS - 1] + "…" for line in kept)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class WorkRecord:
     """What a session demonstrably did, as a drift reading may quote it (see the
     ``work_record`` hookspec): the checks it ran with the end of what they printed, the files it
@@ -506,8 +506,8 @@ class WorkRecord:
     notes: tuple[str, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ReadingProvider:
     """A command-line program installed beside a harness that can read a session's account
     for a drift reading, non-interactively and without tools (see the ``reading_provider``
@@ -539,8 +539,8 @@ class ReadingProvider:
         return " ".join([self.executable, *(f"'{a}'" if a == "" or " " in a else a for a in self.arguments)])
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Usage:
     """Measured consumption; ``None`` fields are unmeasured, never zero."""
 
@@ -555,8 +555,8 @@ class Usage:
     ai_units: float | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HarnessContext:
     """What core hands to every hook call: the clock, the environment, a private cache.
 

@@ -19,7 +19,7 @@ import pluggy
 from cargento import entrypoints, hookspecs, releaseprefix
 from cargento.errors import HarnessError
 from cargento.models import HarnessInfo
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -89,8 +89,8 @@ def _format_exc() -> str:
     return traceback.format_exc()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class PluginRecord:
     """What became of one harness plugin."""
 
@@ -105,8 +105,8 @@ class PluginRecord:
     traceback: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Fault:
     """A failed hook call, attributed to its harness."""
 
@@ -120,8 +120,8 @@ class Fault:
     traceback: str | None = None
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Ok:
     value: Any
 
@@ -321,8 +321,8 @@ class Registry:
         return [r for r in self.records.values() if r.status not in ("loaded", "blocked")]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class _Candidate:
     """A plugin to load: its harness id, how to import it, and the distribution it came from."""
 

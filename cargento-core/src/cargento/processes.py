@@ -20,7 +20,7 @@ import attrs
 import psutil
 
 from cargento.liveness import pid_alive
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["LocalProcesses", "ProcessInfo", "ProcessTable", "StaticProcesses", "pid_alive"]
 
@@ -28,8 +28,8 @@ __all__ = ["LocalProcesses", "ProcessInfo", "ProcessTable", "StaticProcesses", "
 MAX_LISTED = 4096
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ProcessInfo:
     pid: int
     #: Start time in epoch seconds, where the platform tells it.

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.statedir import state_dir
 
 __all__ = [
@@ -38,8 +38,8 @@ class QuietHoursError(ValueError):
     """A window that is not ``HH:MM-HH:MM`` with real times and a non-empty span."""
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class QuietWindow:
     """A daily local-time window, start inclusive, end exclusive, possibly across midnight."""
 

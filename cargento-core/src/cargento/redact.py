@@ -37,15 +37,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["FAMILIES", "MARK", "Family", "families", "redact", "redact_tree"]
 
 MARK = "…REDACTED"
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Family:
     """One credential family: its name and the pattern of one credential of it.
 

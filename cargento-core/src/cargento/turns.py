@@ -16,7 +16,7 @@ from importlib import resources
 import attrs
 
 from cargento.models import TurnEvidence, TurnState
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["LONG_TURN_S", "QUIET_GAP_S", "TurnClock", "TurnFigures", "estimate", "withheld_harnesses"]
 
@@ -91,8 +91,8 @@ class TurnClock:
         )
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class TurnFigures:
     elapsed_s: float
     eta_s: float | None

@@ -26,7 +26,7 @@ from cargento.errors import HarnessError
 from cargento.models import HarnessContext
 from cargento.readers import open_ro
 from cargento.readers.sqlite import tables, wal_has_frames
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_antigravity.metadata import (
     MODEL_TAIL_BYTES,
@@ -44,8 +44,8 @@ DETAIL_STEPS = 400
 _BATCH = 256
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class Conversation:
     """What one conversation database holds, as far as it could be read."""
 

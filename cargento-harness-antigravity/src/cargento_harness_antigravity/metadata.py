@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 import attrs
 from cargento.labels import clip
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_antigravity.protobuf import Decoded, decode, read_varint
 
@@ -48,8 +48,8 @@ _NAME_TAG = b"\xaa\x01"  # field 21, wire type 2
 _MAX_EPOCH = 253402300799
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class StepFacts:
     """One step's metadata."""
 
@@ -66,8 +66,8 @@ class StepFacts:
     unknown: tuple[str, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Trajectory:
     """Who a conversation belongs to and what it is called."""
 

@@ -9,7 +9,7 @@ caller can say a reading is incomplete. Work is bounded by the input length and 
 from __future__ import annotations
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["MAX_FIELDS", "Decoded", "decode", "read_varint"]
 
@@ -17,8 +17,8 @@ MAX_FIELDS = 4096
 _VARINT_MAX = 10
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Decoded:
     """The fields of one message level: ``(number, wire type, value)`` in order."""
 

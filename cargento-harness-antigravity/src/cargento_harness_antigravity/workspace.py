@@ -24,7 +24,7 @@ import attrs
 import orjson
 from cargento.models import HarnessContext
 from cargento.readers import open_regular, read_json_object, scan_dir
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["HEAD_BYTES", "LOG_FILES", "TAIL_BYTES", "LogFacts", "log_facts", "newest_log_stamp", "workspaces"]
 
@@ -41,8 +41,8 @@ _INPUT = re.compile(r'HandleUserInput called with text: ("(?:[^"\\]|\\.)*")')
 _FORWARD = re.compile(r"Forwarding user message to conversation ([0-9A-Za-z_-]{6,64})")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class LogFacts:
     """Per conversation id: its workspace and its newest prompt, from the logs."""
 

@@ -49,7 +49,7 @@ import attrs
 from cargento.demo import Action, Schedule, require_inside, seeded_uuid
 from cargento.models import HarnessContext
 from cargento.processes import LocalProcesses
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_claude import locations
 from cargento_harness_claude.fixtures import AgentTranscript, ClaudeStore, Session, Transcript
@@ -98,8 +98,8 @@ def this_process(fallback: datetime) -> tuple[int, datetime]:
     return pid, fallback
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Job:
     """What one scripted turn is about."""
 

@@ -36,6 +36,7 @@ import attrs
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef, StoreLocation
 from cargento.readers import entry_is_dir
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 
 from cargento_harness_claude import pidfile, tasks
@@ -58,8 +59,8 @@ _STATE_KEY = "discovery"
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class SessionFiles:
     """Everything discovery found that belongs to one session."""
 

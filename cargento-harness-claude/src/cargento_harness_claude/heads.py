@@ -17,6 +17,7 @@ from typing import Protocol
 
 import attrs
 from cargento.readers import head_bytes, loads_record
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 
 from cargento_harness_claude.records import record_type
@@ -27,8 +28,8 @@ HEAD_LINES = 50
 HEAD_BYTES = 64 * 1024
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Head:
     """What a transcript's first records say about what it is."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import attrs
 from cargento.locations import resolve_root
 from cargento.models import HarnessContext
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DEFAULT", "VARIABLE", "Store", "project_fallback", "store"]
 
@@ -17,8 +17,8 @@ VARIABLE = "CLAUDE_CONFIG_DIR"
 DEFAULT = ".claude"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Store:
     """The resolved Claude Code root and the folders this plugin reads below it."""
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import attrs
 from cargento.processes import ProcessTable
 from cargento.readers import read_json_object
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["START_TOLERANCE_S", "PidFile", "named", "parse", "scan", "verify"]
@@ -34,8 +34,8 @@ _MAX_BYTES = 64 * 1024
 STATUSES = frozenset({"busy", "idle", "waiting"})
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class PidFile:
     """One parsed ``sessions/<pid>.json``."""
 

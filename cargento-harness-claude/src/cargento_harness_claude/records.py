@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 from cargento.labels import clip, one_line
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = [
@@ -85,8 +85,8 @@ _TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?>")
 _LONG_PATH = re.compile(r"(?<![\w.])/(?:[^\s/]+/)+([^\s/]+)")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ToolCall:
     """One ``tool_use`` block of an assistant record."""
 
@@ -95,8 +95,8 @@ class ToolCall:
     input: dict[str, Any]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ToolResult:
     """One ``tool_result`` block of a user record."""
 

@@ -21,7 +21,7 @@ from cargento.cache import HarnessCache
 from cargento.models import HarnessContext, Subagent
 from cargento.rates import per_minute
 from cargento.readers import entry_is_dir, read_json_object
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import newest_plausible
 
 from cargento_harness_claude.transcript import Summary, follow
@@ -33,8 +33,8 @@ _MAX_META_BYTES = 64 * 1024
 _MAX_AGENTS = 400
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Meta:
     """The fields of ``agent-<id>.meta.json`` this plugin reads."""
 
@@ -46,8 +46,8 @@ class Meta:
     finished: bool = False
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class AgentFile:
     """One subagent transcript found in a session folder."""
 

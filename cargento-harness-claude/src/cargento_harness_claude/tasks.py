@@ -18,7 +18,7 @@ import attrs
 from cargento.labels import one_line
 from cargento.models import Task, TaskStatus
 from cargento.readers import read_json_object
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Survey", "folder_names", "folders", "read_tasks", "stamp", "survey"]
 
@@ -45,8 +45,8 @@ def _task_files(folder: Path) -> list[os.DirEntry[str]]:
     return [e for e in entries if e.name.endswith(".json") and not e.name.startswith(".")][:_MAX_TASKS]
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Survey:
     """One task folder at a glance: enough for a fingerprint and a freshness hint."""
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import attrs
 from cargento.readers import read_json_object
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["START_GRACE_S", "Member", "Roster", "parse_roster", "unstarted"]
@@ -26,8 +26,8 @@ _MAX_BYTES = 512 * 1024
 _MAX_MEMBERS = 200
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Member:
     """One roster member other than the lead."""
 
@@ -38,8 +38,8 @@ class Member:
     is_active: bool | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Roster:
     """One team's roster."""
 

@@ -9,7 +9,7 @@ import attrs
 from cargento.locations import describe
 from cargento.models import Discovery, HarnessContext, SessionRef
 from cargento.readers import cached_head, glob_files, unreadable
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_codex import locations
 from cargento_harness_codex.meta import RolloutMeta, read_meta, stem_id
@@ -21,8 +21,8 @@ KEY = "codex"
 TREE_KEY = "tree"
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Found:
     """One rollout file that survived de-duplication."""
 

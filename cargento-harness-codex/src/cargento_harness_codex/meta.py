@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 import orjson
 from cargento.readers import head_bytes, loads_record
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["HEAD_BYTES", "RolloutMeta", "meta_from_head", "meta_from_record", "read_meta", "stem_id"]
@@ -25,8 +25,8 @@ _FIELD = re.compile(
 )
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class RolloutMeta:
     """What line 1 says about a rollout."""
 

@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 import orjson
 from cargento.models import Task, TaskStatus
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_codex.jsliteral import MAX_SOURCE, call_argument
 
@@ -31,8 +31,8 @@ _STATUS: dict[str, TaskStatus] = {
 }
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class PlanStep:
     """One step of a Codex plan; steps carry no timestamps of their own."""
 

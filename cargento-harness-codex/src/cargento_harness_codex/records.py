@@ -16,7 +16,7 @@ from typing import Any, Literal
 import attrs
 from cargento.models import RateLimit, SpacedockBoot
 from cargento.readers import loads_record
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.spacedock import MAX_BOOT_BYTES, is_boot_command, parse_boot
 from cargento.timestamps import parse_ts
 
@@ -116,8 +116,8 @@ _MAX_TEXT = 4000
 _TOOL_IN_EXEC = re.compile(r"tools\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Fact:
     """One record's contribution to a session reading."""
 

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 import attrs
 from cargento.drift import DriftCounter
 from cargento.models import RateLimit, SpacedockBoot, TurnEvidence
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 from cargento.turns import QUIET_GAP_S, TurnClock
 
@@ -55,8 +56,8 @@ def is_continuation(text: str) -> bool:
     return bool(_CONTINUATION.match(text.strip()))
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Said:
     """A piece of text and when it was written."""
 

@@ -16,7 +16,7 @@ from datetime import datetime
 import attrs
 from cargento.errors import HarnessError
 from cargento.readers import sqlite
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["MAX_ROWS", "LedgerRows", "ai_units", "read_ledger"]
@@ -24,8 +24,8 @@ __all__ = ["MAX_ROWS", "LedgerRows", "ai_units", "read_ledger"]
 MAX_ROWS = 5000
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class LedgerRows:
     """One session's newest ledger rows: ``(created_at, nano AIU or None, readable)``."""
 

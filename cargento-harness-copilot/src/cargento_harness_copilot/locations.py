@@ -11,7 +11,7 @@ from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
 from cargento.readers import NotRegularFile, entry_is_dir, file_kind, open_regular, unreadable, why
 from cargento.readers.sqlite import database_problem
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DEFAULT", "SESSION_DIRS", "VARIABLE", "SessionFiles", "find_sessions", "ledger_path", "root"]
 
@@ -34,8 +34,8 @@ def ledger_path(base: Path) -> Path:
     return base / "session-store.db"
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class SessionFiles:
     """One session directory and the files a reading of it depends on."""
 

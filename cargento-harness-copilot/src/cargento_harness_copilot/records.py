@@ -19,6 +19,7 @@ import attrs
 from cargento.drift import DriftCounter
 from cargento.labels import clip, one_line
 from cargento.models import Instruction, Subagent, TurnEvidence
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import TurnClock
@@ -66,8 +67,8 @@ def gate_kind(request: object) -> str:
     return "permission"
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class SubagentState:
     """One subagent, keyed on the ``agentId`` its three lifecycle events share."""
 
@@ -91,8 +92,8 @@ class SubagentState:
         )
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class Permission:
     """A standing ``permission.requested`` with no ``permission.completed`` yet."""
 

@@ -13,15 +13,15 @@ import os
 
 import attrs
 from cargento.readers import open_regular
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Workspace", "parse_workspace", "read_workspace"]
 
 MAX_BYTES = 64 * 1024
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Workspace:
     """What ``workspace.yaml`` says, each field ``None`` where it does not say it."""
 

@@ -14,7 +14,7 @@ import re
 
 import attrs
 import orjson
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["KNOWN_ROLES", "PendingGate", "child_ids", "message_role", "model_name", "pending_gate", "readable_message"]
 
@@ -150,8 +150,8 @@ def model_name(blob: bytes) -> str | None:
     return name.strip() if isinstance(name, str) and name.strip() else None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class PendingGate:
     """What the newest blob says about a standing tool-call gate."""
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import attrs
 from cargento.demo import Action, Schedule, require_inside, seeded_uuid
 from cargento.models import HarnessContext
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_cursor import locations
 from cargento_harness_cursor.fixtures import CursorChat
@@ -58,8 +58,8 @@ MODEL = "vega"
 SUBAGENT_MODEL = "vega-mini"
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Job:
     """What one scripted exchange is about."""
 

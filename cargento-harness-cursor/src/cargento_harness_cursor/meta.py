@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 import orjson
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["KNOWN_KEYS", "SECRET_KEYS", "WORKSPACE_KEYS", "ChatMeta", "decode_payload", "parse_meta"]
@@ -67,8 +67,8 @@ def _text(value: object) -> str | None:
     return None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ChatMeta:
     """What the meta payload says about the chat."""
 

@@ -28,7 +28,7 @@ from cargento.evidence import shown_path
 from cargento.locations import describe
 from cargento.models import Evidence, Overruled
 from cargento.readers import glob_files, sqlite
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
 from cargento_harness_cursor import blobs, locations, workspace
@@ -54,8 +54,8 @@ GATE = "permission gate"
 MODEL = "model"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class StoreFacts:
     """Everything one read of a store found."""
 

@@ -14,15 +14,15 @@ from pathlib import Path
 import attrs
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DEFAULT", "Layout", "layouts", "root"]
 
 DEFAULT = ".factory"
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Layout:
     """One session folder layout: its directory, the glob below it, and its role name."""
 

@@ -11,14 +11,14 @@ from datetime import datetime
 from typing import Any
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["Header", "Message", "header_of", "message_of"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Header:
     """What a ``session_start`` line says about its session."""
 
@@ -27,8 +27,8 @@ class Header:
     cwd: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Message:
     """One message line, reduced to what a reading needs."""
 

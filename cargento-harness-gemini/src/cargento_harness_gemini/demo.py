@@ -34,7 +34,7 @@ from typing import Any
 import attrs
 from cargento.demo import Action, Schedule, play, require_inside, seeded_uuid
 from cargento.models import HarnessContext
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_gemini import locations
 from cargento_harness_gemini.fixtures import GeminiChat, GeminiStore, Pending, SubagentRun, ToolCall
@@ -66,8 +66,8 @@ _TOOLS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Job:
     """One piece of work a demo turn does: what is typed, the topic, the todos, the answer."""
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["GeminiChat", "GeminiStore", "Pending", "ToolCall"]
 
@@ -50,8 +50,8 @@ def _iso(at: datetime) -> str:
     return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class ToolCall:
     """One tool call the model makes; ``extra`` adds fields such as ``agentId``."""
 
@@ -63,8 +63,8 @@ class ToolCall:
     extra: dict[str, Any] = attrs.Factory(dict)
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class Pending:
     """A model message whose tool calls are not written yet (running, or waiting for approval)."""
 
@@ -293,8 +293,8 @@ class GeminiChat:
         return SubagentRun(parent=self, child=child, pending=pending, agent_name=agent_name, prompt=prompt)
 
 
-@shared_repr
-@attrs.define(repr=False)
+@shared_methods
+@attrs.define(repr=False, eq=False)
 class SubagentRun:
     """A running ``invoke_agent`` call and the subagent's recording."""
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import attrs
 from cargento.models import Task, TurnEvidence
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.turns import TurnClock
 
 from cargento_harness_gemini.records import AgentCall, MessageFacts
@@ -26,8 +26,8 @@ TAIL = 64
 FINISHED = frozenset({"success", "error", "cancelled"})
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class History:
     """The derived facts of one chat file."""
 

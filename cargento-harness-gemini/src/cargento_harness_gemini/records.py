@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 from cargento.labels import clip
 from cargento.models import Task, TaskStatus
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = [
@@ -43,8 +43,8 @@ _STATUSES: dict[str, TaskStatus] = {
 }
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Header:
     """Line 1 of a chat file."""
 
@@ -54,8 +54,8 @@ class Header:
     directories: tuple[str, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class AgentCall:
     """An ``invoke_agent`` tool call: which subagent session ran under which agent name."""
 
@@ -65,8 +65,8 @@ class AgentCall:
     status: str | None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class MessageFacts:
     """One message, as much of it as a reading uses (never its full content)."""
 

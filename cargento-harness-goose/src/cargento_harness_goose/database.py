@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 from cargento.errors import HarnessFormatUnsupported
 from cargento.readers.sqlite import columns, query
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "LEDGER_FIELDS",
@@ -53,8 +53,8 @@ CONTENT_HEAD = 65_536
 METADATA_HEAD = 4_096
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Schema:
     """Which tables and columns this database has."""
 

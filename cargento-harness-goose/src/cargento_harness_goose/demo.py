@@ -36,7 +36,7 @@ from pathlib import Path
 import attrs
 from cargento.demo import Action, Schedule, require_inside
 from cargento.models import HarnessContext
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_harness_goose import locations
 from cargento_harness_goose.fixtures import GooseSession, GooseStore
@@ -56,8 +56,8 @@ LIVE_TITLE = "Config loader migration"
 MODEL = "goose-demo-model"
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Job:
     """What one scripted exchange is about."""
 

@@ -14,7 +14,7 @@ from pathlib import Path, PureWindowsPath
 
 import attrs
 from cargento import HarnessContext
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DATABASE", "Root", "roots"]
 
@@ -22,8 +22,8 @@ __all__ = ["DATABASE", "Root", "roots"]
 DATABASE = ("sessions", "sessions.db")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Root:
     """One candidate data directory and why it was chosen."""
 

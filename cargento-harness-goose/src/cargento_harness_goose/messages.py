@@ -19,7 +19,7 @@ import orjson
 from cargento import Instruction, TurnEvidence
 from cargento.drift import DriftKind
 from cargento.labels import clip
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 from cargento.turns import TurnClock
 
@@ -60,8 +60,8 @@ CONTINUATIONS = frozenset(
 )
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Message:
     """One message, reduced to what the board uses."""
 
@@ -189,8 +189,8 @@ def tool_label(name: str) -> str:
     return name
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Summary:
     """What one session's newest messages say."""
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = ["HIDDEN_TYPES", "KNOWN_TYPES", "SessionRow", "model_of_config", "normalise_type", "parse_row"]
@@ -44,8 +44,8 @@ def _int(value: object) -> int | None:
     return value
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class SessionRow:
     """The facts of one ``sessions`` row this plugin uses."""
 

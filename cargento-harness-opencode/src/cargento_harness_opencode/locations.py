@@ -8,7 +8,7 @@ import attrs
 from cargento.locations import Root, resolve_root
 from cargento.models import HarnessContext
 from cargento.readers import scan_dir
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DEFAULT", "PATTERN", "VARIABLE", "Databases", "databases", "roots"]
 
@@ -35,8 +35,8 @@ def roots(ctx: HarnessContext) -> list[Root]:
     return found
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Databases:
     """What one root holds under a database's name."""
 

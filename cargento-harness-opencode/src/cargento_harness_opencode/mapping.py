@@ -41,7 +41,7 @@ from cargento.models import (
 )
 from cargento.rates import tokens_in_window
 from cargento.readers import passconn, sqlite
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import newest_plausible, parse_ts
 from cargento.turns import LONG_TURN_S, TurnClock
 
@@ -76,8 +76,8 @@ _CONTINUATIONS = frozenset(
 _STATUS: dict[str, TaskStatus] = {"pending": "pending", "in_progress": "in_progress", "completed": "completed"}
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Detail:
     """What one session's rows say, kept in the cache for the gate, model and usage hooks."""
 

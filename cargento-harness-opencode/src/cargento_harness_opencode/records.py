@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 import orjson
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import parse_ts
 
 __all__ = [
@@ -88,8 +88,8 @@ def _ms(value: object) -> datetime | None:
     return parse_ts(value)
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Message:
     """One row of ``message``: who wrote it, when, and what it cost."""
 
@@ -149,8 +149,8 @@ def part_type(raw: object) -> tuple[str | None, str | None]:
     return (kind if isinstance(kind, str) else None), _prompt_of(data)
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class ToolPart:
     """The parts of a tool call's state the board needs, and nothing it must not show."""
 

@@ -20,6 +20,7 @@ import attrs
 from cargento.errors import HarnessError
 from cargento.models import HarnessContext
 from cargento.readers import passconn, split_unreadable, sqlite
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 from cargento.timestamps import parse_ts
 
@@ -37,8 +38,8 @@ SLACK = timedelta(hours=1)
 _OPTIONAL = ("parent_id", "directory", "title", "time_created", "model", "agent", "version")
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class SessionRow:
     """One ``session`` row and the stamps of what was written into it."""
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 from cargento.models import SpacedockBoot
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.spacedock import is_boot_command, parse_boot
 from cargento.timestamps import parse_ts
 
@@ -21,8 +21,8 @@ __all__ = ["Entry", "Header", "entry_from_record", "header_from_record"]
 _MAX_TEXT = 2000
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Header:
     """The ``session`` header on line 1."""
 
@@ -53,8 +53,8 @@ def header_from_record(record: dict[str, Any]) -> Header | None:
     )
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Entry:
     """The facts of one tree entry."""
 

@@ -20,7 +20,7 @@ from operator import is_not
 
 import attrs
 from cargento.board import Board, BoardSession
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["BoardChanges", "ChangeTracker", "RowKey", "difference", "row_key"]
 
@@ -32,8 +32,8 @@ def row_key(s: BoardSession) -> RowKey:
     return (s.harness, s.session_id)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class BoardChanges:
     """One board, and what moved since the board before it."""
 

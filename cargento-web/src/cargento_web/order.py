@@ -21,7 +21,7 @@ import bisect
 
 import attrs
 from cargento.board import Board, BoardSession
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.boardchanges import BoardChanges, difference
 
@@ -31,8 +31,8 @@ __all__ = ["STATE_RANK", "StableOrder"]
 STATE_RANK = {"needs_input": 0, "working": 1, "starting": 2, "idle": 3}
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class _Entry:
     state: str
     #: Which rebuild the row entered its state in, and its place in core's order then.

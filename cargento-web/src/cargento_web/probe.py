@@ -12,15 +12,15 @@ from typing import Any, Literal
 
 import attrs
 import orjson
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Occupant", "bind_socket", "port_free", "probe"]
 
 Kind = Literal["free", "cargento", "other"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Occupant:
     """What answers on a loopback port; ``health`` is the dashboard's ``/api/health``."""
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Settings"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Settings:
     """The identity and tuning of one served dashboard.
 

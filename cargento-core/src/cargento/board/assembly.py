@@ -43,6 +43,7 @@ from cargento.board.identity import widen_display_ids
 from cargento.board.revision import session_content
 from cargento.board.state import board_order
 from cargento.board.window import in_window
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 
 __all__ = ["Assembled", "BoardAssembly", "HarnessShare", "order_key"]
@@ -100,8 +101,8 @@ class HarnessShare:
         )
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Assembled:
     """The board-wide result of one build."""
 

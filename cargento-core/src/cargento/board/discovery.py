@@ -15,6 +15,7 @@ import attrs
 from cargento.board.session_row import SessionKey, SessionRow
 from cargento.models import Gate, HarnessContext, HarnessInfo, ModelInfo, SessionReading, SessionRef, Usage
 from cargento.plugins import Fault, Registry
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 
 __all__ = ["DERIVED_REUSE_S", "ReadPass", "SessionReader"]
@@ -46,8 +47,8 @@ class _HookAnswers:
     usage: Usage | None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ReadPass:
     """What one harness's read pass found."""
 

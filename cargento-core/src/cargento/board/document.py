@@ -23,7 +23,7 @@ from cargento.models import (
     StoreLocation,
     Subagent,
 )
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "SCHEMA",
@@ -47,8 +47,8 @@ State = Literal["working", "needs_input", "idle", "starting"]
 SCHEMA = 1
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class BoardPlugin:
     """The distribution behind a harness's strip entry and what became of it."""
 
@@ -57,8 +57,8 @@ class BoardPlugin:
     status: str
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Starting:
     """A running harness process whose working directory no session of the harness has: it has
     no store yet (or none inside the window)."""
@@ -68,8 +68,8 @@ class Starting:
     started_at: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class BoardHarness:
     """One harness's strip entry: whether its store was found, its count, its fault."""
 
@@ -97,8 +97,8 @@ class BoardHarness:
     process_coverage: str = ""
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Waiting:
     """What a session that needs input is waiting on."""
 
@@ -108,8 +108,8 @@ class Waiting:
     source: str
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class BoardTask:
     subject: str
     status: str
@@ -121,8 +121,8 @@ class BoardTask:
     age_s: float | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class BoardTurn:
     """The running turn of a working session: elapsed time and the estimate."""
 
@@ -131,8 +131,8 @@ class BoardTurn:
     long: bool
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class BoardSession:
     """One row of the board."""
 
@@ -187,8 +187,8 @@ class BoardSession:
     unknown_records: tuple[UnknownRecord, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Counts:
     sessions: int
     working: int
@@ -200,8 +200,8 @@ class Counts:
     starting: int = 0
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Board:
     """One snapshot of every harness; ``revision`` moves only when the content does."""
 

@@ -30,7 +30,7 @@ from cargento.board.document import BoardSession, Starting
 from cargento.board.evidence import signal_of_source
 from cargento.models import Evidence, Overruled, ProcessTie
 from cargento.processes import ProcessInfo, ProcessTable
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["LISTING_TTL_S", "START_SLACK_S", "HarnessProcesses", "Listing", "apply_liveness", "match"]
 
@@ -70,8 +70,8 @@ def _norm(path: str) -> str:
     return os.path.normcase(os.path.normpath(path))
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HarnessProcesses:
     """One harness's running CLI processes, as the process table lists them."""
 

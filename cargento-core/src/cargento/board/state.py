@@ -16,7 +16,7 @@ import attrs
 from cargento.board.document import BoardSession, State
 from cargento.board.session_row import SessionRow
 from cargento.models import Evidence, Gate, Subagent
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "WORKING_WINDOW_S",
@@ -34,8 +34,8 @@ WORKING_WINDOW_S = 90.0
 _STATE_ORDER = {"needs_input": 0, "working": 1, "starting": 2, "idle": 3}
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Overlay:
     """State asserted by a live lifecycle event rather than read from the store."""
 

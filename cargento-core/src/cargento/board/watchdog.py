@@ -24,7 +24,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DEFAULT_READ_BUDGET_S", "Busy", "Done", "Overran", "Watchdog"]
 
@@ -35,24 +35,24 @@ T = TypeVar("T")
 DEFAULT_READ_BUDGET_S = 20.0
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Done(Generic[T]):
     """The pass returned in time (or raised: the exception is re-raised by the caller)."""
 
     value: T
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Overran:
     """The pass did not return within the budget and was abandoned for this build."""
 
     budget_s: float
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Busy:
     """An earlier pass of this harness is still running; this build did not start another."""
 

@@ -33,6 +33,7 @@ from cargento.board import Overlay, State
 from cargento.board.evidence import STATE_WORDS, event_route
 from cargento.events.payloads import LifecycleEvent
 from cargento.models import Evidence, EvidenceSignal, Gate, Overruled
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 
 __all__ = ["WORKING_TTL", "GateStanding", "Lane", "LaneEvent"]
@@ -71,8 +72,8 @@ class GateStanding:
         return Gate(kind=self.kind, text=self.text, since=self.since, source=self.source)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class LaneEvent:
     """One arrival, as ``/api/overlays`` lists it."""
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["ACTIONABLE", "CLEARING", "IDLE", "INFORMATIONAL", "Disposition", "classify"]
 
@@ -42,8 +42,8 @@ _IDLE_WORDING = "claude is waiting for your input"
 Action = Literal["idle", "informational", "actionable"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Disposition:
     """What one notification does: pop a desktop alert, mark Needs input, clear a gate."""
 

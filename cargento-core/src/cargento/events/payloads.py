@@ -21,7 +21,7 @@ import attrs
 from cargento.events.notifications import Disposition, classify
 from cargento.forwarders.slim import TERMINAL_FIELD
 from cargento.labels import clip
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 if TYPE_CHECKING:
     from cargento.events.vocabulary import EventVocabulary
@@ -80,8 +80,8 @@ _TMUX = re.compile(r"^(/[^,\x00-\x1f]{1,1024}),(\d{1,10}),(\d{1,10})$")
 _PANE = re.compile(r"^%\d{1,10}$")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Terminal:
     """The tmux pane a hook ran in: ``TMUX`` (``<socket>,<server pid>,<session>``) and
     ``TMUX_PANE`` (``%<n>``) of the hook's environment, which the harness inherited from
@@ -106,8 +106,8 @@ def parse_terminal(value: object) -> Terminal | None:
     return Terminal(socket=found.group(1), server_pid=int(found.group(2)), pane=pane)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class LifecycleEvent:
     """One accepted hook invocation, reduced to what the hub reads."""
 

@@ -21,7 +21,7 @@ from typing import Literal
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["HOOK_TIMEOUT_S", "HookStyle", "HookTarget", "PortForm"]
 
@@ -33,8 +33,8 @@ PortForm = Literal["argument", "notify_url"]
 HOOK_TIMEOUT_S = 10
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class HookTarget:
     """One place ``cargento hooks`` can install Cargento's hooks for a harness."""
 

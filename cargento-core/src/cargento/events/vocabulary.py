@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from cargento.events.payloads import EventKind, LifecycleEvent
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 if TYPE_CHECKING:
     from cargento.plugins import Registry
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["EventLane", "EventVocabulary", "default_vocabulary"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class EventLane:
     """One harness's event vocabulary: how its hook payloads map to core's lifecycle events.
 

@@ -13,6 +13,7 @@ from cargento.cache import HarnessCache
 from cargento.errors import HarnessDataMissing
 from cargento.readers.jsonl import loads_record
 from cargento.readers.regular import NotRegularFile, file_kind, open_regular, why
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 
 __all__ = ["FileIdentity", "FollowedSummary", "JsonlFollower", "cached_summary", "follow_summary"]
@@ -20,8 +21,8 @@ __all__ = ["FileIdentity", "FollowedSummary", "JsonlFollower", "cached_summary",
 S = TypeVar("S")
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class FileIdentity:
     """Device, inode, size and mtime of a file at one moment."""
 

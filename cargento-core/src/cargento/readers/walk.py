@@ -19,13 +19,13 @@ from pathlib import Path
 import attrs
 
 from cargento.readers.regular import file_kind, why
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Found", "Scan", "entry_is_dir", "glob_files", "scan_dir"]
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Found:
     """One regular file or folder, with the ``stat`` of what it names (links followed)."""
 
@@ -34,8 +34,8 @@ class Found:
     st: os.stat_result
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class Scan:
     """What :func:`scan_dir` found in one folder."""
 

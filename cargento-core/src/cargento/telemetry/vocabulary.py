@@ -12,13 +12,13 @@ from typing import Any, Literal
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["DecisionSource", "FigureSource", "TelemetryFile", "TelemetrySetup", "TelemetryVocabulary"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class FigureSource:
     """Where one figure (output tokens, cost) arrives.
 
@@ -34,8 +34,8 @@ class FigureSource:
     where: Mapping[str, str] = attrs.field(factory=dict)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class DecisionSource:
     """A log event recording a tool decision; *field* holds the decision (``accept``...)."""
 
@@ -43,8 +43,8 @@ class DecisionSource:
     field: str
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class TelemetryFile:
     """A file a harness writes its telemetry to instead of exporting it.
 
@@ -59,8 +59,8 @@ class TelemetryFile:
     format: Literal["otlp-json", "sdk-json"] = "otlp-json"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class TelemetrySetup:
     """What the harness needs to export to Cargento's receiver, prompt logging left off.
 
@@ -78,8 +78,8 @@ class TelemetrySetup:
     note: str = ""
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class TelemetryVocabulary:
     """One harness's OpenTelemetry names.
 

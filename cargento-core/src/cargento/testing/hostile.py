@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 import orjson
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "NOBODY",
@@ -61,8 +61,8 @@ sys.exit(main(args))
 _RELOCATIONS = ("CLAUDE_", "CODEX_", "GEMINI_", "COPILOT_", "PI_CODING", "CURSOR_", "GOOSE_", "FACTORY_", "XDG_")
 
 
-@shared_repr
-@attrs.frozen(repr=False)
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class CliRun:
     """What one ``cargento`` run printed and returned."""
 

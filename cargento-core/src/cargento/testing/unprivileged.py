@@ -31,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["NOBODY", "UnprivilegedDiscovery", "discover_unprivileged"]
 
@@ -39,8 +39,8 @@ __all__ = ["NOBODY", "UnprivilegedDiscovery", "discover_unprivileged"]
 NOBODY = 65534
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class UnprivilegedDiscovery:
     """What ``discover`` returned in the child, and the user it ran as."""
 

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso, parse_ts
 
 __all__ = [
@@ -70,8 +70,8 @@ class Malformed(ValueError):
     """An entry (or the file around it) is not what this build writes."""
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Line:
     """One expected-outcome line and where it came from."""
 
@@ -81,8 +81,8 @@ class Line:
     entry: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Revision:
     """One numbered, never-edited state of a session's words."""
 
@@ -101,8 +101,8 @@ class Revision:
         return (self.goal, self.goal_source, self.lines) == (other.goal, other.goal_source, other.lines)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Words:
     """A session's typed words: its revisions (oldest first, the last is current)."""
 
@@ -137,8 +137,8 @@ class Words:
         return max(self.current.at, settled) if settled is not None else self.current.at
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Discard:
     """A session you discarded everything for: when, and nothing you typed."""
 
@@ -159,8 +159,8 @@ class Discard:
         return self.at
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Foreign:
     """An entry a newer build wrote: kept exactly as read, never saved over."""
 

@@ -14,7 +14,7 @@ from datetime import datetime
 
 import attrs
 import orjson
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import FUTURE_TOLERANCE_S, parse_ts
 
 from cargento_web.annotations.records import MAX_LINES
@@ -28,16 +28,16 @@ _HARNESS = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _ENTRY_LABEL_LIMIT = 80
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Annotate:
     harness: str
     sid: str
     change: Change
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Refusal:
     reason: str
 

@@ -70,7 +70,7 @@ import orjson
 from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
 from cargento.redact import redact, redact_tree
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso
 
 from cargento_web.annotations.records import (
@@ -129,8 +129,8 @@ log = logging.getLogger("cargento_web")
 _UNSTATABLE = (-1, -1, -1, -1)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Draft:
     """One line of a checklist as a save sends it."""
 
@@ -142,8 +142,8 @@ class Draft:
     entry: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Change:
     """What one request asks of a session's words (validated by the route's parser)."""
 
@@ -162,8 +162,8 @@ class Change:
     settle_through: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Result:
     """What the store did with one request."""
 
@@ -174,8 +174,8 @@ class Result:
     entry: Entry | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Loaded:
     """The store file as last read."""
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 import attrs
 from cargento.models import HarnessInfo
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Attribution", "attribute", "declared_infos"]
 
@@ -28,8 +28,8 @@ _LIMIT = 256
 _PROJECT_LIMIT = 1024
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Attribution:
     harness: str | None = None
     session_id: str | None = None

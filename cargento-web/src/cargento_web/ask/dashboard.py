@@ -19,7 +19,7 @@ from typing import Any, Literal
 import attrs
 import orjson
 from cargento.forwarders._post import capability_for, proven
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.statedir import CAPABILITY_HEADER
 
 __all__ = ["Asking", "Outcome", "Reply", "ask", "request"]
@@ -31,15 +31,15 @@ EXPIRY_GRACE_S = 5.0
 _RESPONSE_LIMIT = 256 * 1024
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Reply:
     status: int
     body: Any
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Asking:
     """One question to ask, with the asking session's attribution (``None`` when unknown)."""
 
@@ -51,8 +51,8 @@ class Asking:
     project: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Outcome:
     outcome: Literal["answered", "declined", "expired"]
     #: The chosen option (the asker's own copy of ``options[index]``) when answered.

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso
 
 __all__ = [
@@ -82,8 +82,8 @@ class Refused(Exception):
     """A valid question the lane will not take now (the cap is reached)."""
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Question:
     id: str
     #: The asking session, when the harness named it to the asking server; both ``None``
@@ -144,8 +144,8 @@ def _optional(value: object, limit: int, what: str) -> str | None:
     return value
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Asked:
     """A registration body, validated."""
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 from cargento.models import QuotaEndpoint
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["CREDENTIAL_LIMIT", "KEYCHAIN_TIMEOUT_S", "SECURITY", "Credential", "CredentialProblem", "read_credential"]
 
@@ -48,8 +48,8 @@ class Credential:
         raise TypeError("a credential is never serialised")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class CredentialProblem:
     """Why no login was read: ``missing``, ``unreadable``, ``expired`` or ``unsupported``."""
 

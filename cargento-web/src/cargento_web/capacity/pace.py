@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.capacity.windows import Window
 
@@ -109,8 +109,8 @@ def run_out(window: Window, now: datetime) -> datetime | None:
     return None if left_s > MAX_PROJECTION_S else now + timedelta(seconds=left_s)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Assessment:
     """One window with what its clock says at one moment."""
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.capacity.vendors import Failure, Vendor, fetch
 from cargento_web.capacity.windows import Window
@@ -35,8 +35,8 @@ log = logging.getLogger("cargento_web")
 POLL_S = 300.0
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Source:
     """A vendor and how its credential is read on this machine."""
 
@@ -44,8 +44,8 @@ class Source:
     credential: Callable[[datetime], Credential | CredentialProblem]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class VendorState:
     """What the last attempt for one vendor found."""
 

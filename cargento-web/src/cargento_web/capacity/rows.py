@@ -13,15 +13,15 @@ from datetime import datetime
 
 import attrs
 from cargento.board.document import BoardSession
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.capacity.windows import Window
 
 __all__ = ["AIUnits", "ai_units", "store_windows"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class AIUnits:
     key: str
     harness_label: str

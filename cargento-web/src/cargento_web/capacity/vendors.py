@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.models import QuotaEndpoint, QuotaWindow
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.capacity.windows import Window
 
@@ -34,8 +34,8 @@ TIMEOUT = (10.0, 5.0)
 REPLY_LIMIT = 256 * 1024
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Failure:
     """Why a vendor reading is withheld: ``timeout``, ``rejected``, ``malformed``,
     ``unavailable``, or a credential problem's kind."""
@@ -44,8 +44,8 @@ class Failure:
     text: str
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Vendor:
     """One harness's vendor endpoint, and its plugin's reader for the reply (``None`` when the
     reply holds no readable window, or the reader failed)."""

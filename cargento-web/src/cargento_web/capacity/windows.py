@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["FIVE_HOURS_S", "MONTH", "WEEK_S", "Window", "Withheld"]
 
@@ -15,8 +15,8 @@ WEEK_S = 7 * 24 * 3600.0
 MONTH = "monthly"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Window:
     """One allowance window as a source published it.
 
@@ -44,8 +44,8 @@ class Window:
     detail: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Withheld:
     """A window, or a whole source, that has no reading to show, and why: never a zero."""
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 import attrs
 from cargento.board import Board, BoardSession
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.boardchanges import BoardChanges
 
@@ -23,8 +23,8 @@ __all__ = ["WorkTime", "Worked"]
 MAX_TRACKED = 4096
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Worked:
     project: str
     seconds: float

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 from cargento.board import Board, BoardSession
 from cargento.models import SpacedockBoot
+from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 
 from cargento_web.cockpit.frontmatter import read_frontmatter
@@ -60,8 +61,8 @@ FIRST_OFFICER = "spacedock:first-officer"
 ENSIGN = "spacedock:ensign"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Entity:
     slug: str
     title: str | None
@@ -73,8 +74,8 @@ class Entity:
     held_by: str | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Workflow:
     """One workflow as this board reads it; ``stages`` is ``None`` when its README supports none."""
 

@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 from cargento.board import Board
 from cargento.redact import redact
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["MAX_BYTES", "MAX_LINES", "Registration", "Terminal", "write_capability"]
 
@@ -52,8 +52,8 @@ def write_capability(path: Path) -> str:
     return capability
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Registration:
     socket: str
     pane: str

@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 from cargento.atomicfile import write_atomic
 from cargento.diagnose import OwnStore
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.cockpit.spacedock import Workflow
 from cargento_web.runtime.setaside import set_aside
@@ -41,8 +41,8 @@ MAX_BYTES = 256 * 1024
 _MAX_FIELD = 1000
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Rule:
     id: str
     workflow: str
@@ -53,8 +53,8 @@ class Rule:
     tripped: Mapping[str, Any] | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Change:
     """What a ``POST /api/tripwire`` came to: ``status`` is the HTTP status to answer with."""
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import attrs
 import orjson
 from cargento.atomicfile import write_atomic
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso, parse_ts
 
 from cargento_web.runtime.journal import open_regular_nonblocking
@@ -36,8 +36,8 @@ LIMIT = 5000
 MAX_BYTES = 2 * 1024 * 1024
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Mark:
     harness: str
     session_id: str

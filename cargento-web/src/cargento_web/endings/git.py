@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["GIT_TIMEOUT_S", "GitReading", "git_environment", "probe_git"]
 
@@ -35,8 +35,8 @@ GIT_TIMEOUT_S = 5.0
 OUTPUT_CAP = 4 * 1024 * 1024
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class GitReading:
     """What one probe found: ``dirty``, ``clean`` or ``unmeasured``."""
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board import Board, BoardSession
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso
 
 from cargento_web.boardchanges import BoardChanges
@@ -43,8 +43,8 @@ GRACE = timedelta(seconds=3)
 LIMIT = 500
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Ending:
     """One observed stop or end, and what the probe found."""
 

@@ -19,7 +19,7 @@ import re
 import subprocess
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["OSASCRIPT_TIMEOUT_S", "TabRaise", "TerminalTabs", "tab_script"]
 
@@ -31,8 +31,8 @@ _TTY = re.compile(r"^/dev/[A-Za-z0-9]+(?:/[A-Za-z0-9]+)?$")
 _ANSWERS = {"Terminal": "Terminal", "iTerm2": "iTerm2", "none": None}
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class TabRaise:
     """What became of the tab part of a raise."""
 

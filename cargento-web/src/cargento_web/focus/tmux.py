@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import attrs
 from cargento.events.payloads import Terminal
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["TMUX_TIMEOUT_S", "PaneReach", "Tmux"]
 
@@ -36,8 +36,8 @@ TMUX_TIMEOUT_S = 5.0
 _PANE_FORMAT = "#{pid}\t#{session_id}\t#{pane_active}\t#{window_active}\t#{focus-events}"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class PaneReach:
     """Whether a pane can be raised, and why not."""
 

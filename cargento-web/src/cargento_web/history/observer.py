@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 import attrs
 from cargento.board import Board, BoardSession
 from cargento.models import Subagent
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.history.store import Observation
 
@@ -28,8 +28,8 @@ __all__ = ["BoardObserver", "RowFacts"]
 _DETAIL_LIMIT = 200
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class RowFacts:
     """What the observer remembers of one row between boards."""
 

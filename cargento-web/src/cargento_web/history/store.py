@@ -56,7 +56,7 @@ import orjson
 from cargento.atomicfile import write_atomic
 from cargento.redact import redact_tree
 from cargento.serde import right_sized
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso, parse_ts
 
 from cargento_web.runtime.journal import open_regular_nonblocking
@@ -94,8 +94,8 @@ _DETAIL_LIMIT = 200
 _HEAD = b'{"schema":1,"store":"history","observations":['
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Observation:
     """One thing the server observed about one session."""
 
@@ -125,8 +125,8 @@ class Observation:
         return out
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Window:
     """The span the history actually holds, for a caption."""
 

@@ -16,7 +16,7 @@ from typing import Literal
 
 import attrs
 from cargento.board import Board, BoardSession
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["PROJECT_LIMIT", "SERIES", "Sample", "board_samples", "project_labels"]
 
@@ -40,8 +40,8 @@ SERIES = (
 )
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Sample:
     name: str
     kind: Literal["gauge", "counter"]

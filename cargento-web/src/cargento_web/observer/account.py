@@ -22,13 +22,13 @@ import attrs
 from cargento.board import BoardSession
 from cargento.models import WorkRecord
 from cargento.redact import redact
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Account", "WorkSource", "build_account"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Account:
     #: One line per entry, oldest first, already redacted.
     entries: tuple[str, ...]

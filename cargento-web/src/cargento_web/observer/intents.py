@@ -13,13 +13,13 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Intent", "IntentSource"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Intent:
     harness: str
     sid: str

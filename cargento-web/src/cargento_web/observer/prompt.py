@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 import orjson
 from cargento.redact import redact
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from .account import Account
 from .limits import PROMPT_LIMIT
@@ -34,8 +34,8 @@ Answer with exactly one JSON object and nothing else:
 """
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Prompt:
     text: str
     #: Account entries that did not fit and were left out.
@@ -47,8 +47,8 @@ class Prompt:
         return len(self.text.encode("utf-8"))
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Verdict:
     n: int
     line: str

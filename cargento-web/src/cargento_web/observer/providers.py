@@ -16,13 +16,13 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 from cargento.models import ReadingProvider
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["Route", "route_for"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Route:
     """Which provider would read *harness* on this machine now, or why none can."""
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Literal
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from .limits import TIMEOUT_S
 
@@ -32,8 +32,8 @@ _REPLY_LIMIT = 64 * 1024
 Ending = Literal["answered", "failed", "timeout", "cancelled"]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Call:
     ending: Ending
     stdout: str = ""

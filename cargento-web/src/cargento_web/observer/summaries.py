@@ -29,7 +29,7 @@ import attrs
 import orjson
 from cargento.board import BoardSession
 from cargento.redact import redact
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from .calls import ModelCalls
 from .limits import PROMPT_LIMIT
@@ -66,8 +66,8 @@ Answer with exactly one JSON object and nothing else:
 """
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class SummaryPrompt:
     text: str
     #: Characters of the prompt left out to keep within PROMPT_LIMIT bytes.

@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.reach.target import ReachTarget
 from cargento_web.runtime.alerts import Pending
@@ -40,8 +40,8 @@ __all__ = ["ReachLane", "ReachPolicy"]
 _RETRYABLE = ("could-not-start", "timed-out")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ReachPolicy:
     away_after: timedelta = timedelta(minutes=5)
     cooldown: timedelta = timedelta(minutes=10)

@@ -11,7 +11,7 @@ import attrs
 import orjson
 from cargento.labels import clip
 from cargento.redact import redact
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.reach.target import ReachTarget
 
@@ -27,8 +27,8 @@ KIND_WORDS = {
 _PRIORITY = {"gate": "high", "question": "high", "finished": "default", "idle": "default"}
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Nudge:
     title: str
     text: str

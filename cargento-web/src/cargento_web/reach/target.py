@@ -22,7 +22,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.statedir import state_dir
 
 __all__ = ["REACH_FILE", "REACH_VARIABLE", "ReachTarget", "resolve_target", "shape_of"]
@@ -33,8 +33,8 @@ Shape = Literal["ntfy", "webhook"]
 _TOPIC = re.compile(r"^/[A-Za-z0-9_-]{1,64}/?$")
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class ReachTarget:
     url: str = attrs.field(repr=False)
     shape: Shape

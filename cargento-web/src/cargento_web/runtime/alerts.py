@@ -42,7 +42,7 @@ from datetime import datetime, timedelta, tzinfo
 import attrs
 from cargento.quiethours import QuietWindow
 from cargento.redact import redact
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 from cargento_web.runtime.delivery import DeliveryWorker
 from cargento_web.runtime.notifiers import Notifier, Sent
@@ -92,8 +92,8 @@ SKIP_WORDS = {
 }
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Pending:
     """An alert considered for raising; its texts are redacted as it is made, so no
     notification, delivery record or retry can carry a credential-shaped value."""
@@ -115,8 +115,8 @@ RaiseListener = Callable[[Pending, datetime], object]
 Screen = Callable[[str, str, datetime], str | None]
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Skipped:
     """A raise a precision rule did not send when it arose, and why."""
 

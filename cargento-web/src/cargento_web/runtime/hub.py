@@ -55,7 +55,7 @@ from cargento.events.payloads import LifecycleEvent, PayloadError, Terminal, par
 from cargento.events.vocabulary import EventVocabulary, default_vocabulary
 from cargento.labels import clip
 from cargento.quiethours import QuietWindow
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso
 
 from cargento_web.boardchanges import ChangeTracker
@@ -79,8 +79,8 @@ LANE_IDLE_LIFE = timedelta(hours=24)
 _STATE_WORDS = {"needs_input": "needs input", "working": "working", "idle": "idle"}
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Ingested:
     """What one accepted event did."""
 
@@ -93,8 +93,8 @@ class Ingested:
     irreversible: tuple[Report, ...] = ()
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Overrule:
     """An event arrived for a session the dashboard had read as waiting, and asserted
     something else."""

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = [
     "OUTCOMES",
@@ -55,8 +55,8 @@ _BUS_NAME = "org.freedesktop.Notifications"
 _BUS_PATH = "/org/freedesktop/Notifications"
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Sent:
     """The outcome of one send, with the service's words where it gave any."""
 

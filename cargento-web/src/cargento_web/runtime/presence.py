@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["HEARTBEAT_S", "PRESENCE_BODY_LIMIT", "TAB_LIFE", "TAB_LIMIT", "Presence", "TabReport", "parse_report"]
 
@@ -58,8 +58,8 @@ def parse_report(body: Mapping[str, Any]) -> tuple[str, bool, tuple[str, str] | 
     return tab, visible, (harness, sid)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class TabReport:
     tab: str
     visible: bool

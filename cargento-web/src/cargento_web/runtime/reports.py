@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import attrs
 from cargento.events.irreversible import Shape, match_command, shown_command
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["GLOBAL_LIMIT", "MAX_AGE", "SESSION_LIMIT", "Report", "ReportLog"]
 
@@ -19,8 +19,8 @@ SESSION_LIMIT = 20
 MAX_AGE = timedelta(hours=24)
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Report:
     """One after-tool report of an irreversible command shape."""
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso, parse_ts
 
 from cargento_web.runtime.journal import Journal
@@ -33,8 +33,8 @@ DELIVERIES_FILE = "cargento-deliveries.json"
 NO_BACKEND_LIMIT = 100
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class End:
     """A session end the board observed."""
 
@@ -138,8 +138,8 @@ def _end_record(e: End) -> dict[str, Any]:
     return {"harness": e.harness, "session_id": e.session_id, "at": iso(e.at), "reason": e.reason}
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Delivery:
     """What became of one raise.
 

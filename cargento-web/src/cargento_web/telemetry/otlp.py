@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import attrs
-from cargento.sharedrepr import shared_repr
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["BODY_LIMIT", "Malformed", "Point", "Record", "decode_logs", "decode_metrics", "inflate"]
 
@@ -31,8 +31,8 @@ class Malformed(ValueError):
     """The body is not an OTLP export request of the expected signal."""
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Point:
     """One metric data point: a number sum or gauge value with its attributes."""
 
@@ -46,8 +46,8 @@ class Point:
     start: datetime | None = None
 
 
-@shared_repr
-@attrs.frozen(kw_only=True, repr=False)
+@shared_methods
+@attrs.frozen(kw_only=True, repr=False, eq=False)
 class Record:
     """One log record read as an event: its names, attributes and time.
 
