@@ -165,3 +165,24 @@ def test_every_decorated_class_answers_as_its_attrs_twin() -> None:
             assert (left == right) is (twin(**same) == twin(**{**same, name: 2})), (cls, name)
             object.__setattr__(right, name, 1)
         assert (cls.__hash__ is None) is (twin.__hash__ is None), cls
+
+
+def test_an_instance_compared_with_itself_reads_no_field() -> None:
+    reads: list[str] = []
+
+    @shared_methods
+    @attrs.frozen(repr=False, eq=False, slots=False)
+    class Counted:
+        a: int
+        b: float
+
+        def __getattribute__(self, name: str) -> Any:
+            if name in ("a", "b"):
+                reads.append(name)
+            return object.__getattribute__(self, name)
+
+    one = Counted(1, float("nan"))
+    assert one == one, "equal to itself, a NaN field and all (tuples compare so)"
+    assert (one != one) is False
+    assert reads == []
+    assert one == Counted(1, one.b) and reads, "another instance is read field by field"

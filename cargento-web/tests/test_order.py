@@ -6,6 +6,7 @@ import random
 from datetime import UTC, datetime
 
 import attrs
+import pytest
 from cargento.board import Board, BoardSession, Counts
 from cargento.board.document import State
 from cargento_web.boardchanges import ChangeTracker
@@ -132,6 +133,24 @@ def test_an_unchanged_order_returns_the_same_board() -> None:
     moved = board(("w2", "working"), ("w1", "working"))
     out = order.apply(moved)
     assert out is not moved and attrs.evolve(out, sessions=moved.sessions) == moved
+
+
+def test_an_order_is_told_apart_from_cores_by_the_rows_identity_not_their_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Comparing 640 rows by value where the orders part cost about 0.2 ms an event.
+    order = StableOrder()
+    order.apply(board(("w1", "working"), ("w2", "working")))
+
+    def compared(self: BoardSession, other: object) -> bool:
+        raise AssertionError("a row compared by value")
+
+    monkeypatch.setattr(BoardSession, "__eq__", compared)
+    moved = board(("w2", "working"), ("w1", "working"))  # core's order changed, ours did not
+    out = order.apply(moved)
+    assert keys(out) == ["w1", "w2"]
+    again = board(("w1", "working"), ("w2", "working"))
+    assert order.apply(again) is again
 
 
 # -- placing only the rows that changed gives the order ranking every row gave --------------

@@ -9,7 +9,9 @@ what attrs' own would have:
 
 - ``a == b`` is ``NotImplemented`` unless both are of the very same class, then the tuples of
   the fields compared with ``eq`` (attrs' default for a field) are compared; ``a != b`` is its
-  negation (Python's own ``__ne__`` does that);
+  negation (Python's own ``__ne__`` does that). Tuples compare an element with itself as equal,
+  so an instance equals itself even where a field holds a NaN, which attrs' field-by-field
+  ``==`` would call unequal; an instance compared with itself answers at once;
 - a frozen class hashes the class and those fields (a field with ``hash=False`` is left out, as
   attrs leaves it out); a mutable one is unhashable (``__hash__`` is ``None``), as attrs makes an
   ``eq`` class that is not frozen.
@@ -69,6 +71,8 @@ def shared_methods(cls: _C) -> _C:
         # attrs' comparison: NotImplemented unless both are of the very same class.
         if other.__class__ is not self.__class__:
             return NotImplemented
+        if self is other:
+            return True  # what comparing its fields' tuples would answer, without reading them
         if self.__class__ is made:
             return compared(self) == compared(other)
         read = _reading(self.__class__)[0]  # a subclass that inherited this method
