@@ -369,9 +369,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return telemetry_main(args[1:])
     from cargento import starthold
 
+    if argv is None:  # the console script: attrs' generated methods come compiled from the cache
+        from cargento import codecache
+
+        codecache.install_from(os.environ)
     with starthold.held_for_start():  # until the first board is out (the server releases it then)
         code, printed = _run(args)
         if argv is None:  # the console script: the process ends when this returns
+            from cargento import codecache
+
+            codecache.keep()  # what this run compiled, for the next start
             starthold.ending()  # before the hold ends, so the collector never walks the start
     if argv is None and printed:
         starthold.exit_at_once(code)
@@ -387,6 +394,10 @@ def _run(args: list[str]) -> tuple[int, bool]:
         print(f"cargento: {exc} (see cargento --help)", file=sys.stderr)
         return 2, False
     printed = options.diagnose or options.json
+    if options.demo or options.diagnose:
+        from cargento import codecache
+
+        codecache.read_only()  # the demo and --diagnose write nothing of the user's
     try:
         if options.diagnose:
             return _diagnose(options), printed

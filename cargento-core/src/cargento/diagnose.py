@@ -217,7 +217,18 @@ def diagnose(
         ok=not registry.failed(),
         # A harness whose read the watchdog had to abandon is a store that could not be read.
         stores_ok=not any(h.unreadable for h in reports) and not builder.stuck,
-        own_stores=own_stores(builder.env, options),
+        own_stores=(code_cache_store(builder.env), *own_stores(builder.env, options)),
+    )
+
+
+def code_cache_store(env: Mapping[str, str]) -> OwnStore:
+    """Core's own store, the compiled attrs methods a console start takes (:mod:`cargento.codecache`)."""
+    from cargento import codecache
+    from cargento.statepath import state_dir_path
+
+    found = codecache.describe(Path(state_dir_path(env)))
+    return OwnStore(
+        name="code cache", path=found["path"] or "", status=found["status"] or "read", detail=found["detail"]
     )
 
 

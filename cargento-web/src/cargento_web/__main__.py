@@ -16,8 +16,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cargento.cli import main as cli_main
 
         return cli_main(args)
+    import os
+
+    from cargento import codecache
     from cargento.starthold import held_for_start
 
+    codecache.install_from(os.environ)  # attrs' generated methods compiled, as under ``cargento``
     with held_for_start():  # until the first board is out, as under ``cargento``
         from cargento.cli import UsageError, parse_args
 
@@ -28,6 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as exc:
             print(f"cargento: {exc}", file=sys.stderr)
             return 2
+        if options.demo:
+            codecache.read_only()  # the demo writes nothing of the user's
         return serve_options(options, log_path=log_path)
 
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from cargento import serde
+from cargento import codecache, serde
 from cargento.board import Board, BoardBuilder
 from cargento.redact import redact_tree
 from cargento.starthold import release as release_start_hold
@@ -101,8 +101,10 @@ def _store_resets(hub: object | None) -> list[dict[str, Any]]:
 
 
 def _release_frozen() -> None:
-    """End the start's hold, leaving what the start made out of every later collection."""
+    """End the start's hold, leaving what the start made out of every later collection, and
+    keep what the start compiled of attrs' methods for the next one (:mod:`cargento.codecache`)."""
     release_start_hold(freeze=True)
+    codecache.keep()
 
 
 def _open_port(settings: Settings) -> int | None:
