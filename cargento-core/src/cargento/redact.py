@@ -273,9 +273,42 @@ def redact_tree(value: Any, *, memo: dict[str, str] | None = None) -> Any:
     return _redact_tree(value, {} if memo is None else memo)
 
 
+#: The types of value a tree keeps as they are, told by ``type()`` (no isinstance of an ABC).
+_KEPT_AS_IS = frozenset({int, float, bool, type(None)})
+
+
 def _redact_tree(value: Any, done: dict[str, str]) -> Any:
     # A board repeats most of its strings (a state, a harness, a project on every row: 1,390
     # distinct of 5,596 at 160 sessions), so each distinct string is redacted once per tree.
+    # The walk tells the exact types a document is made of (str, dict, list, a number, None)
+    # by type() and handles a dict's strings and numbers in place, not by a call each: over a
+    # 640-row board (21,824 strings, 4,849 distinct) 17.8 ms against 26.9 for isinstance tests
+    # and a call per value, of which redacting the distinct strings is 9.5.
+    kind = type(value)
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            of = type(item)
+            if of is str:
+                found = done.get(item)
+                if found is None:
+                    found = done[item] = redact(item)
+                out[key] = found
+            elif of in _KEPT_AS_IS:
+                out[key] = item
+            else:
+                out[key] = _redact_tree(item, done)
+        return out
+    if kind is str:
+        found = done.get(value)
+        if found is None:
+            found = done[value] = redact(value)
+        return found
+    if kind is list or kind is tuple:
+        return [item if type(item) in _KEPT_AS_IS else _redact_tree(item, done) for item in value]
+    if kind in _KEPT_AS_IS:
+        return value
+    # Subclasses and other containers, as :func:`redact_tree` says.
     if isinstance(value, str):
         found = done.get(value)
         if found is None:
