@@ -325,7 +325,7 @@ def test_main_called_with_arguments_installs_nothing(tmp_path: Path, monkeypatch
     assert not (tmp_path / "state" / "cache").exists()
 
 
-@pytest.mark.parametrize("flag", ["--diagnose"])
+@pytest.mark.parametrize("flag", ["--diagnose", "--forget", "--status"])
 def test_a_run_that_writes_nothing_of_the_users_keeps_no_cache(tmp_path: Path, flag: str) -> None:
     (tmp_path / "home").mkdir()
     subprocess.run([sys.executable, "-m", "cargento.cli", flag], env=_env(tmp_path), capture_output=True, timeout=120)

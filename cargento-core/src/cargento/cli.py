@@ -394,10 +394,12 @@ def _run(args: list[str]) -> tuple[int, bool]:
         print(f"cargento: {exc} (see cargento --help)", file=sys.stderr)
         return 2, False
     printed = options.diagnose or options.json
-    if options.demo or options.diagnose:
+    if options.demo or options.diagnose or options.forget or options.status or options.stop:
         from cargento import codecache
 
-        codecache.read_only()  # the demo and --diagnose write nothing of the user's
+        # Only a run that builds boards for the user keeps what it compiled: the demo writes
+        # nothing of the user's, --diagnose nothing at all, and the one-shot commands build none.
+        codecache.read_only()
     try:
         if options.diagnose:
             return _diagnose(options), printed

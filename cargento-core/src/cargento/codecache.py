@@ -24,8 +24,9 @@ format) is not used and never written over: the run compiles everything, and ``-
 says why. A file made by another interpreter or attrs (the header names them) is replaced, and
 ``--diagnose`` says it was reset.
 
-Installed by the console script only (:func:`cargento.cli.main` with no *argv*), never by an
-import: a test importing Cargento compiles as attrs always does.
+Installed by the console script only (:func:`cargento.cli.main` with no *argv*, and the
+detached server's ``python -m cargento_web``), never by an import: a test importing Cargento
+compiles as attrs always does. Only ``--json`` and the dashboard write it.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class CodeCache:
         self.problem: str | None = None
         #: Why a file made by another interpreter or attrs was set aside, or ``None``.
         self.reset: str | None = None
-        #: False for a run that writes nothing of the user's (``--demo``): read, never kept.
+        #: False for a run that keeps nothing (:func:`read_only`): read, never written.
         self.writable = True
         self._lock = threading.Lock()
 
@@ -288,8 +289,8 @@ def keep() -> bool:
 
 
 def read_only() -> None:
-    """This run writes nothing of the user's (``--demo``): the installed cache is read, never
-    kept."""
+    """This run keeps nothing it compiled (``--demo``, ``--diagnose``, the one-shot commands):
+    the installed cache is read, never written."""
     if _installed is not None:
         _installed.writable = False
 
