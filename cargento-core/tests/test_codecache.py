@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -194,6 +195,75 @@ def test_a_file_not_ours_is_not_used_and_never_written_over(
     assert _bytes(path) == before
     described = codecache.describe(tmp_path)
     assert described["status"] == "unreadable" and why in (described["detail"] or "")
+
+
+def test_a_damaged_file_is_not_unmarshalled_and_never_written_over(tmp_path: Path) -> None:
+    made = codecache.install(tmp_path)
+    assert made is not None
+    try:
+        _make_classes()
+        assert made.keep()
+    finally:
+        codecache.uninstall()
+    path = made.path
+    data = bytearray(path.read_bytes())
+    data[-40] ^= 0x5A  # one byte of the marshalled code
+    path.write_bytes(bytes(data))
+    made = codecache.install(tmp_path)
+    assert made is not None
+    try:
+        assert made.problem is not None and "damaged" in made.problem and made.loaded == 0
+        _distinct("after_damage", 2)
+        assert made.keep() is False
+    finally:
+        codecache.uninstall()
+    assert path.read_bytes() == bytes(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tail=st.one_of(
+        st.binary(max_size=300).map(lambda b: (b, False)),
+        # What only this module could have written: marshalled values of any shape, digested.
+        st.recursive(
+            st.one_of(st.text(max_size=8), st.integers(), st.none(), st.binary(max_size=8)),
+            lambda inner: st.one_of(
+                st.lists(inner, max_size=4).map(tuple), st.dictionaries(st.text(max_size=4), inner, max_size=4)
+            ),
+            max_leaves=12,
+        ).map(lambda v: (marshal.dumps(v), True)),
+    )
+)
+def test_any_bytes_after_the_header_are_read_or_refused_at_once(
+    tmp_path_factory: pytest.TempPathFactory, tail: tuple[bytes, bool]
+) -> None:
+    """marshal.loads can be kept busy for seconds by damaged bytes: only a payload whose digest
+    matches reaches it (random bytes never carry their digest), and whatever the file holds,
+    the read answers or refuses."""
+    payload, digested = tail
+    flags = codecache._future_flags(attr._make)
+    directory = tmp_path_factory.mktemp("fuzz")
+    path = codecache.cache_path(directory)
+    path.parent.mkdir(parents=True)
+    digest = codecache._digest(payload) if digested else b"0" * 32
+    path.write_bytes(codecache._header(flags) + digest + b"\n" + payload)
+    path.chmod(0o600)
+    try:
+        found = codecache._read(path, flags)
+    except (codecache._NotOurs, codecache._Stale):
+        return
+    assert all(codecache._valid_entry(k, v) for k, v in found.items())
+
+
+def test_bytes_that_claim_a_huge_tuple_are_refused_before_marshal_reads_them(tmp_path: Path) -> None:
+    flags = codecache._future_flags(attr._make)
+    path = codecache.cache_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    slow = bytes.fromhex("28eaf17d360264a5860dc55191a26bdeecc6bde36d5f726a2bf9eebd1d25223caa317f4399")
+    path.write_bytes(codecache._header(flags) + b"0" * 32 + b"\n" + slow)  # 4.2 s in marshal.loads
+    path.chmod(0o600)
+    with pytest.raises(codecache._NotOurs, match="damaged"):
+        codecache._read(path, flags)
 
 
 def test_a_symbolic_link_is_not_followed(tmp_path: Path) -> None:

@@ -19,8 +19,9 @@ The file is Cargento's own store and is kept as the others are: written atomical
 by its owner only, bounded (:data:`MAX_ENTRIES` scripts, :data:`MAX_BYTES`), re-read before it is
 written. Code is loaded from it only when it is a regular file owned by this user that nobody
 else can write (marshalled code runs when a class is made, as a ``.pyc`` does). A file that is
-not ours to read (another owner, writable by others, not a regular file, too large, or not the
-format) is not used and never written over: the run compiles everything, and ``--diagnose``
+not ours to read (another owner, writable by others, not a regular file, too large, damaged (a
+digest of the marshalled part is checked before it is unmarshalled), or not the format) is not
+used and never written over: the run compiles everything, and ``--diagnose``
 says why. A file made by another interpreter or attrs (the header names them) is replaced, and
 ``--diagnose`` says it was reset.
 
@@ -33,6 +34,7 @@ from __future__ import annotations
 import __future__
 
 import builtins
+import hashlib
 import marshal
 import os
 import stat
@@ -171,16 +173,20 @@ class CodeCache:
                 return False
             except _Stale:
                 on_disk = {}
+            # Copies: a worker thread may make a class (and compile) while this writes.
+            counted = self.compiled
+            used, codes = tuple(self.used), dict(self.codes)
             kept: dict[_Key, CodeType] = {}
-            for source in (self.used, self.codes, on_disk):
+            for source in (used, codes, on_disk):
                 for key in source:
                     if len(kept) >= MAX_ENTRIES:
                         break
                     if key not in kept:
-                        code = self.codes.get(key) or on_disk.get(key)
+                        code = codes.get(key) or on_disk.get(key)
                         if code is not None:
                             kept[key] = code
-            data = _header(self.flags) + marshal.dumps(kept)
+            payload = marshal.dumps(kept)
+            data = _header(self.flags) + _digest(payload) + b"\n" + payload
             if len(data) > MAX_BYTES:
                 return False
             try:
@@ -188,7 +194,7 @@ class CodeCache:
                 write_atomic(self.path, data, durable=False)  # a cache: a crash loses nothing read
             except OSError:
                 return False
-            self.compiled = 0
+            self.compiled -= counted  # what was compiled meanwhile is kept by the next write
             return True
 
 
@@ -202,7 +208,10 @@ def _read(path: Path, flags: int) -> dict[_Key, CodeType]:
     except OSError as exc:
         raise _NotOurs(f"cannot be opened ({exc.strerror or exc})") from None
     try:
-        info = os.fstat(fd)
+        try:
+            info = os.fstat(fd)
+        except OSError as exc:
+            raise _NotOurs(f"cannot be read ({exc.strerror or exc})") from None
         if not stat.S_ISREG(info.st_mode):
             raise _NotOurs("not a regular file")
         if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
@@ -211,8 +220,11 @@ def _read(path: Path, flags: int) -> dict[_Key, CodeType]:
             raise _NotOurs("writable by other users")
         if info.st_size > MAX_BYTES:
             raise _NotOurs(f"larger than {MAX_BYTES} bytes")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_BYTES + 1)
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise _NotOurs(f"cannot be read ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
     header = _header(flags)
@@ -224,13 +236,25 @@ def _read(path: Path, flags: int) -> dict[_Key, CodeType]:
         if not made_by.startswith("python "):
             raise _NotOurs("not a Cargento code cache (its header is cut short)")
         raise _Stale(f"made by {made_by}")
+    # The payload's digest first: marshal is no parser of damaged data (37 random bytes that
+    # claim a huge tuple kept marshal.loads busy for 4.2 s), so only the bytes this module
+    # wrote reach it.
+    end = data.find(b"\n", len(header))
+    payload = data[end + 1 :]
+    if end < 0 or data[len(header) : end] != _digest(payload):
+        raise _NotOurs("damaged (its digest does not match)")
     try:
-        found = marshal.loads(data[len(header) :])
+        found = marshal.loads(payload)
     except (EOFError, ValueError, TypeError):
         raise _NotOurs("not a Cargento code cache (it cannot be unmarshalled)") from None
     if not isinstance(found, dict) or not all(_valid_entry(k, v) for k, v in found.items()):
         raise _NotOurs("not a Cargento code cache (an entry is not a script's code)")
     return found
+
+
+def _digest(payload: bytes) -> bytes:
+    """The hex BLAKE2b digest (16 bytes) of *payload*, as the header's last line holds it."""
+    return hashlib.blake2b(payload, digest_size=16).hexdigest().encode("ascii")
 
 
 def _valid_entry(key: object, code: object) -> bool:
