@@ -153,6 +153,18 @@ def test_any_class_made_through_the_cache_initialises_as_attrs_makes_it(
                 plain()
 
 
+def _kept_cache(directory: Path) -> Path:
+    """A cache file under *directory* as a run that made :func:`_make_classes` kept it."""
+    made = codecache.install(directory)
+    assert made is not None
+    try:
+        _make_classes()
+        assert made.keep()
+    finally:
+        codecache.uninstall()
+    return made.path
+
+
 def _bytes(path: Path) -> bytes:
     return path.read_bytes()
 
@@ -171,13 +183,7 @@ def test_a_file_not_ours_is_not_used_and_never_written_over(
     path = codecache.cache_path(tmp_path)
     path.parent.mkdir(parents=True)
     if content is None:  # a real cache, but others may write it: code from it could be anyone's
-        made = codecache.install(tmp_path)
-        assert made is not None
-        try:
-            _make_classes()
-            assert made.keep()
-        finally:
-            codecache.uninstall()
+        _kept_cache(tmp_path)
     else:
         path.write_bytes(content)
     path.chmod(mode)
@@ -198,14 +204,7 @@ def test_a_file_not_ours_is_not_used_and_never_written_over(
 
 
 def test_a_damaged_file_is_not_unmarshalled_and_never_written_over(tmp_path: Path) -> None:
-    made = codecache.install(tmp_path)
-    assert made is not None
-    try:
-        _make_classes()
-        assert made.keep()
-    finally:
-        codecache.uninstall()
-    path = made.path
+    path = _kept_cache(tmp_path)
     data = bytearray(path.read_bytes())
     data[-40] ^= 0x5A  # one byte of the marshalled code
     path.write_bytes(bytes(data))
