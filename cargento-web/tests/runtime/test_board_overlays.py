@@ -7,11 +7,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from cargento.board import Board, BoardBuilder
+import pytest
+from cargento.board import Board, BoardBuilder, ago
 from cargento.models import Gate
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
 from cargento.testing.fakes import FakeHarness, FakeSession
+from cargento_web.runtime import hub as hub_module
 from cargento_web.runtime.hub import EventHub
 from cargento_web.runtime.journal import records_in
 from cargento_web.runtime.stores import ENDS_FILE
@@ -194,3 +196,34 @@ def test_an_unchanged_marked_row_stays_the_same_object(make_hub: Callable[..., E
     assert row(later, "done") is not row(first, "done")
     assert row(later, "done").detail != row(first, "done").detail
     assert row(later, "done").detail.startswith("turn ended · last active")
+
+
+def test_a_mark_whose_wording_still_stands_is_not_worked_out_again(
+    make_hub: Callable[..., EventHub], clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An event's board re-reads one session: every other marked row keeps last board's
+    decision until its "last active ... ago" would read otherwise (no age worked out, no text
+    made for each of 640 rows on every event), and its wording moves on when that time comes."""
+    worded: list[float | None] = []
+
+    def counted(seconds: float | None) -> str:
+        worded.append(seconds)
+        return ago(seconds)
+
+    monkeypatch.setattr(hub_module, "ago", counted)
+    hub = make_hub()
+    hub.ingest("claude", {"session_id": "done", "hook_event_name": "Stop", "prompt_id": "p"})
+    clock.tick(600)
+    registry = load_registry(
+        entry_points=False,
+        extra=[("claude", FakeHarness("claude", [FakeSession("done", at=clock() - timedelta(seconds=601))]))],
+    )
+    builder = BoardBuilder(registry, env={"HOME": "/home/u"}, clock=clock, processes=StaticProcesses())
+    first = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
+    assert row(first, "done").detail == "turn ended · last active 10 min ago" and len(worded) == 1
+    clock.tick(50)  # 651 s: still "10 min ago"
+    again = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
+    assert row(again, "done") is row(first, "done") and len(worded) == 1
+    clock.tick(10)  # 661 s: "11 min ago" now
+    later = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
+    assert row(later, "done").detail == "turn ended · last active 11 min ago" and len(worded) == 2

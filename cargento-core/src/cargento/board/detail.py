@@ -8,7 +8,7 @@ from cargento.board.document import BoardTask, State
 from cargento.board.state import Overlay
 from cargento.models import Gate, SessionReading, Subagent
 
-__all__ = ["GATE_WORDING", "ago", "detail_line"]
+__all__ = ["GATE_WORDING", "ago", "ago_changes_at", "detail_line"]
 
 #: What a gate without its own text is waiting for, by ``Gate.kind``.
 GATE_WORDING = {
@@ -35,6 +35,23 @@ def ago(seconds: float | None) -> str:
     if s < 86400:
         return f"{int(s // 3600)} h ago"
     return f"{int(s // 86400)} d ago"
+
+
+def ago_changes_at(seconds: float | None) -> float | None:
+    """The smallest age above *seconds* at which :func:`ago`'s text differs from
+    ``ago(seconds)`` (``None``: an unknown age, whose text never changes). A caller keeping a
+    text made at one age knows how long it stands without rendering it again."""
+    if seconds is None:
+        return None
+    s = max(0.0, seconds)
+    if s < 5:
+        return 5.0
+    if s < 60:
+        return float(int(s) + 1)
+    for unit, below in ((60, 3600), (3600, 86400)):
+        if s < below:
+            return float((int(s // unit) + 1) * unit)
+    return float((int(s // 86400) + 1) * 86400)
 
 
 def detail_line(

@@ -50,6 +50,7 @@ from typing import Any
 
 import attrs
 from cargento.board import Board, BoardSession, Overlay, ago
+from cargento.board.detail import ago_changes_at
 from cargento.events.lanes import GRACE, Lane, LaneEvent
 from cargento.events.payloads import LifecycleEvent, PayloadError, Terminal, parse_event, parse_notification
 from cargento.events.vocabulary import EventVocabulary, default_vocabulary
@@ -76,6 +77,12 @@ OVERRULE_LIMIT = 200
 TURN_END_LIMIT = 4096
 #: A lane with no event for this long and no claim is forgotten.
 LANE_IDLE_LIFE = timedelta(hours=24)
+#: An end-mark candidate as one board read it: the row, its end's and turn end's moments, when
+#: it was read, until when its wording stands (``None``: for good) and its marked row (``None``:
+#: no mark).
+_MarkRead = tuple[
+    BoardSession, "datetime | None", "datetime | None", datetime, "datetime | None", "BoardSession | None"
+]
 _STATE_WORDS = {"needs_input": "needs input", "working": "working", "idle": "idle"}
 
 
@@ -141,6 +148,8 @@ class EventHub:
         self._turn_ends: OrderedDict[tuple[str, str], datetime] = OrderedDict()
         #: The rows the last board marked ended or turn-ended: (the row read, the marked row).
         self._marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]] = {}
+        #: What the last board decided for each end-mark candidate, and until when it stands.
+        self._mark_reads: dict[tuple[str, str], _MarkRead] = {}
         self._overrules: deque[Overrule] = deque(maxlen=OVERRULE_LIMIT)
         self._reports = ReportLog()
         self._quota: dict[str, tuple[datetime, Mapping[str, Any]]] = {}
@@ -581,28 +590,59 @@ class EventHub:
         candidates = self._end_candidates(board, rows)
         replaced: dict[int, BoardSession] = {}
         marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]] = {}
+        reads: dict[tuple[str, str], _MarkRead] = {}
+        before = self._mark_reads
         for s in candidates:
-            idle_for = (now - s.last_active_at).total_seconds() if s.last_active_at is not None else None
+            key = (s.harness, s.session_id)
             end = self.ends.get(s.harness, s.session_id) if self.ends is not None else None
-            if end is not None and not s.ended and (s.last_active_at is None or s.last_active_at <= end.at + GRACE):
-                replaced[id(s)] = self._marked_row(marked, s, True, f"session ended · last active {ago(idle_for)}")
-                continue
-            turn_end = self._turn_ends.get((s.harness, s.session_id))
+            end_at = end.at if end is not None else None
+            turn_end = self._turn_ends.get(key)
+            read = before.get(key)
+            # The same row object, the same end and turn end, and a wording that still stands
+            # (its "last active ... ago" has not moved on): last board's decision holds.
             if (
-                end is None
-                and not s.ended
-                and turn_end is not None
-                and (s.last_active_at is None or s.last_active_at <= turn_end + GRACE)
+                read is None
+                or read[0] is not s
+                or read[1] != end_at
+                or read[2] != turn_end
+                or not (read[3] <= now and (read[4] is None or now < read[4]))
             ):
-                replaced[id(s)] = self._marked_row(marked, s, s.ended, f"turn ended · last active {ago(idle_for)}")
+                read = (s, end_at, turn_end, now, *self._mark_for(marked, s, end_at, turn_end, now))
+            reads[key] = read
+            row = read[5]
+            if row is not None:
+                marked[key] = (s, row)
+                replaced[id(s)] = row
+        self._mark_reads = reads
         self._marked = marked
         if not replaced:
             return board
-        sessions = list(board.sessions)
-        at = dict(zip(map(id, sessions), range(len(sessions)), strict=True))
-        for ident, row in replaced.items():
-            sessions[at[ident]] = row
-        return attrs.evolve(board, sessions=tuple(sessions))
+        return attrs.evolve(board, sessions=tuple([replaced.get(id(s), s) for s in board.sessions]))
+
+    def _mark_for(
+        self,
+        marked: dict[tuple[str, str], tuple[BoardSession, BoardSession]],
+        s: BoardSession,
+        end_at: datetime | None,
+        turn_end: datetime | None,
+        now: datetime,
+    ) -> tuple[datetime | None, BoardSession | None]:
+        """The mark idle row *s* takes now (``None``: none), and the moment its wording stops
+        standing (``None``: never)."""
+        if s.ended or (end_at is None and turn_end is None):
+            return None, None
+        since = end_at if end_at is not None else turn_end
+        assert since is not None
+        if s.last_active_at is not None and s.last_active_at > since + GRACE:
+            return None, None  # a store write came after it
+        idle_for = (now - s.last_active_at).total_seconds() if s.last_active_at is not None else None
+        changes_at = ago_changes_at(idle_for)
+        stands_until = (
+            None if changes_at is None or s.last_active_at is None else s.last_active_at + timedelta(seconds=changes_at)
+        )
+        if end_at is not None:
+            return stands_until, self._marked_row(marked, s, True, f"session ended · last active {ago(idle_for)}")
+        return stands_until, self._marked_row(marked, s, s.ended, f"turn ended · last active {ago(idle_for)}")
 
     def _end_candidates(self, board: Board, rows: Mapping[tuple[str, str], BoardSession]) -> list[BoardSession]:
         """The idle rows an end mark may apply to: those an end or a turn end is known for,
