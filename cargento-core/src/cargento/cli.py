@@ -367,17 +367,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cargento.telemetry.setup_cmd import main as telemetry_main
 
         return telemetry_main(args[1:])
-    from cargento import starthold
+    from cargento import codecache, starthold
 
     if argv is None:  # the console script: attrs' generated methods come compiled from the cache
-        from cargento import codecache
-
         codecache.install_from(os.environ)
     with starthold.held_for_start():  # until the first board is out (the server releases it then)
         code, printed = _run(args)
         if argv is None:  # the console script: the process ends when this returns
-            from cargento import codecache
-
             codecache.keep()  # what this run compiled, for the next start
             starthold.ending()  # before the hold ends, so the collector never walks the start
     if argv is None and printed:

@@ -35,6 +35,7 @@ import __future__
 
 import builtins
 import hashlib
+import itertools
 import marshal
 import os
 import stat
@@ -176,15 +177,11 @@ class CodeCache:
             # Copies: a worker thread may make a class (and compile) while this writes.
             counted = self.compiled
             used, codes = tuple(self.used), dict(self.codes)
-            kept: dict[_Key, CodeType] = {}
-            for source in (used, codes, on_disk):
-                for key in source:
-                    if len(kept) >= MAX_ENTRIES:
-                        break
-                    if key not in kept:
-                        code = codes.get(key) or on_disk.get(key)
-                        if code is not None:
-                            kept[key] = code
+            # This run's scripts first (those it used, then those it only compiled), then the
+            # file's; each used key is in codes, as compile() put it there.
+            every = {**on_disk, **codes}
+            order = dict.fromkeys(itertools.chain(used, codes, on_disk))
+            kept = {key: every[key] for key in itertools.islice(order, MAX_ENTRIES)}
             payload = marshal.dumps(kept)
             data = _header(self.flags) + _digest(payload) + b"\n" + payload
             if len(data) > MAX_BYTES:

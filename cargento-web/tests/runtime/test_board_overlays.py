@@ -176,9 +176,9 @@ def test_a_turn_end_mark_tells_a_finished_turn_from_a_quiet_one(make_hub: Callab
     assert row(later, "done").detail.startswith("last active")
 
 
-def test_an_unchanged_marked_row_stays_the_same_object(make_hub: Callable[..., EventHub], clock: Any) -> None:
-    """The turn-end mark is applied to every board; a row read the same gets the very object
-    the last board published, so the revision hash and every feature skip it."""
+def _a_turn_ended_ten_minutes_ago(make_hub: Callable[..., EventHub], clock: Any) -> tuple[EventHub, BoardBuilder]:
+    """A hub that saw session "done" stop 600 s ago, and a builder whose one session last
+    wrote 601 s ago (before the stop, so the turn-end mark applies)."""
     hub = make_hub()
     hub.ingest("claude", {"session_id": "done", "hook_event_name": "Stop", "prompt_id": "p"})
     clock.tick(600)
@@ -186,7 +186,13 @@ def test_an_unchanged_marked_row_stays_the_same_object(make_hub: Callable[..., E
         entry_points=False,
         extra=[("claude", FakeHarness("claude", [FakeSession("done", at=clock() - timedelta(seconds=601))]))],
     )
-    builder = BoardBuilder(registry, env={"HOME": "/home/u"}, clock=clock, processes=StaticProcesses())
+    return hub, BoardBuilder(registry, env={"HOME": "/home/u"}, clock=clock, processes=StaticProcesses())
+
+
+def test_an_unchanged_marked_row_stays_the_same_object(make_hub: Callable[..., EventHub], clock: Any) -> None:
+    """The turn-end mark is applied to every board; a row read the same gets the very object
+    the last board published, so the revision hash and every feature skip it."""
+    hub, builder = _a_turn_ended_ten_minutes_ago(make_hub, clock)
     first = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
     again = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
     assert row(first, "done").detail.startswith("turn ended · last active")
@@ -211,14 +217,7 @@ def test_a_mark_whose_wording_still_stands_is_not_worked_out_again(
         return ago(seconds)
 
     monkeypatch.setattr(hub_module, "ago", counted)
-    hub = make_hub()
-    hub.ingest("claude", {"session_id": "done", "hook_event_name": "Stop", "prompt_id": "p"})
-    clock.tick(600)
-    registry = load_registry(
-        entry_points=False,
-        extra=[("claude", FakeHarness("claude", [FakeSession("done", at=clock() - timedelta(seconds=601))]))],
-    )
-    builder = BoardBuilder(registry, env={"HOME": "/home/u"}, clock=clock, processes=StaticProcesses())
+    hub, builder = _a_turn_ended_ten_minutes_ago(make_hub, clock)
     first = hub.on_board(builder.build(overlays=hub.overlays(clock()), changes={}))
     assert row(first, "done").detail == "turn ended · last active 10 min ago" and len(worded) == 1
     clock.tick(50)  # 651 s: still "10 min ago"

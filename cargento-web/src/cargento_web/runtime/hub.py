@@ -46,7 +46,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 from cargento.board import Board, BoardSession, Overlay, ago
@@ -77,12 +77,22 @@ OVERRULE_LIMIT = 200
 TURN_END_LIMIT = 4096
 #: A lane with no event for this long and no claim is forgotten.
 LANE_IDLE_LIFE = timedelta(hours=24)
-#: An end-mark candidate as one board read it: the row, its end's and turn end's moments, when
-#: it was read, until when its wording stands (``None``: for good) and its marked row (``None``:
-#: no mark).
-_MarkRead = tuple[
-    BoardSession, "datetime | None", "datetime | None", datetime, "datetime | None", "BoardSession | None"
-]
+
+
+class _MarkRead(NamedTuple):
+    """An end-mark candidate as one board read it."""
+
+    row: BoardSession
+    end_at: datetime | None
+    turn_end: datetime | None
+    #: When it was read.
+    read_at: datetime
+    #: Until when its wording stands (``None``: for good).
+    stands_until: datetime | None
+    #: Its marked row (``None``: no mark).
+    marked: BoardSession | None
+
+
 _STATE_WORDS = {"needs_input": "needs input", "working": "working", "idle": "idle"}
 
 
@@ -602,14 +612,14 @@ class EventHub:
             # (its "last active ... ago" has not moved on): last board's decision holds.
             if (
                 read is None
-                or read[0] is not s
-                or read[1] != end_at
-                or read[2] != turn_end
-                or not (read[3] <= now and (read[4] is None or now < read[4]))
+                or read.row is not s
+                or read.end_at != end_at
+                or read.turn_end != turn_end
+                or not (read.read_at <= now and (read.stands_until is None or now < read.stands_until))
             ):
-                read = (s, end_at, turn_end, now, *self._mark_for(marked, s, end_at, turn_end, now))
+                read = _MarkRead(s, end_at, turn_end, now, *self._mark_for(marked, s, end_at, turn_end, now))
             reads[key] = read
-            row = read[5]
+            row = read.marked
             if row is not None:
                 marked[key] = (s, row)
                 replaced[id(s)] = row
