@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from cargento import hookimpl
 from cargento.board import BoardBuilder
 from cargento.models import Gate
 from cargento.plugins import load_registry
@@ -230,6 +231,39 @@ def test_a_hub_change_builds_once_for_the_hub_with_no_page_open(serve: Any, buil
     assert len(hub.boards) == 1  # coalesced, and no timer keeps scanning afterwards
     server.stop()
     assert hub.closed and hub.callbacks == []
+
+
+class _CountedHarness(FakeHarness):
+    """A fake harness that counts its discoveries (an incremental plugin's clock-driven turn)."""
+
+    def __init__(self, key: str, sessions: list[FakeSession]) -> None:
+        super().__init__(key, sessions)
+        self.discoveries = 0
+
+    @hookimpl
+    def discover(self, ctx: Any) -> Any:
+        self.discoveries += 1
+        return super().discover(ctx)
+
+
+def test_the_slow_timer_runs_on_a_machine_that_never_goes_quiet(serve: Any, builder_for: Any, tmp_path: Path) -> None:
+    """Changes arriving faster than rescan_s (here the hub's, every 40 ms) never left a quiet
+    rescan_s to wait out, so a harness nobody writes to was never asked for its clock-driven
+    work again: its turns never read as ended. The slow timer keeps its own time."""
+    hub = _Hub()
+    quiet = _CountedHarness("quiet", [FakeSession("s1")])
+    server = serve(builder_for([("quiet", quiet)], tmp_path), hub=hub, rescan_s=0.3, full_sweep_s=3600)
+    stream = events(server.url + "/api/stream", seconds=10)
+    assert next(stream)[0] == "board"
+    first = quiet.discoveries
+    built = len(hub.boards)
+    stop = time.monotonic() + 1.6
+    while time.monotonic() < stop:
+        hub.callbacks[0]()  # the hub says its overlays changed, again and again
+        time.sleep(0.04)
+    assert len(hub.boards) - built >= 10  # the feed was kept busy the whole time
+    assert quiet.discoveries - first >= 3  # and the slow timer still ran every 0.3 s
+    stream.close()
 
 
 def test_a_lone_write_is_built_at_once_not_after_the_debounce(serve: Any, builder_for: Any, tmp_path: Path) -> None:

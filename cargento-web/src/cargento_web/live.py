@@ -109,6 +109,8 @@ class Feed:
         self.hub_only = False
         #: When this feed last rediscovered every store (monotonic seconds).
         self.full_at = 0.0
+        #: When the slow timer last let every harness do its clock-driven work (monotonic).
+        self.slow_at = time.monotonic()
         #: The order rows are published in: a row moves only when its state changes.
         self.order = StableOrder()
         #: The published revision: it moves when the builder's does or when an extension's
@@ -277,7 +279,7 @@ class LiveBoard:
         if not feed.live:
             feed.pending = None
         if changes is None:
-            feed.full_at = time.monotonic()
+            feed.full_at = feed.slow_at = time.monotonic()
         running: asyncio.Future[Board] = asyncio.get_running_loop().create_future()
         feed.building = running
         try:
@@ -487,16 +489,24 @@ class LiveBoard:
                     # again stats every store root.
                     await asyncio.sleep(0)
                     self._rewatch()
-                try:
-                    if not feed.dirty.is_set():
-                        async with asyncio.timeout(self.settings.rescan_s):
+                # The slow timer runs every rescan_s whether or not changes keep coming: on a
+                # busy machine (a store written every second) a wait for quiet would never
+                # end, and a session only the clock moves (a turn read as ended after 90 s
+                # of quiet, in a harness nobody writes to) would never be read again.
+                due = feed.slow_at + self.settings.rescan_s - time.monotonic()
+                if due > 0 and not feed.dirty.is_set():
+                    try:
+                        async with asyncio.timeout(due):
                             await feed.dirty.wait()
-                except TimeoutError:
-                    # The slow timer: changes only the clock makes. Every harness rediscovers
-                    # with the paths changed so far (an incremental plugin then does only its
-                    # clock-driven work); every full_sweep_s everything is rediscovered from
-                    # scratch, the stat sweep covering filesystems without change events.
-                    if time.monotonic() - feed.full_at >= self.settings.full_sweep_s:
+                    except TimeoutError:
+                        pass
+                if time.monotonic() - feed.slow_at >= self.settings.rescan_s:
+                    # Changes only the clock makes. Every harness rediscovers with the paths
+                    # changed so far (an incremental plugin then does only its clock-driven
+                    # work); every full_sweep_s everything is rediscovered from scratch, the
+                    # stat sweep covering filesystems without change events.
+                    feed.slow_at = time.monotonic()
+                    if feed.slow_at - feed.full_at >= self.settings.full_sweep_s:
                         feed.pending = None
                     else:
                         feed.touch_all()
