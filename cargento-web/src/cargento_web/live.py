@@ -5,8 +5,8 @@ A :class:`LiveBoard` keeps one :class:`Feed` per flavour of board (the display w
 request then. While a page holds a stream, the feed watches the harness store roots from the
 last discovery (inotify read on the loop itself on Linux, :mod:`.runtime.inotify`; watchfiles
 elsewhere), builds a change at once and coalesces the rest of a burst into one rebuild per
-``debounce_s``, and runs a slow timer for the changes only the clock makes (a turn read as ended after 90 s of quiet). A new
-board revision is pushed to subscribers only when the board's content changed.
+``debounce_s``, and runs a slow timer for the changes only the clock makes (a turn read as ended after 90 s of quiet)
+every ``rescan_s``, however often the stores change meanwhile. A new board revision is pushed to subscribers only when the board's content changed.
 
 While a raise lane is on (a hub whose ``needs_fixed_scan`` is true: the desktop
 notifications or a listener such as the reach nudges), the same slow timer keeps the default
