@@ -248,8 +248,8 @@ class _CountedHarness(FakeHarness):
 
 def test_the_slow_timer_runs_on_a_machine_that_never_goes_quiet(serve: Any, builder_for: Any, tmp_path: Path) -> None:
     """Changes arriving faster than rescan_s (here the hub's, every 40 ms) never left a quiet
-    rescan_s to wait out, so a harness nobody writes to was never asked for its clock-driven
-    work again: its turns never read as ended. The slow timer keeps its own time."""
+    rescan_s to wait out, so a harness nobody writes to was never rediscovered (its rows were
+    still re-derived against the clock, by the builder). The slow timer keeps its own time."""
     hub = _Hub()
     quiet = _CountedHarness("quiet", [FakeSession("s1")])
     server = serve(builder_for([("quiet", quiet)], tmp_path), hub=hub, rescan_s=0.3, full_sweep_s=3600)

@@ -5,8 +5,12 @@ A :class:`LiveBoard` keeps one :class:`Feed` per flavour of board (the display w
 request then. While a page holds a stream, the feed watches the harness store roots from the
 last discovery (inotify read on the loop itself on Linux, :mod:`.runtime.inotify`; watchfiles
 elsewhere), builds a change at once and coalesces the rest of a burst into one rebuild per
-``debounce_s``, and runs a slow timer for the changes only the clock makes (a turn read as ended after 90 s of quiet)
-every ``rescan_s``, however often the stores change meanwhile. A new board revision is pushed to subscribers only when the board's content changed.
+``debounce_s``, and runs a slow timer every ``rescan_s``, however often the stores change
+meanwhile: each harness's discovery (what a plugin notices on the clock itself, and what no
+change event reports) and, every ``full_sweep_s``, a full sweep. Between them the builder
+re-derives every harness's rows against the clock on each build (a turn read as ended after
+90 s of quiet). A new board revision is pushed to subscribers only when the board's content
+changed.
 
 While a raise lane is on (a hub whose ``needs_fixed_scan`` is true: the desktop
 notifications or a listener such as the reach nudges), the same slow timer keeps the default
@@ -491,22 +495,20 @@ class LiveBoard:
                     self._rewatch()
                 # The slow timer runs every rescan_s whether or not changes keep coming: on a
                 # busy machine (a store written every second) a wait for quiet would never
-                # end, and a session only the clock moves (a turn read as ended after 90 s
-                # of quiet, in a harness nobody writes to) would never be read again.
+                # end, and a harness nobody writes to would never be rediscovered.
                 due = feed.slow_at + self.settings.rescan_s - time.monotonic()
                 if due > 0 and not feed.dirty.is_set():
-                    try:
+                    with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(due):
                             await feed.dirty.wait()
-                    except TimeoutError:
-                        pass
-                if time.monotonic() - feed.slow_at >= self.settings.rescan_s:
-                    # Changes only the clock makes. Every harness rediscovers with the paths
-                    # changed so far (an incremental plugin then does only its clock-driven
-                    # work); every full_sweep_s everything is rediscovered from scratch, the
-                    # stat sweep covering filesystems without change events.
-                    feed.slow_at = time.monotonic()
-                    if feed.slow_at - feed.full_at >= self.settings.full_sweep_s:
+                now = time.monotonic()
+                if now - feed.slow_at >= self.settings.rescan_s:
+                    # Every harness rediscovers with the paths changed so far (an incremental
+                    # plugin then does only its clock-driven work); every full_sweep_s
+                    # everything is rediscovered from scratch, the stat sweep covering
+                    # filesystems without change events.
+                    feed.slow_at = now
+                    if now - feed.full_at >= self.settings.full_sweep_s:
                         feed.pending = None
                     else:
                         feed.touch_all()
