@@ -460,7 +460,11 @@ def test_a_needs_input_store_turns_the_row_red(board_server: Any, page_for: Any)
     assert "rm -rf build" not in page.content()  # Copilot never publishes which command
     shot(page, "attention")
     page.keyboard.press("s")
-    red = row(page, "copilot:")
+    # Attention's items are rows too (li.row.needs): wait for Sessions to replace them, or the
+    # badge read below can land on an Attention item that the view switch has just detached
+    # (a detached element's computed colour is '', as CI saw once).
+    page.wait_for_selector("main li.row:not(.needs)[data-key^='copilot:']", timeout=5_000)
+    red = page.locator("main li.row:not(.needs)[data-key^='copilot:']").first
     assert red.get_attribute("data-state") == "needs_input"
     color = red.locator(".badge").evaluate("e => getComputedStyle(e).color")
     assert color == "rgb(240, 107, 107)"
