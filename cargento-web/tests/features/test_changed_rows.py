@@ -103,6 +103,48 @@ def test_an_ending_recorded_between_boards_for_a_row_that_stood_is_retired_as_be
     assert quick.document() == every.document() == {}
 
 
+def test_held_endings_of_rows_that_stood_are_not_read_again_on_every_board(
+    row: Row, board_of: Boards, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forty sessions stopped and are held; then one row moves per board. Each board reads the
+    row that moved, not the forty held endings again (it read all of them on every board:
+    a place index of the whole board and a look per held row, on the event path)."""
+    working = [row(f"s{i:02d}", state="working", last_active_at=T0) for i in range(40)]
+    readings = EndingReadings(probe=None, changed=lambda: None)
+    every = EndingReadings(probe=None, changed=lambda: None)
+    tracker = ChangeTracker()
+    first = board_of(T0, *working)
+    readings.on_board(first, tracker.see(first))
+    every.on_board(first)
+    rows = [attrs.evolve(r, state="idle") for r in working]
+    stopped = board_of(T0 + timedelta(seconds=1), *rows)
+    readings.on_board(stopped, tracker.see(stopped))
+    every.on_board(stopped)
+    assert len(readings.document()) == 40
+    reads: list[str] = []
+    resumed = EndingReadings._resumed
+
+    def counted(self: EndingReadings, e: Any, s: BoardSession) -> bool:
+        if self is readings:  # not the reference that reads every row
+            reads.append(s.session_id)
+        return resumed(self, e, s)
+
+    monkeypatch.setattr(EndingReadings, "_resumed", counted)
+    # The board after the stop reads each new ending once against the row it came from.
+    again = board_of(T0 + timedelta(seconds=2), *rows)
+    readings.on_board(again, tracker.see(again))
+    assert len(reads) == 40
+    for step in range(3, 13):
+        reads.clear()
+        i = step % 40
+        rows[i] = attrs.evolve(rows[i], detail=f"still idle at {step}")
+        board = board_of(T0 + timedelta(seconds=step), *rows)
+        readings.on_board(board, tracker.see(board))
+        every.on_board(board)
+        assert reads == [rows[i].session_id]
+        assert readings.document() == every.document()
+
+
 def _context(tmp_path: Any, tracker: ChangeTracker, latest: list[Board]) -> Any:
     from cargento.board import BoardBuilder
     from cargento.cli import Options

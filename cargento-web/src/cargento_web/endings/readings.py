@@ -122,6 +122,10 @@ class EndingReadings:
         self._lock = threading.Lock()
         self._endings: dict[tuple[str, str], Ending] = {}
         self._rows: dict[tuple[str, str], tuple[str, bool]] = {}
+        #: Held endings not yet read against their session's row: started or recorded since
+        #: the row was last looked at. A held ending read against a row that has stood since
+        #: would read the same, so a board that did not change the row need not look again.
+        self._unread: set[tuple[str, str]] = set()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cargento-git") if probe else None
         self._first = True
         self._closed = False
@@ -139,20 +143,24 @@ class EndingReadings:
         self._first = False
         examine: Sequence[BoardSession] = board.sessions
         if moves is not None and not moves.full:
-            with self._lock:
-                held_keys = list(self._endings)
             examine = moves.changed
-            ids = set(map(id, examine))
-            held_rows = [r for r in (moves.rows.get(k) for k in held_keys) if r is not None and id(r) not in ids]
-            if held_rows:
-                place = dict(zip(map(id, board.sessions), range(len(board.sessions)), strict=True))
-                examine = sorted([*examine, *held_rows], key=lambda r: place[id(r)])
+            with self._lock:
+                unread = [k for k in self._unread if k in self._endings]
+            if unread:
+                # Held endings not read against their row yet: the row stood, so it is not
+                # among the changed ones, and it is looked at in board order with them.
+                ids = set(map(id, examine))
+                extra = [r for r in (moves.rows.get(k) for k in unread) if r is not None and id(r) not in ids]
+                if extra:
+                    place = dict(zip(map(id, board.sessions), range(len(board.sessions)), strict=True))
+                    examine = sorted([*examine, *extra], key=lambda r: place[id(r)])
         for s in examine:
             key = (s.harness, s.session_id)
             prior = self._rows.get(key)
             self._rows[key] = (s.state, s.ended)
             with self._lock:
                 held = self._endings.get(key)
+                self._unread.discard(key)
             if held is not None and self._resumed(held, s):
                 with self._lock:
                     self._endings.pop(key, None)
@@ -204,7 +212,9 @@ class EndingReadings:
         with self._lock:
             self._endings.pop(key, None)
             self._endings[key] = ending
+            self._unread.add(key)
             while len(self._endings) > LIMIT:
+                self._unread.discard(next(iter(self._endings)))
                 self._endings.pop(next(iter(self._endings)))
         if self._pool is not None and self.probe is not None and not self._closed:
             self.probes_started += 1
