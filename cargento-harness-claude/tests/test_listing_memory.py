@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 import tracemalloc
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cargento_harness_claude import listing
@@ -37,9 +39,10 @@ def test_an_old_transcript_costs_a_few_hundred_bytes_and_a_full_pass_holds_no_fo
         peak = tracemalloc.get_traced_memory()[1] - before
     finally:
         tracemalloc.stop()
-    # The path and id strings, four integers, the time and the stamp (an os.stat_result and
-    # a dict per session were about 1.3 KB more).
-    assert kept / OLD < 800, f"{kept / OLD:.0f} bytes a transcript"
+    # The entry, its id, two of its four integers (its device is shared; a small size is
+    # Python's own) and its place in two dicts: about 310 bytes. Its path, time and stamp kept
+    # besides were about 300 more (and an os.stat_result and a dict per session 1.3 KB more).
+    assert kept / OLD < 450, f"{kept / OLD:.0f} bytes a transcript"
     # A listed DirEntry keeps its stat: the whole folder listed first held ~950 bytes an entry.
     assert peak < 200 * OLD, f"a full pass over {OLD} unchanged transcripts peaked at {peak} bytes"
 
@@ -96,9 +99,10 @@ def test_the_prefix_index_holds_a_set_only_where_ids_share_their_first_eight_cha
 
 
 def test_an_old_session_kept_by_discovery_costs_a_few_hundred_bytes(tmp_path: Path) -> None:
-    """Everything discovery keeps for one session outside the window: its listing entry, its
-    files record and its prefix (a stat_result, one-entry dicts and sets and three empty lists
-    made it about 600 bytes more)."""
+    """Everything discovery keeps for one session outside the window with its transcript
+    alone: its listing entry, held as its files too (a files record with the path, time and
+    stamp made for it were about 250 bytes more; a stat_result, one-entry dicts and sets and
+    three empty lists once about 600 more), and whatever the path's length."""
     from cargento.cache import HarnessCache
     from cargento.testing import make_context
     from cargento_harness_claude import discovery
@@ -114,8 +118,8 @@ def test_an_old_session_kept_by_discovery_costs_a_few_hundred_bytes(tmp_path: Pa
     finally:
         tracemalloc.stop()
     assert found.sessions == (), "history outside the window is listed, not on the board"
-    # Less the path itself, whose length is this test's folder's.
-    assert per - path_length < 520, f"{per:.0f} bytes an old session ({path_length}-character paths)"
+    # No path string is kept for it: the figure does not grow with this test's folder's length.
+    assert per < 380, f"{per:.0f} bytes an old session ({path_length}-character paths)"
 
 
 def test_a_project_folder_reached_through_a_link_is_listed_by_its_own_path(tmp_path: Path) -> None:
@@ -139,3 +143,53 @@ def test_a_project_folder_reached_through_a_link_is_listed_by_its_own_path(tmp_p
     assert entry.project == "-w-linked" and found.has_folder(entry)
     fifo = projects / "-w-linked" / "11111111-0000-4000-8000-000000000000.jsonl"
     assert found.problems() == [f"skipped {fifo}: not a regular file (named pipe)"]
+
+
+def test_an_old_entry_holds_no_path_time_or_stamp_until_asked(tmp_path: Path) -> None:
+    """An entry keeps its session id, its figures and its folder's two shared strings; its
+    path, time and stamp are made when asked, and not kept."""
+    projects = _old_transcripts(tmp_path, 3)
+    found = listing.Listing(str(projects))
+    found.scan()
+    folder = found.projects["-old-history"]
+    first, second = (found.winner(f"{i:08x}-0000-4000-8000-000000000000") for i in range(2))
+    assert first is not None and second is not None
+    held = gc.get_referents(first)
+    assert not [r for r in held if isinstance(r, datetime)], "no time is kept"
+    assert not [r for r in held if isinstance(r, str) and r.endswith(".jsonl")], "no path is kept"
+    assert first.stamp not in [r for r in held if isinstance(r, str)], "no stamp is kept"
+    assert first.folder is folder.path and first.project is second.project, "the folder's strings are shared"
+    assert first.st_dev is second.st_dev, "one device integer for the folder's entries"
+    assert first.path == str(projects / "-old-history" / "00000000-0000-4000-8000-000000000000.jsonl")
+    assert first.path is not first.path, "made when asked, not kept"
+
+
+def test_an_old_transcript_only_session_is_held_as_its_listing_entry_until_read(tmp_path: Path) -> None:
+    """Discovery holds no files record for an old session with its transcript alone: its
+    listing entry stands for it. Read, it is the record a pass would have made, and stays (so
+    what is set on it, as a pid file, is kept)."""
+    from cargento.cache import HarnessCache
+    from cargento.testing import make_context
+    from cargento_harness_claude import discovery
+
+    projects = _old_transcripts(tmp_path / ".claude", 3)
+    ctx = make_context(tmp_path, cache=HarnessCache())
+    _, index = discovery.discover(ctx)
+    state = ctx.cache.get(discovery._STATE_KEY)
+    assert isinstance(state, discovery._State)
+    sid = "00000001-0000-4000-8000-000000000000"
+    assert index.sessions.held(sid) is state.listing.winner(sid), "held as the listing's entry"
+    assert list(index.sessions.made()) == [], "no files record for any of them"
+    path = projects / "-old-history" / f"{sid}.jsonl"
+    st = os.stat(path)
+    files = index.sessions[sid]
+    assert files == discovery.SessionFiles(
+        session_id=sid,
+        transcript=str(path),
+        project_dir="-old-history",
+        mtime=datetime.fromtimestamp(st.st_mtime, UTC),
+        stamp=f"{st.st_size}:{st.st_mtime_ns}",
+    )
+    assert index.sessions.held(sid) is files and index.sessions.get(sid) is files, "made once, then held"
+    files.pid_live = True
+    assert index.sessions[sid].pid_live

@@ -26,9 +26,10 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import math
 import os
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,13 +42,13 @@ from cargento.sharedrepr import shared_repr
 
 from cargento_harness_claude import pidfile, tasks
 from cargento_harness_claude.heads import Head, HeadCache
-from cargento_harness_claude.listing import Listing
+from cargento_harness_claude.listing import Entry, Listing
 from cargento_harness_claude.locations import VARIABLE, Store, store
 from cargento_harness_claude.subagents import AgentFile, list_agents
 from cargento_harness_claude.teams import Roster, parse_roster
 from cargento_harness_claude.transcript import followed, retain
 
-__all__ = ["ACTIVE_S", "Head", "Index", "SessionFiles", "discover", "index_for"]
+__all__ = ["ACTIVE_S", "Head", "Index", "SessionFiles", "Sessions", "discover", "index_for"]
 
 KEY = "claude"
 #: While a session's newest file is this recent, its fingerprint also carries a 15-second
@@ -84,6 +85,94 @@ class SessionFiles:
     stamp: str = "tasks"
 
 
+def _transcript_only(sid: str, entry: Entry) -> SessionFiles:
+    """The files of a session that has its transcript alone (no session folder, no task
+    folder, no head read): what a discovery pass makes for it."""
+    return SessionFiles(
+        session_id=sid, transcript=entry.path, project_dir=entry.project, mtime=entry.mtime, stamp=entry.stamp
+    )
+
+
+class Sessions(Mapping[str, SessionFiles]):
+    """Every session's files, by session id.
+
+    Most sessions of a large store are old: outside the display window, with no session
+    folder and no task folder, their files are their transcript alone. Such a session is held
+    as its listing entry, which the listing keeps anyway, rather than as files of its own (a
+    ``SessionFiles`` with the path, time and stamp made for it: about 400 bytes a session).
+    Reading it (``sessions[sid]``, ``get``, ``values``) makes its ``SessionFiles`` from the
+    entry, equal to what the pass would have made, and holds that from then on, so what is
+    set on it later (a pid file, a teammate's lead) stays. Discovery reads what it holds
+    through :meth:`held` and :meth:`made`, which make nothing.
+    """
+
+    __slots__ = ("_held",)
+
+    def __init__(self) -> None:
+        self._held: dict[str, SessionFiles | Entry] = {}
+
+    def __getitem__(self, sid: str) -> SessionFiles:
+        held = self._held[sid]
+        if isinstance(held, Entry):
+            held = self._held[sid] = _transcript_only(sid, held)
+        return held
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self._held
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal files for the same sessions, however each side holds them (nothing is made
+        to be held)."""
+        if not isinstance(other, Sessions):
+            return NotImplemented
+        mine, theirs = self._held, other._held
+        return mine.keys() == theirs.keys() and all(
+            _as_files(sid, held) == _as_files(sid, theirs[sid]) for sid, held in mine.items()
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dict it stands for
+
+    def __repr__(self) -> str:
+        return f"Sessions({ {sid: _as_files(sid, held) for sid, held in self._held.items()}!r})"
+
+    def held(self, sid: str) -> SessionFiles | Entry | None:
+        """What is held for *sid*: its files, or the listing entry of a transcript-only session."""
+        return self._held.get(sid)
+
+    def made(self) -> Iterator[SessionFiles]:
+        """The sessions held as files (every session with more than its old transcript)."""
+        return (held for held in self._held.values() if not isinstance(held, Entry))
+
+    def holds_transcript(self, path: str) -> bool:
+        """True when *path* is the transcript of a session held as its listing entry (found by
+        the file name's stem, its session id, without making every such session's path)."""
+        name = path.rpartition(os.sep)[2]
+        if not name.endswith(".jsonl"):
+            return False
+        held = self._held.get(name[: -len(".jsonl")])
+        return isinstance(held, Entry) and held.path == path
+
+    def hold(self, sid: str, files: SessionFiles | Entry) -> None:
+        self._held[sid] = files
+
+    def drop(self, sid: str) -> None:
+        self._held.pop(sid, None)
+
+
+def _as_files(sid: str, held: SessionFiles | Entry) -> SessionFiles:
+    return _transcript_only(sid, held) if isinstance(held, Entry) else held
+
+
+def _transcript(held: SessionFiles | Entry) -> str | None:
+    return held.path if isinstance(held, Entry) else held.transcript
+
+
 @shared_repr
 @attrs.define(repr=False, eq=False)
 class Index:
@@ -92,7 +181,7 @@ class Index:
     store: Store
     #: What the store was resolved from: the relocation variable, home and platform.
     key: tuple[str, str, str] = ("", "", "")
-    sessions: dict[str, SessionFiles] = attrs.Factory(dict)
+    sessions: Sessions = attrs.Factory(Sessions)
     #: Rosters by their lead session id (or, without one, by ``session-<8 hex>`` name).
     rosters: dict[str, Roster] = attrs.Factory(dict)
     problems: list[str] = attrs.Factory(list)
@@ -130,6 +219,28 @@ class _Pass:
     teams: set[str] = attrs.Factory(set)
     pids: set[str] = attrs.Factory(set)
     listing: bool = False
+    #: Modification times (``st_mtime_ns``) before which a transcript is outside the display
+    #: window beyond doubt (``None``: each is asked of ``in_window``). See :func:`_inside`.
+    outside_before_ns: int | None = None
+
+
+def _outside_before_ns(ctx: HarnessContext) -> int | None:
+    """A second short of the window's edge, in nanoseconds: far enough that a time before it
+    is outside whatever rounding the datetime ``in_window`` is asked about went through."""
+    if ctx.window_s is None:
+        return None
+    edge_ns = (ctx.now.timestamp() - ctx.window_s - 1.0) * 1e9
+    # An endless (or not-a-number) window: every time is asked of in_window.
+    return int(edge_ns) if math.isfinite(edge_ns) else None
+
+
+def _inside(ctx: HarnessContext, entry: Entry, work: _Pass) -> bool:
+    """``ctx.in_window(entry.mtime)``, without making the datetime for a transcript long
+    outside the window (most of thousands of old ones: two datetimes each at a first pass)."""
+    cutoff = work.outside_before_ns
+    if cutoff is not None and entry.st_mtime_ns < cutoff:
+        return False
+    return ctx.in_window(entry.mtime)
 
 
 class _State:
@@ -358,47 +469,69 @@ class _State:
     def derive(self, ctx: HarnessContext, work: _Pass) -> None:
         if work.files:
             self.tidy = False
+        sessions = self.index.sessions
         for sid in work.files:
-            old = self.index.sessions.get(sid)
+            old = sessions.held(sid)
             files = self._make(ctx, sid, work)
-            if old is not None and old.transcript is not None and (files is None or files.transcript != old.transcript):
-                work.dropped.add(old.transcript)
-                self.heads.forget(old.transcript)
-            if (
-                old is not None
-                and old.session_dir is not None
-                and (files is None or files.session_dir != old.session_dir)
-            ):
-                work.dropped.update(a.path for a in self.agents.pop(str(old.session_dir), []))
+            if old is not None:
+                self._let_go(old, files, work)
             if files is None:
-                self.index.sessions.pop(sid, None)
+                sessions.drop(sid)
                 self.candidates.discard(sid)
                 continue
-            self.index.sessions[sid] = files
-            head = files.head
+            sessions.hold(sid, files)
+            head = files.head if isinstance(files, SessionFiles) else None
             if head is not None and head.agent_name is not None and head.team_name is not None:
                 self.candidates.add(sid)
             else:
                 self.candidates.discard(sid)
         work.refs |= work.files
 
-    def _make(self, ctx: HarnessContext, sid: str, work: _Pass) -> SessionFiles | None:
+    def _let_go(self, old: SessionFiles | Entry, files: SessionFiles | Entry | None, work: _Pass) -> None:
+        """Let go of what *old* (a session's files before this pass) held that *files* (its
+        files now) no longer does: a transcript path, a session folder's subagents."""
+        was = _transcript(old)
+        if was is not None:
+            if files is None or _transcript(files) != was:
+                work.dropped.add(was)
+                self.heads.forget(was)
+            elif isinstance(files, Entry) and isinstance(old, SessionFiles) and old.head is not None:
+                # Left the window: its head goes, as _make lets every head outside it go.
+                self.heads.forget(was)
+        if (
+            isinstance(old, SessionFiles)
+            and old.session_dir is not None
+            and (files is None or isinstance(files, Entry) or files.session_dir != old.session_dir)
+        ):
+            work.dropped.update(a.path for a in self.agents.pop(str(old.session_dir), []))
+
+    def _make(self, ctx: HarnessContext, sid: str, work: _Pass) -> SessionFiles | Entry | None:
+        """The files of *sid*; for a session outside the window with its transcript alone,
+        its listing entry (see :class:`Sessions`)."""
         entry = self.listing.winner(sid)
         if entry is not None:
+            shown = ctx.window_s is None or _inside(ctx, entry, work)
+            has_folder = self.listing.has_folder(entry)
+            # Most of thousands of old sessions have no task folder: no names made.
+            held = [n for n in tasks.folder_names(sid) if n in self.task_names] if self.task_names else ()
+            if not (shown or has_folder or held):
+                # Held as its entry. A head read while it was inside the window is let go by
+                # _let_go (heads an earlier state left are pruned at the end of this state's
+                # first pass, a full one): no path is made here for each old session.
+                return entry
+            path = entry.path
             files = SessionFiles(
-                session_id=sid, transcript=entry.path, project_dir=entry.project, mtime=entry.mtime, stamp=entry.stamp
+                session_id=sid, transcript=path, project_dir=entry.project, mtime=entry.mtime, stamp=entry.stamp
             )
-            if self.listing.has_folder(entry):
-                files.session_dir = Path(entry.path[: -len(".jsonl")])
+            if has_folder:
+                files.session_dir = Path(path[: -len(".jsonl")])
                 files.agents = self._agents(str(files.session_dir), work)
-            if ctx.window_s is None or ctx.in_window(entry.mtime):
-                files.head = self.heads.head(entry.path, entry)
+            if shown:
+                files.head = self.heads.head(path, entry)
             else:
-                self.heads.forget(entry.path)
-            if self.task_names:  # most of thousands of old sessions have none: no names made
-                held = [n for n in tasks.folder_names(sid) if n in self.task_names]
-                if held:
-                    files.task_folders = tuple(self.root.tasks / n for n in held)
+                self.heads.forget(path)
+            if held:
+                files.task_folders = tuple(self.root.tasks / n for n in held)
             return files
         if sid not in self.task_sids:
             return None
@@ -541,9 +674,18 @@ class _State:
     def make_refs(self, ctx: HarnessContext, work: _Pass) -> None:
         location = str(self.root.projects)
         changed = False
+        sessions = self.index.sessions
         for sid in work.refs:
-            files = self.index.sessions.get(sid)
-            ref = None if files is None else self._ref(ctx, files, location)
+            held = sessions.held(sid)
+            if held is None:
+                ref = None
+            elif isinstance(held, Entry) and not _inside(ctx, held, work):
+                # A transcript-only session outside the window: no ref, as _ref would answer,
+                # and no files made for it.
+                self.moments.pop(sid, None)
+                ref = None
+            else:
+                ref = self._ref(ctx, sessions[sid], location)
             if ref is None:
                 self.active.pop(sid, None)
                 if self.refs.pop(sid, None) is not None:
@@ -609,10 +751,15 @@ class _State:
             if self.tidy and not work.dropped:
                 return
             self.tidy = True
-            sessions = self.index.sessions.values()
-            if followed(ctx.cache):
+            held = self.index.sessions
+            sessions = list(held.made())
+            table = followed(ctx.cache)
+            if table:
                 keep = {f.transcript for f in sessions if f.transcript is not None}
                 keep.update(a.path for f in sessions for a in f.agents)
+                # A session held as its listing entry has a transcript alone: only the followed
+                # paths are looked up, rather than a path made for each such session.
+                keep.update([p for p in table if p not in keep and held.holds_transcript(p)])
                 retain(ctx.cache, keep)
             if len(self.heads):
                 self.heads.retain({f.transcript for f in sessions if f.head is not None and f.transcript is not None})
@@ -635,7 +782,7 @@ def _state(ctx: HarnessContext) -> tuple[_State, _Pass, bool]:
     The kept state is corrected in place while it was made for the same store, window and an
     earlier clock: from the watcher's paths when they can all be placed, else by a full pass
     that derives again only what changed."""
-    work = _Pass()
+    work = _Pass(outside_before_ns=_outside_before_ns(ctx))
     known = ctx.cache.get(_STATE_KEY)
     if isinstance(known, _State) and known.key == _key(ctx) and known.window_s == ctx.window_s and ctx.now >= known.now:
         if ctx.changed_paths is not None and known.apply(ctx.changed_paths, work):
