@@ -9,11 +9,19 @@ The turns run on core's :class:`cargento.demo.Schedule`, so a clock that goes ba
 nothing until it passes the latest moment seen again, and a clock that jumps ahead finishes the
 turn in hand at its scheduled times and then resumes in the present cycle: one step does at
 most about two cycles' work, however far the clock jumped.
+
+The store builders wait out the dashboard's board reader, which runs in this same process (see
+:mod:`.fixtures`). A write that fails even so (that reader held on for seconds, or the demo
+home went while the demo stopped) skips its scripted moment, and the turn in hand may read
+oddly until the next cycle, as in the Goose and Cursor demos: the first such failure used to
+end OpenCode's simulation for the rest of the run, the live session frozen where it stood and
+its question never asked again.
 """
 
 from __future__ import annotations
 
 import random
+import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -45,7 +53,13 @@ class OpenCodeSimulation:
             cwd=str(home / "work" / "api"), at=start, title="Fix the date parser"
         )
         self.start = start
-        self.schedule = Schedule(start + timedelta(seconds=LEAD_S), CYCLE_S, self._plan, seed=f"opencode-demo:{seed}")
+        self.schedule = Schedule(
+            start + timedelta(seconds=LEAD_S),
+            CYCLE_S,
+            self._plan,
+            seed=f"opencode-demo:{seed}",
+            tolerate=(OSError, sqlite3.Error),
+        )
 
     def _plan(self, cycle: int, rng: random.Random) -> list[tuple[float, Action]]:
         """One turn: the prompt at offset 0, the permission prompt from 4 s to 19 s, the child
