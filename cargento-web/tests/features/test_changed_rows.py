@@ -83,23 +83,31 @@ def test_the_semantic_history_records_from_the_changed_rows_what_it_did_from_eve
         assert quick.projects == every.projects
 
 
+def _feed(quick: EndingReadings, every: EndingReadings, tracker: ChangeTracker, board: Board) -> None:
+    """*board* to two endings readers: *quick* with its changes, *every* reading every row."""
+    quick.on_board(board, tracker.see(board))
+    every.on_board(board)
+
+
+def _twins(first: Board) -> tuple[EndingReadings, EndingReadings, ChangeTracker]:
+    """Two endings readers (see :func:`_feed`) that have read *first*, and the changes' tracker."""
+    quick = EndingReadings(probe=None, changed=lambda: None)
+    every = EndingReadings(probe=None, changed=lambda: None)
+    tracker = ChangeTracker()
+    _feed(quick, every, tracker, first)
+    return quick, every, tracker
+
+
 def test_an_ending_recorded_between_boards_for_a_row_that_stood_is_retired_as_before(
     row: Row, board_of: Boards
 ) -> None:
     rows = [row(f"s{i}", state="idle", last_active_at=T0) for i in range(5)]
-    quick = EndingReadings(probe=None, changed=lambda: None)
-    every = EndingReadings(probe=None, changed=lambda: None)
-    tracker = ChangeTracker()
-    first = board_of(T0, *rows)
-    quick.on_board(first, tracker.see(first))
-    every.on_board(first)
+    quick, every, tracker = _twins(board_of(T0, *rows))
     # The demo records an ending observed elsewhere, older than the row's last write.
     for readings in (quick, every):
         readings.record(rows[2], "stop", T0 - timedelta(hours=1))
     assert quick.document() == every.document() != {}
-    again = board_of(T0 + timedelta(seconds=5), *rows)
-    quick.on_board(again, tracker.see(again))
-    every.on_board(again)
+    _feed(quick, every, tracker, board_of(T0 + timedelta(seconds=5), *rows))
     assert quick.document() == every.document() == {}
 
 
@@ -110,16 +118,9 @@ def test_held_endings_of_rows_that_stood_are_not_read_again_on_every_board(
     row that moved, not the forty held endings again (it read all of them on every board:
     a place index of the whole board and a look per held row, on the event path)."""
     working = [row(f"s{i:02d}", state="working", last_active_at=T0) for i in range(40)]
-    readings = EndingReadings(probe=None, changed=lambda: None)
-    every = EndingReadings(probe=None, changed=lambda: None)
-    tracker = ChangeTracker()
-    first = board_of(T0, *working)
-    readings.on_board(first, tracker.see(first))
-    every.on_board(first)
+    readings, every, tracker = _twins(board_of(T0, *working))
     rows = [attrs.evolve(r, state="idle") for r in working]
-    stopped = board_of(T0 + timedelta(seconds=1), *rows)
-    readings.on_board(stopped, tracker.see(stopped))
-    every.on_board(stopped)
+    _feed(readings, every, tracker, board_of(T0 + timedelta(seconds=1), *rows))
     assert len(readings.document()) == 40
     reads: list[str] = []
     resumed = EndingReadings._resumed
@@ -138,9 +139,7 @@ def test_held_endings_of_rows_that_stood_are_not_read_again_on_every_board(
         reads.clear()
         i = step % 40
         rows[i] = attrs.evolve(rows[i], detail=f"still idle at {step}")
-        board = board_of(T0 + timedelta(seconds=step), *rows)
-        readings.on_board(board, tracker.see(board))
-        every.on_board(board)
+        _feed(readings, every, tracker, board_of(T0 + timedelta(seconds=step), *rows))
         assert reads == [rows[i].session_id]
         assert readings.document() == every.document()
 
