@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 from cargento.board import Board, BoardSession
-from cargento.readers.sqlite import open_ro
 from cargento.testing.demo import DemoViewer
+from cargento.testing.heldreads import HeldReads
 from cargento_harness_opencode import plugin
 from cargento_harness_opencode.demo import CYCLE_S, LEAD_S, OpenCodeSimulation
 from cargento_harness_opencode.fixtures import Moment
@@ -36,53 +36,26 @@ def _live(board: Board) -> BoardSession:
     return next(s for s in board.sessions if s.project == "work/api")
 
 
-def a_read_holding_the_wal_index(db: Path) -> sqlite3.Connection:
-    """Leave *db* as the board reader leaves it in the demo's process, and return the read.
-
-    A writer closes while an earlier read holds the database, so its ``-wal`` and ``-shm``
-    stay; that read ends, and the next one (the returned connection, opened the board's way) is
-    the first connection of this process to map the WAL index, read-only. Until it is closed,
-    SQLite lends that mapping to every write this process makes."""
-    writer = sqlite3.connect(db)
-    writer.execute("SELECT COUNT(*) FROM session").fetchall()  # opens the -wal and -shm
-    earlier = open_ro(db)
-    writer.close()  # the earlier read holds the database: the -wal and -shm stay
-    earlier.close()
-    assert db.with_name(db.name + "-shm").exists()
-    return open_ro(db)
-
-
 def test_the_question_is_asked_every_cycle_while_the_board_reads_in_the_same_process(tmp_path: Path) -> None:
     viewer = Viewer(tmp_path / "home", plugin, "opencode")
     store = viewer.demo.store
-    held: list[sqlite3.Connection] = []
-    refusals = 0
-
-    def end_the_read(_pause_s: float) -> None:
-        # A refused write waits here: the board's read pass lets go meanwhile (in the dashboard
-        # it lasts milliseconds), so the next try finds the WAL index mapped for writing.
-        nonlocal refusals
-        refusals += 1
-        while held:
-            held.pop().close()
-
-    store.pause = end_the_read
+    reads = HeldReads()
+    store.pause = reads.pause
     asked: list[tuple[int, str, str | None]] = []
     for cycle in range(CYCLES):
         begins = LEAD_S + cycle * CYCLE_S
         standing = begins + QUESTION_AT_S + GATE_AFTER_S + 1
         for second in range(int(begins), int(begins + CYCLE_S)):
-            held.append(a_read_holding_the_wal_index(store.path))
+            reads.hold(store.path)
             viewer.step(second)
-            while held:
-                held.pop().close()
+            reads.release()
             if second == standing:
                 row = _live(viewer.board(viewer.moment(second)))
                 asked.append((cycle, row.state, row.waiting.kind if row.waiting else None))
         assert _live(viewer.board(viewer.moment(begins + ANSWERED_AT_S + 1))).waiting is None
     assert asked == [(cycle, "needs_input", "question") for cycle in range(CYCLES)]
     assert viewer.demo.schedule.skipped == 0, "no scripted moment was lost"
-    assert refusals > 0, "the demo's writes met the read-only WAL index"
+    assert reads.refusals > 0, "the demo's writes met the read-only WAL index"
 
 
 def test_a_write_that_fails_for_good_skips_its_moment_and_the_next_cycle_asks_again(

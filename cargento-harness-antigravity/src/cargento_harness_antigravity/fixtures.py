@@ -288,7 +288,13 @@ class Conversation:
 
 class LiveConversation(Conversation):
     """A conversation written in place by one connection kept open in WAL mode, as a running
-    CLI writes it: each :meth:`flush` commits only the rows added since the previous one."""
+    CLI writes it: each :meth:`flush` commits only the rows added since the previous one.
+
+    In ``cargento --demo`` that connection runs in the dashboard's own process, beside the board
+    reader, yet needs no :func:`cargento.demowrites.retry_refused_write`: it creates the database,
+    so it maps the WAL index first, writable, and keeps it mapped until :meth:`close`; SQLite
+    lends that mapping to the reader's connections, which therefore never map it read-only first.
+    A closed conversation is never written again."""
 
     def __init__(
         self,

@@ -20,6 +20,11 @@ times and the current cycle resumes; one step does at most two cycles' work). St
 bounded over hours: a live store past :data:`ROTATE_BYTES` is retired at the next prompt and a
 new chat starts, and only the newest :data:`KEEP_RETIRED` retired chats and :data:`KEEP_AGENTS`
 subagent stores of the live chat are kept.
+
+The store builders wait out the dashboard's board reader, which runs in this same process (see
+:mod:`.fixtures`). A write that fails even so (that reader held on for seconds, or the demo
+home went while the demo stopped) skips its scripted moment alone, and the exchange in hand may
+read oddly until the next cycle.
 """
 
 from __future__ import annotations

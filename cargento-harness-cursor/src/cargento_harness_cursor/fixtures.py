@@ -21,6 +21,13 @@ read from the store's file times. Example::
     chat.tool_result(call, at=t0 + timedelta(seconds=41))
     chat.assistant("Done.", at=t0 + timedelta(seconds=50), model="vega")
     child = chat.subagent("explore", at=t0 + timedelta(seconds=20))
+
+Each change opens the store, writes in one transaction and closes, so a write made while a read
+holds the store leaves the ``-wal`` and ``-shm`` behind. In ``cargento --demo`` these writes run
+in the dashboard's own process, beside its board reader: when the reader is the first connection
+of the process to map such a left-behind ``-shm`` (read-only), a write made while that read is
+open is refused with ``SQLITE_READONLY``. Each change is tried again until the read has let go
+(:func:`cargento.demowrites.retry_refused_write`) instead of losing that scripted moment.
 """
 
 from __future__ import annotations
@@ -30,12 +37,15 @@ import json
 import os
 import secrets
 import sqlite3
+import time
 import uuid
 from collections.abc import Mapping
 from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from cargento.demowrites import Pause, retry_refused_write
 
 __all__ = ["CursorChat", "frame", "recipe_gate", "recipe_working", "workspace_hash"]
 
@@ -86,6 +96,7 @@ class CursorChat:
         hex_meta: bool = True,
         blobs_table: bool = True,
         chats: Path | None = None,
+        pause: Pause = time.sleep,
     ) -> None:
         self.id = agent_id or str(uuid.uuid4())
         self.workspace = workspace
@@ -99,6 +110,9 @@ class CursorChat:
         self.messages: list[str] = []
         self.pending: list[bytes] = []
         self._calls = 0
+        #: How a refused write waits before its next try (a test can end the read there); a
+        #: subagent's store waits the way its parent's does.
+        self.pause = pause
         parent = subagent_of.id if isinstance(subagent_of, CursorChat) else subagent_of
         self.payload: dict[str, Any] = {
             "agentId": self.id,
@@ -116,6 +130,7 @@ class CursorChat:
                 "typeName": type_name or "general",
             }
         self.dir.mkdir(parents=True, exist_ok=True)
+        # A new file: no reader of this process can have mapped its WAL index yet.
         with closing(sqlite3.connect(self.path)) as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -134,6 +149,17 @@ class CursorChat:
         return body + frame(3, b"\x08\x01")
 
     def _commit(self, new_blobs: list[bytes], at: datetime) -> None:
+        """Append *new_blobs* and a new root in one transaction, then stamp the file times.
+
+        A transaction refused because another connection of this process holds the WAL index
+        read-only is run again on a fresh connection (the refused one rolled back, writing
+        nothing), up to :data:`cargento.demowrites.READONLY_TRIES` times.
+        """
+        retry_refused_write(lambda: self._transaction(new_blobs), pause=self.pause)
+        self.touch(at)
+
+    def _transaction(self, new_blobs: list[bytes]) -> None:
+        """One try of :meth:`_commit`: open, write, commit (or roll back on any error) and close."""
         with closing(sqlite3.connect(self.path)) as conn, conn:
             if self.blobs_table:
                 for data in new_blobs:
@@ -146,7 +172,6 @@ class CursorChat:
             text = json.dumps(self.payload, separators=(",", ":"))
             value = text.encode().hex() if self.hex_meta else text
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('0', ?)", (value,))
-        self.touch(at)
 
     def touch(self, at: datetime) -> None:
         """Stamp the store's file times with *at* (the moment of the last write)."""
@@ -276,6 +301,7 @@ class CursorChat:
             type_name=type_name,
             agent_id=agent_id,
             chats=self.chats,
+            pause=self.pause,
         )
 
 

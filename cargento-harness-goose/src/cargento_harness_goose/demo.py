@@ -21,6 +21,11 @@ bounded over hours: after :data:`ROTATE_MESSAGES` messages the live session is r
 next prompt and a new one starts, and only the newest :data:`KEEP_RETIRED` retired sessions and
 :data:`KEEP_AGENTS` subagent sessions of the live one are kept (older ones are removed as
 ``goose session remove`` would).
+
+The store builders wait out the dashboard's board reader, which runs in this same process (see
+:mod:`.fixtures`). A write that fails even so (that reader held on for seconds, or the demo
+home went while the demo stopped) skips its scripted moment alone, and the exchange in hand may
+read oddly until the next cycle.
 """
 
 from __future__ import annotations

@@ -19,17 +19,28 @@ Example::
 
 Columns or tables can be left out (``omit={"sessions": {"parent_session_id"}}``,
 ``usage_ledger=False``) to build the older schemas the reader must survive.
+
+Each change opens the database, writes in one transaction and closes, so a write made while a
+read holds the database leaves the ``-wal`` and ``-shm`` behind. In ``cargento --demo`` these
+writes run in the dashboard's own process, beside its board reader: when the reader is the first
+connection of the process to map such a left-behind ``-shm`` (read-only), a write made while that
+read is open is refused with ``SQLITE_READONLY``. :meth:`GooseStore.execute` tries it again until
+the read has let go (:func:`cargento.demowrites.retry_refused_write`) instead of losing that
+scripted moment.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from cargento.demowrites import Pause, retry_refused_write
 
 __all__ = ["GooseSession", "GooseStore", "recipe_idle", "recipe_working", "sql_time"]
 
@@ -115,8 +126,11 @@ class GooseStore:
         self.omit = {k: frozenset(v) for k, v in (omit or {}).items()}
         self._counters: dict[str, int] = {}
         self._messages = 0
+        #: How a refused write waits before its next try (a test can end the read there).
+        self.pause: Pause = time.sleep
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
+            # A new file: no reader of this process can have mapped its WAL index yet.
             self._create(wal=wal, usage_ledger=usage_ledger)
 
     def columns(self, table: str) -> tuple[str, ...]:
@@ -141,7 +155,17 @@ class GooseStore:
             conn.commit()
 
     def execute(self, statements: Iterable[tuple[str, tuple[Any, ...]]]) -> None:
-        """Run *statements* in one write transaction, as Goose does for each change."""
+        """Run *statements* in one write transaction, as Goose does for each change.
+
+        A transaction refused because another connection of this process holds the WAL index
+        read-only is run again on a fresh connection (the refused one rolled back, writing
+        nothing), up to :data:`cargento.demowrites.READONLY_TRIES` times.
+        """
+        batch = list(statements)
+        retry_refused_write(lambda: self._transaction(batch), pause=self.pause)
+
+    def _transaction(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        """One try of :meth:`execute`: open, run, commit (or roll back on any error) and close."""
         with closing(sqlite3.connect(self.path)) as conn, conn:
             for sql, params in statements:
                 conn.execute(sql, params)

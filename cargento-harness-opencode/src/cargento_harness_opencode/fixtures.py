@@ -25,7 +25,7 @@ process and lends that mapping to every connection of the process: when the read
 ``readonly_shm`` connection maps it first (the ``-wal``/``-shm`` left behind by an earlier write),
 a write made while that read is open is refused with ``SQLITE_READONLY``. :meth:`OpenCodeStore.write`
 tries such a write again until the read pass has let go (it lasts milliseconds), instead of
-failing it.
+failing it (:func:`cargento.demowrites.retry_refused_write`, shared by every demo store).
 """
 
 from __future__ import annotations
@@ -36,20 +36,16 @@ import random
 import sqlite3
 import string
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["READONLY_TRIES", "Moment", "OpenCodeSession", "OpenCodeStore"]
+from cargento.demowrites import Pause, retry_refused_write
+
+__all__ = ["Moment", "OpenCodeSession", "OpenCodeStore"]
 
 Moment = datetime | float
-#: How many times one write is tried while a connection of this process holds the WAL index
-#: read-only (see the module notes), and the pauses between tries: doubling from the first to
-#: the longest, so about five seconds in all before the refusal is raised.
-READONLY_TRIES = 32
-_FIRST_PAUSE_S = 0.005
-_LONGEST_PAUSE_S = 0.2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS `project` (`id` text PRIMARY KEY, `worktree` text NOT NULL, `vcs` text, `name` text,
   `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `sandboxes` text NOT NULL);
@@ -92,12 +88,6 @@ def _ms(at: Moment) -> int:
     return round(_moment(at).timestamp() * 1000)
 
 
-def _refused_read_only(exc: sqlite3.Error) -> bool:
-    """True for ``SQLITE_READONLY``: here, the WAL index mapped read-only by a reader of this
-    process (the demo's files are its own and writable)."""
-    return exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_READONLY
-
-
 class OpenCodeStore:
     """An OpenCode data directory (``$XDG_DATA_HOME/opencode``) and one database in it."""
 
@@ -111,7 +101,7 @@ class OpenCodeStore:
         self._random = random.Random(seed)
         self._counter = 0
         #: How a refused write waits before its next try (a test can end the read there).
-        self.pause: Callable[[float], object] = time.sleep
+        self.pause: Pause = time.sleep
 
     def new_id(self, prefix: str, at: Moment) -> str:
         """An id shaped like OpenCode's (``ses_``/``msg_``/``prt_`` + hex time + random)."""
@@ -123,21 +113,12 @@ class OpenCodeStore:
         """Run one write in a short transaction, creating the schema on first use.
 
         A write refused because another connection of this process holds the WAL index
-        read-only is tried again (up to :data:`READONLY_TRIES` times): the refused try wrote
-        nothing, its transaction rolled back when its connection closed.
+        read-only is tried again (up to :data:`cargento.demowrites.READONLY_TRIES` times): the
+        refused try wrote nothing, its transaction rolled back when its connection closed.
         """
         self.data_dir.mkdir(parents=True, exist_ok=True)
         values = tuple(params)
-        pause = _FIRST_PAUSE_S
-        for tried in range(1, READONLY_TRIES + 1):
-            try:
-                self._commit(sql, values)
-                break
-            except sqlite3.OperationalError as exc:
-                if not _refused_read_only(exc) or tried == READONLY_TRIES:
-                    raise
-            self.pause(pause)
-            pause = min(2 * pause, _LONGEST_PAUSE_S)
+        retry_refused_write(lambda: self._commit(sql, values), pause=self.pause)
         if at is not None:
             stamp = _moment(at).timestamp()
             os.utime(self.path, (stamp, stamp))
