@@ -34,6 +34,10 @@ NOT_AT_START = (
     "cattrs",
     "pytest",
     "cargento.testing",
+    # The --diagnose report (its models, the maturity table): the features report their own
+    # stores through cargento.ownstore.
+    "cargento.diagnose",
+    "cargento.maturity",
     # uvicorn's command line and reloaders (cargento_web.uvicornparts).
     "uvicorn.main",
     "uvicorn.supervisors",

@@ -13,6 +13,7 @@ from cargento import serde
 from cargento.board import Board, BoardBuilder
 from cargento.maturity import load as load_maturity
 from cargento.models import StoreLocation
+from cargento.ownstore import OwnStore, not_read
 from cargento.plugins import PluginRecord, Registry
 from cargento.readers.regular import split_unreadable
 from cargento.sharedmethods import shared_methods
@@ -57,23 +58,6 @@ class UnreadableStore:
     #: ``permission denied``, ``symlink loop``, ``not a regular file (named pipe)``, ``not an
     #: SQLite database``...
     cause: str
-
-
-@shared_methods
-@attrs.frozen(kw_only=True, repr=False, eq=False)
-class OwnStore:
-    """One of the dashboard's own stores (annotations, history, dismissals...) as found on disk."""
-
-    #: The store's name as the page and the header say it (``annotations``).
-    name: str
-    path: str
-    #: ``absent``, ``read``, ``unreadable``, ``reset`` or ``off`` (a flag of this run keeps the
-    #: store from being read or written: :func:`not_read`).
-    status: str
-    #: What was read (``12 records``) or why it could not be (``not valid JSON``).
-    detail: str | None = None
-    #: When a ``reset`` happened (the page header says it), or ``None``.
-    at: datetime | None = None
 
 
 @shared_methods
@@ -127,11 +111,6 @@ class Report:
     stores_ok: bool = True
     #: The dashboard's own stores, from every :data:`OWN_STORES_GROUP` entry point.
     own_stores: tuple[OwnStore, ...] = ()
-
-
-def not_read(name: str, path: Path | str, flag: str) -> OwnStore:
-    """A store *flag* turns off for the run: named, and neither read nor written."""
-    return OwnStore(name=name, path=str(path), status="off", detail=f"{flag}: not read or written this run")
 
 
 def _found(loc: StoreLocation, count: int) -> str:

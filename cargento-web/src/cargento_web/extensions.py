@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from cargento.board import Board, BoardBuilder
 from cargento.cli import Options
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from cargento.sharedrepr import shared_repr
 from starlette.routing import BaseRoute
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cargento.diagnose import OwnStore, not_read
+from cargento.ownstore import OwnStore, not_read
 from cargento.statedir import state_dir
 
 from cargento_web.annotations.extension import AnnotationsExtension

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from starlette.routing import BaseRoute
 
 from cargento_web.annotations.records import MAX_CHARS, MAX_LINES, OFF_REASON

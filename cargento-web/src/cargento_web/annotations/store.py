@@ -68,7 +68,7 @@ from typing import Any, Literal
 import attrs
 import orjson
 from cargento.atomicfile import write_atomic
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from cargento.redact import redact, redact_tree
 from cargento.sharedmethods import shared_methods
 from cargento.timestamps import iso

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from cargento.statedir import state_dir
 
 from cargento_web.capacity.consent import FILE_NAME, read_answer

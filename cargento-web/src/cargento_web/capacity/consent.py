@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from cargento.atomicfile import write_atomic
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from cargento.timestamps import iso
 
 from cargento_web.runtime.setaside import set_aside

@@ -23,9 +23,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board, BoardSession
-from cargento.diagnose import OwnStore
 from cargento.events import EventVocabulary
 from cargento.models import HarnessInfo, QuotaEndpoint, QuotaWindow
+from cargento.ownstore import OwnStore
 from cargento.plugins import Registry
 from cargento.statedir import CAPABILITY_HEADER
 from cargento.timestamps import iso

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from cargento.diagnose import OwnStore, not_read
+from cargento.ownstore import OwnStore, not_read
 from cargento.statedir import state_dir
 
 from cargento_web.cockpit.extension import Cockpit

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route

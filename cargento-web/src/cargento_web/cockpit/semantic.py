@@ -22,7 +22,7 @@ from typing import Any
 
 from cargento.atomicfile import write_atomic
 from cargento.board import Board, BoardSession
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 
 from cargento_web.runtime.setaside import set_aside
 

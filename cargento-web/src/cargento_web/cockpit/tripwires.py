@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 from cargento.atomicfile import write_atomic
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from cargento.sharedmethods import shared_methods
 
 from cargento_web.cockpit.spacedock import Workflow

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from cargento.board import Board, BoardSession
-from cargento.diagnose import OwnStore, not_read
+from cargento.ownstore import OwnStore, not_read
 from cargento.statedir import state_dir as default_state_dir
 from cargento.timestamps import iso
 from starlette.requests import Request

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cargento.board import Board
-from cargento.diagnose import OwnStore, not_read
+from cargento.ownstore import OwnStore, not_read
 from cargento.statedir import state_dir as default_state_dir
 from cargento.timestamps import iso
 from starlette.requests import Request

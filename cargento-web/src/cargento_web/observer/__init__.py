@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from cargento.board import Board, BoardSession
-from cargento.diagnose import OwnStore
 from cargento.models import ReadingProvider
+from cargento.ownstore import OwnStore
 from cargento.statedir import state_dir as default_state_dir
 from starlette.routing import BaseRoute
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 from cargento.atomicfile import write_atomic
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 
 from cargento_web.runtime.setaside import set_aside
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cargento.atomicfile import write_atomic
-from cargento.diagnose import OwnStore
+from cargento.ownstore import OwnStore
 from cargento.readers.regular import read_regular
 from cargento.statedir import state_dir
 from cargento.telemetry import TelemetryVocabulary
