@@ -270,3 +270,25 @@ def test_stale_conversations_read_idle(tmp_path: Path) -> None:
     (row,) = result.sessions
     assert row.state == "idle"
     assert all(not p.running for p in row.subagents)
+
+
+def test_a_conversation_deleted_after_discovery_has_no_row_and_no_fault(tmp_path: Path) -> None:
+    """The CLI (or the demo's rotation) deletes a conversation between discovery and the read:
+    the session is gone, not a store that could not be read. A name left at the path that
+    cannot be opened (here a dangling link) is still a fault."""
+    store = AntigravityStore(tmp_path)
+    store.start_cli(["/w/proj"], T0)
+    kept, gone = (
+        store.conversation(f"4c1d0000-0000-4000-8000-00000000000{n}", at=T0, workspace="/w/proj") for n in (1, 2)
+    )
+    for conv in (kept, gone):
+        conv.prompt("show open issues", at=T0 + timedelta(seconds=1))
+    ctx = make_context(tmp_path, now=T0 + timedelta(seconds=10))
+    refs = {Path(ref.path).stem: ref for ref in plugin.discover(ctx=ctx).sessions}
+    gone.path.unlink()
+    assert plugin.read_session(ref=refs[gone.id], ctx=ctx) is None
+    assert plugin.read_session(ref=refs[kept.id], ctx=ctx) is not None
+    kept.path.unlink()
+    kept.path.symlink_to(tmp_path / "nowhere.db")
+    with pytest.raises(HarnessError):
+        plugin.read_session(ref=refs[kept.id], ctx=ctx)

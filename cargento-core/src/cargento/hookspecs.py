@@ -148,7 +148,9 @@ def read_session(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
     :param ref: a session returned by this plugin's :func:`discover`.
     :param ctx: the clock, environment and the plugin's cache.
     :returns: a :class:`~cargento.models.SessionReading`, or ``None`` when the ref turned out
-        not to be a session (for example a file holding only metadata records).
+        not to be a session (for example a file holding only metadata records) or is gone
+        (deleted since :func:`discover` listed it: no row, and not a fault). Raise
+        :class:`~cargento.HarnessError` for a store that is there and cannot be read.
 
     .. versionadded:: 0.1
     """

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
+from cargento.errors import HarnessError
 from cargento.evidence import shown_path
 from cargento.labels import clip
 from cargento.models import Evidence, HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
@@ -68,10 +69,20 @@ def _workspace(conv_id: str, conv: Conversation, shared: _Shared, ctx: HarnessCo
     return None
 
 
-def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading:
-    """Read one conversation database (and the cache and logs for its workspace and prompt)."""
+def reading(ref: SessionRef, ctx: HarnessContext) -> SessionReading | None:
+    """Read one conversation database (and the cache and logs for its workspace and prompt);
+    ``None`` when the database is gone (deleted since discovery listed it)."""
     path = Path(ref.path)
-    conv = read_conversation(path, ctx)
+    try:
+        conv = read_conversation(path, ctx)
+    except HarnessError:
+        # A conversation deleted between discovery and this read (the CLI's own clean-up, a
+        # rotation) has no row, as a session whose file is gone reads elsewhere: it is not a
+        # store that could not be read. Anything still at the path (a dangling link included)
+        # is, and stays a fault.
+        if not os.path.lexists(path):
+            return None
+        raise
     shared = _shared(ctx)
     clock = TurnClock()
     last_tool: str | None = None
