@@ -323,6 +323,20 @@ def test_the_file_is_bounded_and_keeps_what_the_run_used_first(tmp_path: Path, m
     assert list(kept)[: len(used)] == used
 
 
+def test_a_script_a_run_replaced_is_dropped_and_the_others_kept(tmp_path: Path) -> None:
+    earlier = codecache.CodeCache(codecache.cache_path(tmp_path))
+    earlier.load()
+    earlier.compile("a = 1", "<edited>", "exec")
+    earlier.compile("b = 1", "<untouched>", "exec")
+    assert earlier.keep()
+    later = codecache.CodeCache(codecache.cache_path(tmp_path))
+    later.load()
+    assert later.loaded == 2
+    later.compile("a = 2", "<edited>", "exec")  # the class's source changed
+    assert later.keep()
+    assert set(codecache._read(later.path, 0)) == {("a = 2", "<edited>"), ("b = 1", "<untouched>")}
+
+
 def test_the_writes_merge_with_what_another_process_kept_meanwhile(tmp_path: Path) -> None:
     one = codecache.CodeCache(codecache.cache_path(tmp_path))
     two = codecache.CodeCache(codecache.cache_path(tmp_path))
@@ -382,6 +396,60 @@ def test_the_console_script_keeps_its_compiled_methods_and_the_next_start_compil
     assert seen["compiled"] == 0 and seen["taken"] >= 50, seen
     store = code_cache_store(env)
     assert store.status == "read" and store.path == str(path) and store.detail == f"{len(kept)} compiled scripts"
+
+
+_SCRIPTS_OF_EVERY_CLASS = """
+import importlib, json, pkgutil, sys
+import attr._make
+import cargento
+
+scripts = {}
+builtin = compile
+
+
+def noting(source, filename, mode, *args, **kwargs):
+    if type(filename) is str and filename.startswith("<attrs generated"):
+        scripts.setdefault(filename, []).append(source)
+    return builtin(source, filename, mode, *args, **kwargs)
+
+
+attr._make.compile = noting
+packages = [cargento] + [
+    importlib.import_module(m.name) for m in sorted(pkgutil.iter_modules(), key=lambda m: m.name)
+    if m.name.startswith("cargento_")
+]
+for package in packages:
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if ".tests" in info.name or info.name.endswith("__main__"):
+            continue
+        try:
+            importlib.import_module(info.name)
+        except ImportError:
+            continue  # an optional extra that is not installed
+print(json.dumps(scripts))
+"""
+
+
+def test_every_class_of_every_installed_package_makes_one_script_in_every_process(tmp_path: Path) -> None:
+    """The cache serves a script only if the next process makes the same one: a class whose
+    generated methods differ with the hash seed (attrs' own ``__hash__``) compiled at every
+    start and left one more script in the file each time (OpenCode's token tally did)."""
+    made = []
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", _SCRIPTS_OF_EVERY_CLASS],
+            env={**_env(tmp_path), "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        made.append(json.loads(done.stdout))
+    first, second = made
+    assert len(first) >= 200, "core's, the web's and the ten harnesses' classes"
+    assert first.keys() == second.keys()
+    differ = sorted(name for name in first if first[name] != second[name])
+    assert differ == [], f"made differently under another hash seed: {differ}"
 
 
 def test_main_called_with_arguments_installs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,13 @@ The key is the whole script and the file name attrs gives it, and the file is ma
 interpreter (its tag and optimisation level in the name, its bytecode magic number in the
 header), one installed attrs and one Cargento version (the header names them): a code object
 taken from it is the one :func:`compile` would have returned.
-A class is made the same either way; only the compiling is skipped.
+A class is made the same either way; only the compiling is skipped. Only a script that reads
+the same in every process can be taken: attrs' own ``__hash__`` embeds a hash of the class's
+file name, which changes with each process's hash seed, so a class with it compiles at every
+start (Cargento's value classes take :mod:`cargento.sharedmethods` instead; a test holds every
+class of every installed Cargento package to one script across hash seeds). When a run uses a
+file name whose script differs from one the file holds (the class was edited), the older
+script is dropped on the next write.
 
 The file is Cargento's own store and is kept as the others are: written atomically and readable
 by its owner only, bounded (:data:`MAX_ENTRIES` scripts, :data:`MAX_BYTES`), re-read before it is
@@ -184,7 +190,14 @@ class CodeCache:
             # This run's scripts first (those it used, then those it only compiled), then the
             # file's; each used key is in codes, as compile() put it there.
             every = {**on_disk, **codes}
-            order = dict.fromkeys(itertools.chain(used, codes, on_disk))
+            # A class makes one script in a process: another script under a file name this
+            # run used is an earlier version of that class (its source was edited), never
+            # asked for again, and is dropped rather than kept until the bound pushes it out.
+            mine = {filename for _, filename in used}
+            chosen = set(used)
+            order = dict.fromkeys(
+                key for key in itertools.chain(used, codes, on_disk) if key in chosen or key[1] not in mine
+            )
             kept = {key: every[key] for key in itertools.islice(order, MAX_ENTRIES)}
             payload = marshal.dumps(kept)
             data = _header(self.flags) + _digest(payload) + b"\n" + payload

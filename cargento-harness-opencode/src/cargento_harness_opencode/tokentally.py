@@ -20,6 +20,7 @@ import time
 
 import attrs
 from cargento.readers import sqlite
+from cargento.sharedmethods import shared_methods
 
 __all__ = ["KEEP", "RECOUNT_S", "TokenTally", "output_tokens"]
 
@@ -38,7 +39,8 @@ _COUNTED = (
 _VALUE = f"CASE WHEN {_COUNTED} THEN CAST({_OUTPUT} AS INTEGER) END"
 
 
-@attrs.frozen
+@shared_methods
+@attrs.frozen(repr=False, eq=False)
 class TokenTally:
     """What one session's messages at or below ``floor`` (a rowid) add up to."""
 
