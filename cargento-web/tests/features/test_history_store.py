@@ -13,7 +13,10 @@ from pathlib import Path
 import attrs
 import orjson
 import pytest
+from cargento.redact import redact
 from cargento.testing.redactions import record_redactions
+from cargento.timestamps import iso
+from cargento_web.history import store as history_store
 from cargento_web.history.store import HISTORY_FILE, HistoryStore, Observation, parse_history
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -363,3 +366,56 @@ def test_a_store_read_back_redacts_each_distinct_string_once_and_still_redacts(
     assert len(asked) < 30 * 4, "not every string of every observation"
     details = [o.detail for o in again.session("claude", "s0")]
     assert "ran deploy --password …REDACTED" in details
+
+
+_texts = st.text(max_size=12) | st.sampled_from(["sk-ant-api03-" + "a" * 40, "token=hunter2hunter2", "w/proj", ""])
+_stored = st.fixed_dictionaries(
+    {
+        "harness": st.text(max_size=8) | st.sampled_from(["claude", "codex"]),
+        "sid": _texts,
+        "kind": st.sampled_from(history_store.KINDS) | st.text(max_size=6),
+        "at": st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat())
+        | st.sampled_from(["2026-11-30T12:00:00Z", "2026-11-30T13:00:00+01:00", "not a time"]),
+        "source": _texts,
+    },
+    optional={name: st.none() | _texts | st.integers(0, 9) for name in ("project", "state", "previous", "detail")},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=_stored | st.none() | st.integers(), repeat=st.booleans())
+def test_an_observation_read_back_is_held_as_making_it_first_held_it(raw: object, repeat: bool) -> None:
+    """A stored observation goes straight to its held form at a start (no Observation made,
+    no record walked): the same time, names and bytes as making the Observation and encoding
+    it, and refused exactly where ``_observation`` refuses it."""
+    made = history_store._observation(raw)
+    memo: dict[str, str] = {}
+    if repeat:  # a batch's memo holding the strings already
+        history_store._held_of(raw, {}, memo)
+    held = history_store._held_of(raw, {}, memo)
+    if made is None:
+        assert held is None
+    else:
+        assert held == history_store._held(made, {})
+
+
+@settings(max_examples=200, deadline=None)
+@given(moment=st.datetimes(timezones=st.just(UTC)))
+def test_no_redaction_changes_a_stored_time_or_kind(moment: datetime) -> None:
+    """Why a read-back leaves ``at`` and ``kind`` unredacted: redacting them changes nothing."""
+    text = iso(moment)
+    assert text is not None and redact(text) == text
+    assert all(redact(kind) == kind for kind in history_store.KINDS)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(records=st.lists(_stored, max_size=8))
+def test_a_store_read_back_holds_what_its_observations_make(tmp_path: Path, records: list[dict[str, object]]) -> None:
+    data = orjson.dumps({"schema": 1, "store": "history", "observations": records})
+    parsed = parse_history(data)
+    held = history_store._read_held(data, {})
+    if parsed is None:
+        assert held is None
+    else:
+        memo: dict[str, str] = {}
+        assert held == [history_store._held(o, {}, memo) for o in parsed]
