@@ -153,9 +153,51 @@ def figures(per_harness: int, *, runs: int, old: int = 5000, idle_s: float = 60.
         }
         if idle_s > 0:
             result["idle"] = _idle(env, idle_s)
+        # A long-used installation: the history store reaches its cap after about two hours.
+        result["history_observations"] = _history_at_cap(root / "state", datetime.now(UTC))
+        at_cap = []
+        for _ in range(runs):
+            proc, took = _serve(env, _free_port())
+            at_cap.append(took)
+            _stop(proc)
+        result[f"first_board_server_{n}_history_at_cap_s"] = _summary(at_cap)
         return result
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _history_at_cap(state: Path, now: datetime) -> int:
+    """Fill Cargento's history store in *state* to its byte cap as days of use leave it (state
+    changes, turns, waits and tasks of 400 sessions over the last twelve days, a short detail
+    on some); returns how many observations it holds."""
+    from cargento_web.history.store import DEFAULT_MAX_BYTES, KINDS, HistoryStore, Observation
+
+    store = HistoryStore(state, clock=lambda: now)
+    store.load()
+    details = (None, None, "first seen by this server", "permission", "Run the test suite", "subagent explorer")
+    states = ("working", "needs_input", "idle")
+    i = 0
+    while store.size < DEFAULT_MAX_BYTES * 0.97:
+        batch = []
+        for _ in range(500):
+            kind = KINDS[i % len(KINDS)]
+            batch.append(
+                Observation(
+                    harness=stores.HARNESSES[i % len(stores.HARNESSES)],
+                    session_id=f"{i % 400:08x}-0000-4000-8000-{i % 7:012x}",
+                    kind=kind,
+                    at=now - timedelta(days=12) + timedelta(seconds=i * 60),
+                    source="store" if i % 3 else "event:Stop",
+                    project=f"org{i % 9}/repo{i % 400 % 13}",
+                    state=states[i % 3] if kind == "state" else None,
+                    previous=states[(i + 1) % 3] if kind == "state" else None,
+                    detail=details[i % len(details)],
+                )
+            )
+            i += 1
+        store.record(batch)
+    store.close()
+    return len(store)
 
 
 def _json_once(env: dict[str, str]) -> float:
