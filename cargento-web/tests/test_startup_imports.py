@@ -26,6 +26,9 @@ print("\\n".join(sorted(sys.modules)))
 NOT_AT_START = (
     "importlib.metadata",
     "zipfile",
+    # The turn estimate's measured table is read from beside cargento.turns (importlib.resources
+    # brought its readers, tempfile and random to every start for one file).
+    "importlib.resources",
     "packaging.requirements",
     "httpx",
     "yaml",

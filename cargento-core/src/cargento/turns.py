@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 from datetime import datetime
-from importlib import resources
+from pathlib import Path
 
 import attrs
 
@@ -130,7 +130,9 @@ def withheld_harnesses() -> frozenset[str]:
     """The harnesses whose estimate the benchmark measured as no better than knowing nothing
     (``bench/eta.py``, published in ``docs/turn-eta.md``): their rows carry no estimate."""
     try:
-        text = resources.files("cargento").joinpath("turn_eta.json").read_text(encoding="utf-8")
+        # Beside this module, where the wheel puts it (``importlib.resources`` would import
+        # tempfile, random and zipfile's readers at every start for one file).
+        text = (Path(__file__).parent / "turn_eta.json").read_text(encoding="utf-8")
         data = json.loads(text)
     except (FileNotFoundError, OSError, ValueError):
         return frozenset()
