@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from cargento_web.annotations import records
 from cargento_web.annotations import store as store_module
 from cargento_web.annotations.records import Discard, Foreign, Malformed, Words
 from cargento_web.annotations.store import (
@@ -321,3 +322,78 @@ def test_forget_removes_the_discard_records_and_keeps_the_words(tmp_path: Path) 
     kept = fresh.get("claude", "kept")
     assert isinstance(kept, Words) and kept.current is not None and kept.current.goal == "ship the parser"
     assert "no discard records" in forget(tmp_path)[0]
+
+
+def test_a_line_kept_through_revisions_is_read_back_as_one_object(tmp_path: Path) -> None:
+    """A checklist mostly survives a new revision: read back, each line stored again is the one
+    object the first revision made (a store at its cap held 10.0 MB as a line per revision,
+    5.4 MB shared), for every entry of the read."""
+    path = tmp_path / ANNOTATIONS_FILE
+    store = AnnotationStore(path)
+    for sid in ("a", "b"):
+        store.annotate("claude", sid, _lines(["tests pass", "docs say so"], None), T0)
+        store.annotate("claude", sid, _goal("ship it", 1), T0 + timedelta(seconds=1))
+        store.annotate("claude", sid, _lines(["tests pass", "docs say so", "a release note"], 2), T0)
+    again = AnnotationStore(path)
+    first, second = (again.get("claude", sid) for sid in ("a", "b"))
+    assert isinstance(first, Words) and isinstance(second, Words)
+    kept = [line for revision in (*first.revisions, *second.revisions) for line in revision.lines]
+    assert [line.text for line in kept].count("tests pass") == 6
+    assert len({id(line) for line in kept if line.text == "tests pass"}) == 1
+    assert len({id(line) for line in kept}) == 3
+
+
+class _Forgetful(dict[tuple[object, object, object], object]):
+    """A memo that never remembers: every line is made afresh."""
+
+    def get(self, key: object, default: object = None) -> object:
+        return default
+
+
+_stored_line = st.fixed_dictionaries(
+    # Mostly lines this build writes, now and then one it refuses.
+    {"text": st.sampled_from(["tests pass", "docs say so"] * 8 + ["two\nlines", "", 5, "x" * 241])},
+    optional={
+        "source": st.sampled_from(["typed", "entry"] * 6 + ["bogus", None]),
+        "entry": st.sampled_from([None, "your prompt"] * 6 + [3]),
+        "extra": st.just(1),
+    },
+)
+_words_with_lines = st.builds(
+    lambda sid, revisions: {
+        "v": 1,
+        "kind": "words",
+        "harness": "claude",
+        "sid": sid,
+        "revisions": [{"n": n + 1, "at": "2026-12-01T12:00:00Z", "lines": lines} for n, lines in enumerate(revisions)],
+    },
+    st.sampled_from(["a", "b", "c"]),
+    st.lists(st.lists(_stored_line, max_size=3), min_size=1, max_size=4),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_words_with_lines, max_size=4) | st.lists(_words_with_lines | _entry_like, max_size=3))
+def test_lines_shared_within_a_read_read_as_lines_made_one_by_one(entries: list[object]) -> None:
+    """Whatever the stored lines, a read that shares them across revisions and entries reads
+    the same entries, and refuses the same files for the same reason, as making each alone."""
+    data = orjson.dumps({"schema": 1, "store": "annotations", "entries": entries})
+    try:
+        alone = _made_one_by_one(entries)
+    except Malformed as exc:
+        with pytest.raises(Malformed) as shared_refused:
+            read_document(data)
+        assert str(shared_refused.value) == str(exc)
+        return
+    assert read_document(data) == alone
+
+
+def _made_one_by_one(entries: list[object]) -> dict[object, object]:
+    """What read_document reads, each line made afresh."""
+    out: dict[object, object] = {}
+    for item in entries:
+        entry = records.entry_from_json(item, _Forgetful())  # type: ignore[arg-type]
+        if entry.key in out:
+            raise Malformed(f"it holds two entries for {entry.harness} {entry.sid}")
+        out[entry.key] = entry
+    return out

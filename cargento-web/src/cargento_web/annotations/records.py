@@ -38,6 +38,7 @@ __all__ = [
     "Entry",
     "Foreign",
     "Line",
+    "LineMemo",
     "Malformed",
     "Revision",
     "Words",
@@ -207,9 +208,22 @@ def _one_line(value: object, what: str) -> str:
     return text
 
 
-def _line_from_json(value: object) -> Line:
+#: The lines one read made, by their stored ``(text, source, entry)``: a session's revisions
+#: repeat most of their checklist, and a line is a frozen value, so one object serves each.
+LineMemo = dict[tuple[object, object, object], Line]
+
+
+def _line_from_json(value: object, memo: LineMemo | None = None) -> Line:
     if not isinstance(value, dict):
         raise Malformed("a line is not an object")
+    key = (value.get("text"), value.get("source", "typed"), value.get("entry"))
+    if memo is not None and type(key[0]) is str and type(key[1]) is str and (key[2] is None or type(key[2]) is str):
+        # What is made of a line is a function of these three alone: a repeat is the line
+        # already made (validated then), and a line refused is never remembered.
+        made = memo.get(key)
+        if made is None:
+            made = memo[key] = _line_from_json(value)
+        return made
     source = value.get("source", "typed")
     if source not in LINE_SOURCES:
         raise Malformed(f"a line's source {source!r} is unknown")
@@ -219,7 +233,7 @@ def _line_from_json(value: object) -> Line:
     return Line(text=_one_line(value.get("text"), "a line"), source=source, entry=entry)
 
 
-def _revision_from_json(value: object) -> Revision:
+def _revision_from_json(value: object, memo: LineMemo | None = None) -> Revision:
     if not isinstance(value, dict):
         raise Malformed("a revision is not an object")
     goal = value.get("goal")
@@ -237,13 +251,15 @@ def _revision_from_json(value: object) -> Revision:
         at=_moment(value.get("at"), "a revision's time"),
         goal=None if goal is None else _one_line(goal, "a goal"),
         goal_source=goal_source,
-        lines=tuple(_line_from_json(line) for line in lines),
+        lines=tuple(_line_from_json(line, memo) for line in lines),
     )
 
 
-def entry_from_json(value: object) -> Entry:
+def entry_from_json(value: object, lines: LineMemo | None = None) -> Entry:
     """The entry *value* holds; raises :class:`Malformed` for anything this build did not write
-    (except an entry of a newer version, which comes back as :class:`Foreign`)."""
+    (except an entry of a newer version, which comes back as :class:`Foreign`). *lines*: the
+    lines made so far by the read this entry is part of, shared by every entry of it (each
+    line stored again in a later revision is then the one object)."""
     if not isinstance(value, dict):
         raise Malformed("an entry is not an object")
     harness = _text(value.get("harness"), "a harness", limit=64)
@@ -268,7 +284,8 @@ def entry_from_json(value: object) -> Entry:
     revisions = value.get("revisions")
     if not isinstance(revisions, list) or not revisions:
         raise Malformed("an entry has no revisions")
-    parsed = tuple(_revision_from_json(r) for r in revisions)
+    memo: LineMemo = {} if lines is None else lines
+    parsed = tuple(_revision_from_json(r, memo) for r in revisions)
     numbers = [r.number for r in parsed]
     if numbers != sorted(set(numbers)):
         raise Malformed("an entry's revision numbers do not rise")

@@ -80,6 +80,7 @@ from cargento_web.annotations.records import (
     Entry,
     Foreign,
     Line,
+    LineMemo,
     Malformed,
     Revision,
     Words,
@@ -209,8 +210,9 @@ def read_document(data: bytes) -> dict[Key, Entry]:
     if len(raw) > MAX_RECORDS:
         raise Malformed(f"it holds more than {MAX_RECORDS} entries")
     out: dict[Key, Entry] = {}
+    lines: LineMemo = {}
     for item in raw:
-        entry = entry_from_json(item)
+        entry = entry_from_json(item, lines)
         if entry.key in out:
             raise Malformed(f"it holds two entries for {entry.harness} {entry.sid}")
         out[entry.key] = entry
