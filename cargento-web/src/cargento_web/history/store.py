@@ -164,9 +164,9 @@ def _observation(raw: object) -> Observation | None:
     return Observation(harness=harness, session_id=sid, kind=kind, at=at, source=source, **optional)
 
 
-def parse_history(data: bytes) -> list[Observation] | None:
-    """The observations of a history file's bytes, oldest first, or ``None`` when the bytes are
-    not a history store this build can read whole (one malformed observation is enough)."""
+def _stored(data: bytes) -> list[object] | None:
+    """The stored observations of a history file's bytes, as JSON values, or ``None`` when the
+    bytes are not a history store of this schema."""
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -174,7 +174,14 @@ def parse_history(data: bytes) -> list[Observation] | None:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("store") != "history":
         return None
     raw = doc.get("observations")
-    if not isinstance(raw, list):
+    return raw if isinstance(raw, list) else None
+
+
+def parse_history(data: bytes) -> list[Observation] | None:
+    """The observations of a history file's bytes, oldest first, or ``None`` when the bytes are
+    not a history store this build can read whole (one malformed observation is enough)."""
+    raw = _stored(data)
+    if raw is None:
         return None
     out: list[Observation] = []
     for item in raw:
@@ -272,14 +279,8 @@ def _clean(text: str, memo: dict[str, str]) -> str:
 def _read_held(data: bytes, shared: dict[str, str]) -> list[_Held] | None:
     """The held form of every observation in a history file's bytes, oldest first; ``None``
     where :func:`parse_history` would say ``None``."""
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or doc.get("store") != "history":
-        return None
-    raw = doc.get("observations")
-    if not isinstance(raw, list):
+    raw = _stored(data)
+    if raw is None:
         return None
     memo: dict[str, str] = {}
     out: list[_Held] = []
