@@ -119,7 +119,7 @@ class Observation:
             "at": iso(self.at),
             "source": self.source,
         }
-        for name in ("project", "state", "previous", "detail"):
+        for name in _OPTIONAL:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -144,23 +144,43 @@ class Window:
     evicted: bool
 
 
-def _observation(raw: object) -> Observation | None:
-    if not isinstance(raw, dict):
+#: The optional fields of a stored observation, in the order :meth:`Observation.record` writes them.
+_OPTIONAL = ("project", "state", "previous", "detail")
+
+#: A stored observation's fields once checked: harness, session id, kind, time, source and the
+#: optional fields (absent ones left out), each as stored.
+_Fields = tuple[str, str, str, datetime, str, dict[str, str]]
+
+
+def _fields(raw: object) -> _Fields | None:
+    """The fields of a stored observation, or ``None`` when it is not one this build wrote."""
+    if type(raw) is not dict:
         return None
-    harness, sid, kind, source = raw.get("harness"), raw.get("sid"), raw.get("kind"), raw.get("source")
-    if not (isinstance(harness, str) and isinstance(sid, str) and isinstance(kind, str) and isinstance(source, str)):
+    get = raw.get
+    harness, sid, kind, source, stamp = get("harness"), get("sid"), get("kind"), get("source"), get("at")
+    if not (type(harness) is str and type(sid) is str and type(kind) is str and type(source) is str):
         return None
-    if kind not in KINDS:
+    if kind not in KINDS or type(stamp) is not str:
         return None
-    at = parse_ts(raw.get("at")) if isinstance(raw.get("at"), str) else None
+    at = parse_ts(stamp)
     if at is None:
         return None
-    optional: dict[str, str | None] = {}
-    for name in ("project", "state", "previous", "detail"):
-        value = raw.get(name)
-        if value is not None and not isinstance(value, str):
+    optional: dict[str, str] = {}
+    for name in _OPTIONAL:
+        value = get(name)
+        if value is None:
+            continue
+        if type(value) is not str:
             return None
         optional[name] = value
+    return harness, sid, kind, at, source, optional
+
+
+def _observation(raw: object) -> Observation | None:
+    fields = _fields(raw)
+    if fields is None:
+        return None
+    harness, sid, kind, at, source, optional = fields
     return Observation(harness=harness, session_id=sid, kind=kind, at=at, source=source, **optional)
 
 
@@ -217,10 +237,6 @@ def _held(o: Observation, shared: dict[str, str], memo: dict[str, str] | None = 
     return (o.at, harness, sid, project, _encoded(o, memo))
 
 
-#: The optional fields of a stored observation, in the order :meth:`Observation.record` writes them.
-_OPTIONAL = ("project", "state", "previous", "detail")
-
-
 def _held_of(raw: object, shared: dict[str, str], memo: dict[str, str]) -> _Held | None:
     """What ``_held(_observation(raw), shared, memo)`` holds, made straight from a stored
     observation: ``None`` where :func:`_observation` refuses it.
@@ -231,39 +247,25 @@ def _held_of(raw: object, shared: dict[str, str], memo: dict[str, str]) -> _Held
     order, each text field redacted once per batch (*memo*), as ``redact_tree`` would; the
     time and the kind are left as they are, as no redaction changes them (the kind is one of
     :data:`KINDS`, the time :func:`iso`'s digits: the tests hold both)."""
-    if type(raw) is not dict:
+    fields = _fields(raw)
+    if fields is None:
         return None
-    get = raw.get
-    harness, sid, kind, source, stamp = get("harness"), get("sid"), get("kind"), get("source"), get("at")
-    if not (type(harness) is str and type(sid) is str and type(kind) is str and type(source) is str):
-        return None
-    if kind not in KINDS or type(stamp) is not str:
-        return None
-    at = parse_ts(stamp)
-    if at is None:
-        return None
-    record: dict[str, str] = {
+    harness, sid, kind, at, source, optional = fields
+    record = {
         "harness": _clean(harness, memo),
         "sid": _clean(sid, memo),
         "kind": kind,
         "at": iso(at) or "",
         "source": _clean(source, memo),
     }
-    project: str | None = None
-    for name in _OPTIONAL:
-        value = get(name)
-        if value is None:
-            continue
-        if type(value) is not str:
-            return None
-        if name == "project":
-            project = shared.setdefault(value, value)
+    for name, value in optional.items():
         record[name] = _clean(value, memo)
+    project = optional.get("project")
     return (
         at,
         shared.setdefault(harness, harness),
         shared.setdefault(sid, sid),
-        project,
+        None if project is None else shared.setdefault(project, project),
         right_sized(orjson.dumps(record)),
     )
 
