@@ -141,11 +141,7 @@ def figures(per_harness: int, *, runs: int, old: int = 5000, idle_s: float = 60.
             out = subprocess.run([str(BIN / "cargento"), "--json"], env=env, capture_output=True, check=True)
             json_s.append(time.perf_counter() - started)
         sessions = len(json.loads(out.stdout)["sessions"])
-        server_s = []
-        for _ in range(runs):
-            proc, took = _serve(env, _free_port())
-            server_s.append(took)
-            _stop(proc)
+        server_s = _server_starts(env, runs)
         result: dict[str, Any] = {
             "sessions": sessions,
             f"first_board_json_{n}_s": _summary(json_s),
@@ -155,15 +151,20 @@ def figures(per_harness: int, *, runs: int, old: int = 5000, idle_s: float = 60.
             result["idle"] = _idle(env, idle_s)
         # A long-used installation: the history store reaches its cap after about two hours.
         result["history_observations"] = _history_at_cap(root / "state", datetime.now(UTC))
-        at_cap = []
-        for _ in range(runs):
-            proc, took = _serve(env, _free_port())
-            at_cap.append(took)
-            _stop(proc)
-        result[f"first_board_server_{n}_history_at_cap_s"] = _summary(at_cap)
+        result[f"first_board_server_{n}_history_at_cap_s"] = _summary(_server_starts(env, runs))
         return result
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _server_starts(env: dict[str, str], runs: int) -> list[float]:
+    """Seconds from process start to the first ``/api/data`` answer, of *runs* fresh servers."""
+    took = []
+    for _ in range(runs):
+        proc, seconds = _serve(env, _free_port())
+        took.append(seconds)
+        _stop(proc)
+    return took
 
 
 def _history_at_cap(state: Path, now: datetime) -> int:
@@ -181,14 +182,15 @@ def _history_at_cap(state: Path, now: datetime) -> int:
         batch = []
         for _ in range(500):
             kind = KINDS[i % len(KINDS)]
+            session = i % 400  # its harness and project are its own
             batch.append(
                 Observation(
-                    harness=stores.HARNESSES[i % len(stores.HARNESSES)],
-                    session_id=f"{i % 400:08x}-0000-4000-8000-{i % 7:012x}",
+                    harness=stores.HARNESSES[session % len(stores.HARNESSES)],
+                    session_id=f"{session:08x}-0000-4000-8000-000000000000",
                     kind=kind,
                     at=now - timedelta(days=12) + timedelta(seconds=i * 60),
                     source="store" if i % 3 else "event:Stop",
-                    project=f"org{i % 9}/repo{i % 400 % 13}",
+                    project=f"org{session % 9}/repo{session % 13}",
                     state=states[i % 3] if kind == "state" else None,
                     previous=states[(i + 1) % 3] if kind == "state" else None,
                     detail=details[i % len(details)],
