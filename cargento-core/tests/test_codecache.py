@@ -399,9 +399,8 @@ def test_the_console_script_keeps_its_compiled_methods_and_the_next_start_compil
 
 
 _SCRIPTS_OF_EVERY_CLASS = """
-import importlib, json, pkgutil, sys
+import json
 import attr._make
-import cargento
 
 scripts = {}
 builtin = compile
@@ -414,18 +413,9 @@ def noting(source, filename, mode, *args, **kwargs):
 
 
 attr._make.compile = noting
-packages = [cargento] + [
-    importlib.import_module(m.name) for m in sorted(pkgutil.iter_modules(), key=lambda m: m.name)
-    if m.name.startswith("cargento_")
-]
-for package in packages:
-    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-        if ".tests" in info.name or info.name.endswith("__main__"):
-            continue
-        try:
-            importlib.import_module(info.name)
-        except ImportError:
-            continue  # an optional extra that is not installed
+from cargento.testing.modules import every_module
+
+every_module()
 print(json.dumps(scripts))
 """
 

@@ -3,14 +3,12 @@ classes Cargento decorates and for Hypothesis' instances of twin classes."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Any
 
 import attrs
-import cargento
 import pytest
 from cargento.sharedmethods import shared_methods
+from cargento.testing.modules import every_module
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -119,27 +117,15 @@ def test_it_refuses_what_it_would_not_answer_as_attrs_does() -> None:
 
 def _decorated() -> list[type]:
     """Every class in the installed Cargento packages that carries the shared methods."""
-    found: list[type] = []
-    packages = [cargento]
-    for name in sorted(m.name for m in pkgutil.iter_modules() if m.name.startswith("cargento_")):
-        packages.append(importlib.import_module(name))
-    for package in packages:
-        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            if ".tests" in info.name or info.name.endswith(("__main__", ".testing.maturity")):
-                continue
-            try:
-                module = importlib.import_module(info.name)
-            except ImportError:
-                continue  # an optional extra that is not installed
-            for value in vars(module).values():
-                if (
-                    isinstance(value, type)
-                    and value.__module__ == module.__name__
-                    and attrs.has(value)
-                    and getattr(value.__eq__, "__module__", None) == "cargento.sharedmethods"
-                ):
-                    found.append(value)
-    return found
+    return [
+        value
+        for module in every_module()
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and value.__module__ == module.__name__
+        and attrs.has(value)
+        and getattr(value.__eq__, "__module__", None) == "cargento.sharedmethods"
+    ]
 
 
 def test_every_decorated_class_answers_as_its_attrs_twin() -> None:
