@@ -257,3 +257,53 @@ def test_reading_in_pieces_equals_reading_at_once(tmp_path_factory: Any, cuts: l
     assert pieces.output_total == once.output_total == 3 + 4 + 5 + 6 + 7 + 4
     assert pieces.outcomes.failures == once.outcomes.failures == 3
     assert pieces.clock.state == once.clock.state == "ended"
+
+
+def _response(at: float, ident: str, tokens: int) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "timestamp": datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z"),
+        "message": {
+            "id": ident,
+            "role": "assistant",
+            "content": [{"type": "text", "text": "x"}],
+            "usage": {"output_tokens": tokens},
+        },
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    responses=st.lists(
+        st.tuples(st.integers(0, 400), st.integers(1, 3), st.integers(0, 500)), min_size=1, max_size=120
+    ),
+    ahead=st.integers(-300, 3600),
+)
+def test_the_window_sum_is_exact_with_what_the_summary_keeps(responses: list[tuple[int, int, int]], ahead: int) -> None:
+    """The summary lets go of old token events and message ids; the ten-minute window's sum
+    and the total are what every response counted once gives, whenever the board's clock is
+    at most five minutes behind the newest record (or anywhere after it)."""
+    summary = Summary()
+    at = T0
+    counted: list[tuple[float, int]] = []
+    for n, (gap, parts, tokens) in enumerate(responses):
+        at += gap
+        for _ in range(parts):  # one response split into records, each repeating its usage
+            summary.feed(_response(at, f"msg_{n}", tokens))
+        counted.append((at, tokens))
+    now = at + ahead
+    expected = sum(t for when, t in counted if now - 600 <= when <= now + 120 and t > 0)
+    assert summary.window_tokens(datetime.fromtimestamp(now, UTC)) == expected
+    assert summary.output_total == sum(t for _, t in counted)
+
+
+def test_a_long_busy_session_keeps_a_quarter_hour_of_token_events() -> None:
+    """Ten hours of a response every ten seconds: the summary keeps the token events of the
+    last quarter hour and the ids of the newest 64 responses, not the session's whole history."""
+    summary = Summary()
+    for n in range(3600):
+        summary.feed(_response(T0 + 10 * n, f"msg_{n}", 7))
+    assert len(summary.events) <= 15 * 6 + 1
+    assert len(summary._by_message) <= 64
+    assert summary.output_total == 3600 * 7
+    assert summary.window_tokens(datetime.fromtimestamp(T0 + 10 * 3599, UTC)) == 61 * 7

@@ -22,7 +22,7 @@ from typing import Any
 from cargento.cache import HarnessCache
 from cargento.drift import DriftCounter
 from cargento.models import LoopReading, SpacedockBoot, TurnEvidence
-from cargento.rates import tokens_in_window
+from cargento.rates import RATE_WINDOW_S, tokens_in_window
 from cargento.readers import FileIdentity, JsonlFollower, head_bytes, open_regular, read_head_records
 from cargento.spacedock import is_boot_command, parse_boot
 from cargento.turns import TurnClock
@@ -39,11 +39,17 @@ HEAD_RECORDS = 50
 HEAD_BYTES = 256 * 1024
 #: Bounds on what a summary remembers.
 _MAX_PROMPTS = 12
-_MAX_MESSAGE_IDS = 512
+#: The newest API responses whose output tokens are remembered (to count each once). The
+#: records one response is split into are written one after another, with at most a few
+#: subagents' sidechain records between them; 512 kept about 90 KB a long session, 64 keep 11.
+_MAX_MESSAGE_IDS = 64
 _MAX_OPEN_CALLS = 64
 _MAX_TASK_TIMES = 1000
 _MAX_EVENTS = 20_000
-_EVENT_HORIZON = timedelta(hours=1)
+#: Token events this long before the newest are let go: the rate's ten-minute window and five
+#: minutes more. The window's sum stays exact while the transcript's clock runs no more than
+#: five minutes ahead of the board's; an hour kept a busy session's whole hour of events.
+_EVENT_HORIZON = timedelta(seconds=RATE_WINDOW_S + 300)
 _HEAD_CHECK_BYTES = 512
 
 
