@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 from cargento.labels import clip, project_label
 from cargento.locations import describe, resolve_root
-from cargento.rates import RATE_WINDOW_S, TokenTimeline, per_minute, tokens_in_window
+from cargento.rates import KEEP_S, RATE_WINDOW_S, TokenTimeline, per_minute, tokens_in_window
 from cargento.redact import redact
 from cargento.testing.homes import make_context
 from cargento.timestamps import newest_plausible, parse_ts
@@ -230,6 +230,53 @@ def test_a_token_timeline_sums_the_window_as_the_list_would(
     assert timeline.in_window(now) == tokens_in_window(events, now)
     assert early.in_window(now) == tokens_in_window(events[:split], now)
     assert len(timeline) == sum(1 for at, _ in events if at is not None)
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(min_value=-30, max_value=120), st.integers(min_value=-5, max_value=10_000)),
+        min_size=1,
+        max_size=400,
+    ),
+    st.integers(min_value=-300, max_value=4000),
+)
+def test_a_long_token_timeline_keeps_a_quarter_hour_and_sums_its_window_exactly(
+    steps: list[tuple[int, int]], behind_newest_s: int
+) -> None:
+    # Hours of events, mostly in order with clock steps back: the timeline lets go of those
+    # a quarter hour before the newest, and its window answers what summing every event
+    # would, for a board clock at most five minutes behind the newest event or anywhere after.
+    timeline = TokenTimeline()
+    events: list[tuple[datetime | None, int]] = []
+    at = NOW
+    for step_s, n in steps:
+        at += timedelta(seconds=step_s)
+        events.append((at, n))
+        timeline.add(at, n)
+    newest = max(when for when, _ in events if when is not None)
+    now = newest + timedelta(seconds=behind_newest_s)
+    assert timeline.in_window(now) == tokens_in_window(events, now)
+    kept_from = newest - timedelta(seconds=KEEP_S)
+    assert len(timeline) <= sum(1 for when, _ in events if when is not None and when >= kept_from) + 64
+
+
+def test_a_token_timeline_of_ten_hours_holds_the_last_quarter_hour() -> None:
+    timeline = TokenTimeline()
+    for i in range(3600):
+        timeline.add(NOW + timedelta(seconds=10 * i), 5)
+    assert len(timeline) <= 90 + 64
+    assert timeline.in_window(NOW + timedelta(seconds=10 * 3599)) == 61 * 5
+
+
+def test_a_token_timeline_answers_a_clock_five_minutes_behind_whenever_it_last_let_go() -> None:
+    # An event every ten seconds, stopped at each point of the cycle in which the timeline lets
+    # go of its oldest events: a board clock five minutes behind the newest event still sums
+    # every event of its window (eleven minutes back from it, to two minutes ahead).
+    for last in range(200, 200 + 64):
+        timeline = TokenTimeline()
+        for i in range(last + 1):
+            timeline.add(NOW + timedelta(seconds=10 * i), 1)
+        assert timeline.in_window(NOW + timedelta(seconds=10 * last - 300)) == 61 + 12
 
 
 def test_pid_alive_tells_running_exited_and_zombie_processes_apart() -> None:

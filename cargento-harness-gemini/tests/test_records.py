@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cargento_harness_gemini.history import history_of
@@ -70,7 +71,7 @@ def test_any_lines_fold_and_derive_without_raising(batch: list[dict[str, Any]]) 
         message_facts(record)
         state.apply(record)
     history = history_of(state)
-    assert all(n >= 0 for _, n in history.tokens)
+    assert history.tokens_total >= 0
     assert len(state.messages) <= 3
 
 
@@ -80,4 +81,19 @@ def test_each_id_counts_once_however_often_it_is_reappended(ids: list[str], toke
     state.apply({"sessionId": "s"})
     for ident in ids:
         state.apply({"id": ident, "type": "gemini", "content": "", "tokens": {"output": tokens}})
-    assert sum(n for _, n in history_of(state).tokens) == tokens * len(set(ids))
+    assert history_of(state).tokens_total == tokens * len(set(ids))
+
+
+def test_a_long_chat_keeps_the_token_events_of_the_last_quarter_hour() -> None:
+    # Ten hours of a response every ten seconds: the window's events are kept, not the chat's
+    # whole history, and the window's sum and the total stay what every response gives.
+    state = ChatState()
+    state.apply({"sessionId": "s"})
+    start = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    for i in range(3600):
+        at = (start + timedelta(seconds=10 * i)).isoformat()
+        state.apply({"id": f"m{i}", "type": "gemini", "timestamp": at, "content": "x", "tokens": {"output": 3}})
+    history = history_of(state)
+    assert len(history.tokens) <= 90 + 64
+    assert history.tokens_measured and history.tokens_total == 3 * 3600
+    assert history.tokens.in_window(start + timedelta(seconds=10 * 3599)) == 3 * 61

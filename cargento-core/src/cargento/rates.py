@@ -6,11 +6,18 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-__all__ = ["RATE_WINDOW_S", "TokenTimeline", "per_minute", "tokens_in_window"]
+__all__ = ["KEEP_S", "RATE_WINDOW_S", "TokenTimeline", "per_minute", "tokens_in_window"]
 
 RATE_WINDOW_S = 600.0
 #: How far ahead of now an event's timestamp may be and still count (clock skew).
 _AHEAD_S = 120.0
+#: How long before its newest event a :class:`TokenTimeline` keeps an event: the window and
+#: five minutes more. An older event reaches the window of a board whose clock is more than
+#: five minutes behind the store's newest record, and of no other.
+KEEP_S = RATE_WINDOW_S + 300.0
+#: Events let go of at once (so a long session pays one move of the kept events per this many).
+_DROP_AT_ONCE = 64
+_KEEP = timedelta(seconds=KEEP_S)
 
 
 def tokens_in_window(
@@ -34,9 +41,13 @@ class TokenTimeline:
     window's sum costs the events inside the window, not every event of the session.
 
     :meth:`in_window` answers what :func:`tokens_in_window` answers over the same events (an
-    event without a timestamp never counts; a negative count counts as zero). A reader that
+    event without a timestamp never counts; a negative count counts as zero) for a board whose
+    clock is at most five minutes behind the newest event, or anywhere after it. A reader that
     walks a long session once and then only its appended records keeps one of these instead
     of a list it sums again on every refresh.
+
+    It keeps the events of :data:`KEEP_S` before the newest one (and up to
+    :data:`_DROP_AT_ONCE` more), so a session of any length holds about a quarter hour of them.
     """
 
     __slots__ = ("_at", "_tokens")
@@ -47,13 +58,16 @@ class TokenTimeline:
 
     def add(self, at: datetime | None, tokens: int) -> None:
         """One more event; one older than the newest kept (a clock step back) is filed in its
-        place."""
+        place (and let go of with the others once a newer event leaves it behind)."""
         if at is None:
             return
         count = max(0, int(tokens))
         if not self._at or at >= self._at[-1]:
             self._at.append(at)
             self._tokens.append(count)
+            if len(self._at) > _DROP_AT_ONCE and self._at[_DROP_AT_ONCE - 1] < at - _KEEP:
+                stale = bisect_left(self._at, at - _KEEP)
+                del self._at[:stale], self._tokens[:stale]
             return
         where = bisect_right(self._at, at)
         self._at.insert(where, at)
@@ -74,6 +88,14 @@ class TokenTimeline:
 
     def __len__(self) -> int:
         return len(self._at)
+
+    def __eq__(self, other: object) -> bool:
+        """The same events kept (two timelines fed the same events in the same order are)."""
+        if not isinstance(other, TokenTimeline):
+            return NotImplemented
+        return self._at == other._at and self._tokens == other._tokens
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def per_minute(tokens: int | None, window_s: float = RATE_WINDOW_S) -> float | None:

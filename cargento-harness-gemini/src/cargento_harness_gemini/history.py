@@ -8,6 +8,7 @@ from datetime import datetime
 
 import attrs
 from cargento.models import Task, TurnEvidence
+from cargento.rates import TokenTimeline
 from cargento.sharedmethods import shared_methods
 from cargento.turns import TurnClock
 
@@ -45,9 +46,12 @@ class History:
     tasks: tuple[Task, ...] = ()
     topic: str | None = None
     model: str | None = None
-    #: ``(timestamp, output tokens)`` of every model response, each counted once.
-    tokens: tuple[tuple[datetime | None, int], ...] = ()
-    #: The sum of :attr:`tokens`' counts.
+    #: The output tokens of the model responses, each counted once, by timestamp (the last
+    #: quarter hour of them: what the rate's window needs).
+    tokens: TokenTimeline = attrs.field(factory=TokenTimeline)
+    #: Some model response recorded its output tokens (zero is a measurement; none is not).
+    tokens_measured: bool = False
+    #: The sum of every model response's output tokens.
     tokens_total: int = 0
     agents: tuple[AgentCall, ...] = ()
     #: A subagent called ``complete_task``: it handed its result back.
@@ -90,7 +94,8 @@ class _Walk:
         self.topic: str | None = None
         self.model: str | None = None
         self.tasks: tuple[Task, ...] = ()
-        self.tokens: list[tuple[datetime | None, int]] = []
+        self.tokens = TokenTimeline()
+        self.tokens_measured = False
         self.tokens_total = 0
         self.agents: dict[str, AgentCall] = {}
         self.completed = False
@@ -101,7 +106,7 @@ class _Walk:
         """A walk in the same state that goes on apart from this one."""
         twin = copy.copy(self)
         twin.clock = self.clock.copy()
-        twin.tokens = list(self.tokens)
+        twin.tokens = self.tokens.copy()
         twin.agents = dict(self.agents)
         return twin
 
@@ -140,7 +145,8 @@ class _Walk:
         self.topic = m.topic or self.topic
         self.model = m.model or self.model
         if m.output_tokens is not None:
-            self.tokens.append((m.at, m.output_tokens))
+            self.tokens.add(m.at, m.output_tokens)
+            self.tokens_measured = True
             self.tokens_total += m.output_tokens
         for call in m.agents:
             self.agents[call.agent_id or f"#{len(self.agents)}"] = call
@@ -167,7 +173,8 @@ class _Walk:
             tasks=self.tasks,
             topic=self.topic,
             model=self.model,
-            tokens=tuple(self.tokens),
+            tokens=self.tokens.copy(),
+            tokens_measured=self.tokens_measured,
             tokens_total=self.tokens_total,
             agents=tuple(self.agents.values()),
             completed=self.completed,

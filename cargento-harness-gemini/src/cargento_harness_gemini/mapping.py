@@ -9,7 +9,6 @@ import attrs
 from cargento.evidence import shown_path, turn_record
 from cargento.labels import clip
 from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
-from cargento.rates import tokens_in_window
 from cargento.readers import follow_summary
 from cargento.timestamps import newest_plausible
 
@@ -125,7 +124,7 @@ def usage_of(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     path = Path(reading.ref.path)
     history = history_for(follow(path, ctx))
     total = history.tokens_total
-    measured = bool(history.tokens)
+    measured = history.tokens_measured
     if not discovery.is_subagent_file(path):
         for child in discovery.children_of(path, reading.ref.session_id, ctx):
             try:
@@ -133,7 +132,7 @@ def usage_of(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
             except OSError:
                 continue
             total += child_history.tokens_total
-            measured = measured or bool(child_history.tokens)
+            measured = measured or child_history.tokens_measured
     if not measured:
         return None
-    return Usage(output_tokens_window=tokens_in_window(history.tokens, ctx.now), output_tokens_total=total)
+    return Usage(output_tokens_window=history.tokens.in_window(ctx.now), output_tokens_total=total)
