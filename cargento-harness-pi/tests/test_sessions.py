@@ -519,3 +519,22 @@ def test_active_path_is_a_root_chain(links: list[tuple[int, int | None]]) -> Non
         assert path[0].parent is None
         assert all(b.parent == a.id for a, b in itertools.pairwise(path))
         assert len({e.id for e in path}) == len(path)
+
+
+def test_the_tree_holds_each_name_of_a_long_session_once(tmp_path: Path) -> None:
+    # The tree keeps every entry of a session, so the names its entries repeat (model,
+    # provider, tool, stop reason, entry type) are held once, not once per entry.
+    store = PiStore(tmp_path)
+    s = store.session(cwd="/w/p", at=T0)
+    s.prompt("go", T0 + timedelta(seconds=1))
+    for i in range(100):
+        call = s.tool("bash", T0 + timedelta(seconds=2 + 3 * i))
+        s.tool_result(call, "bash", "ok", T0 + timedelta(seconds=3 + 3 * i))
+    s.reply("done", T0 + timedelta(seconds=400))
+    found = (entry_from_record(json.loads(line)) for line in s.path.read_text().splitlines())
+    entries = [e for e in found if e is not None]
+    for field in ("model", "provider", "stop_reason", "tool_name"):
+        held = {id(getattr(e, field)) for e in entries if getattr(e, field) is not None}
+        named = {getattr(e, field) for e in entries if getattr(e, field) is not None}
+        assert named and len(held) == len(named), field
+    assert len({id(t) for e in entries for t in e.tools}) == 1

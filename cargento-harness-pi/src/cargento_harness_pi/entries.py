@@ -7,6 +7,7 @@ timestamp, ...}`` of a tree. :func:`entry_from_record` keeps only the small fact
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -124,6 +125,13 @@ def _str(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _word(value: Any) -> str | None:
+    """A name from a small vocabulary (a provider, model, tool, stop reason or entry type),
+    held once however many entries of a long session name it: the tree keeps every entry."""
+    found = _str(value)
+    return None if found is None else sys.intern(found)
+
+
 def _assistant(entry: dict[str, Any], message: dict[str, Any], base: dict[str, Any]) -> Entry:
     tools: list[str] = []
     boots: list[str] = []
@@ -132,7 +140,7 @@ def _assistant(entry: dict[str, Any], message: dict[str, Any], base: dict[str, A
         for part in content:
             if not isinstance(part, dict) or part.get("type") != "toolCall":
                 continue
-            name = _str(part.get("name"))
+            name = _word(part.get("name"))
             if name:
                 tools.append(name)
             args = part.get("arguments")
@@ -145,9 +153,9 @@ def _assistant(entry: dict[str, Any], message: dict[str, Any], base: dict[str, A
         **base,
         kind="assistant",
         tools=tuple(tools),
-        stop_reason=stop if isinstance(stop, str) else None,
-        provider=_str(message.get("provider")),
-        model=_str(message.get("model")),
+        stop_reason=sys.intern(stop) if isinstance(stop, str) else None,
+        provider=_word(message.get("provider")),
+        model=_word(message.get("model")),
         output_tokens=_output(message.get("usage")),
         boot_calls=tuple(boots),
     )
@@ -184,14 +192,15 @@ def entry_from_record(record: dict[str, Any]) -> Entry | None:
                 **base,
                 kind="toolResult",
                 tool_call_id=_str(message.get("toolCallId")),
-                tool_name=_str(message.get("toolName")),
+                tool_name=_word(message.get("toolName")),
                 is_error=error is True,
                 output_tokens=_output(message.get("usage")),
                 boot=None if error is True else parse_boot(_full_text(message.get("content")), base["at"]),
             )
-        return Entry(**base, kind=role if isinstance(role, str) and role else "message")
+        return Entry(**base, kind=sys.intern(role) if isinstance(role, str) and role else "message")
+    kind = sys.intern(kind)
     if kind == "model_change":
-        return Entry(**base, kind=kind, provider=_str(record.get("provider")), model=_str(record.get("modelId")))
+        return Entry(**base, kind=kind, provider=_word(record.get("provider")), model=_word(record.get("modelId")))
     if kind in ("compaction", "branch_summary"):
         return Entry(**base, kind=kind, output_tokens=_output(record.get("usage")))
     if kind == "session_info":
