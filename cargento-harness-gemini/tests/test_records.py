@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 from cargento_harness_gemini.history import history_of
 from cargento_harness_gemini.records import header_of, message_facts
 from cargento_harness_gemini.transcript import ChatState
@@ -97,3 +98,29 @@ def test_a_long_chat_keeps_the_token_events_of_the_last_quarter_hour() -> None:
     assert len(history.tokens) <= 90 + 64
     assert history.tokens_measured and history.tokens_total == 3 * 3600
     assert history.tokens.in_window(start + timedelta(seconds=10 * 3599)) == 3 * 61
+
+
+def test_a_long_chat_holds_each_name_once() -> None:
+    # The chat keeps every message's facts, so the names they repeat (type, model, tool) are
+    # held once, not once per message.
+    state = ChatState()
+    state.apply({"sessionId": "s"})
+    for i in range(200):
+        state.apply(  # parsed from its own bytes, as a chat file's lines are
+            orjson.loads(
+                orjson.dumps(
+                    {
+                        "id": f"m{i}",
+                        "type": "gemini",
+                        "model": "gemini-2.5-pro",
+                        "content": "x",
+                        "toolCalls": [{"name": "run_shell_command", "displayName": "Shell"}],
+                    }
+                )
+            )
+        )
+    facts = list(state.messages.values())
+    assert len(facts) == 200
+    for name in ("type", "model"):
+        assert len({id(getattr(f, name)) for f in facts}) == 1, name
+    assert len({id(t) for f in facts for t in f.tools}) == 1

@@ -12,6 +12,7 @@ wrong type reads as absent.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -98,6 +99,13 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def _word(value: object) -> str | None:
+    """A name from a small vocabulary (a message type, model or tool), held once however many
+    messages of a long chat name it: the chat keeps every message's facts."""
+    found = _str(value)
+    return None if found is None else sys.intern(found)
+
+
 def header_of(record: dict[str, Any]) -> Header | None:
     """The header when *record* is a chat file's metadata line (it carries ``sessionId``)."""
     ident = _str(record.get("sessionId"))
@@ -161,7 +169,7 @@ def _todos(args: object) -> tuple[Task, ...] | None:
 def message_facts(record: dict[str, Any]) -> MessageFacts | None:
     """The facts of a message line (a string ``id`` and a string ``type``), else ``None``."""
     ident = _str(record.get("id"))
-    kind = _str(record.get("type"))
+    kind = _word(record.get("type"))
     if ident is None or kind is None:
         return None
     at = parse_ts(record.get("timestamp"))
@@ -187,7 +195,7 @@ def message_facts(record: dict[str, Any]) -> MessageFacts | None:
         name = _str(call.get("name"))
         if name is None:
             continue
-        tools.append(_str(call.get("displayName")) or name)
+        tools.append(_word(call.get("displayName")) or sys.intern(name))
         stamp = parse_ts(call.get("timestamp"))
         if stamp is not None and (last is None or stamp > last):
             last = stamp
@@ -214,7 +222,7 @@ def message_facts(record: dict[str, Any]) -> MessageFacts | None:
         last_at=last,
         has_text=kind == "gemini" and bool(_text(content).strip()),
         output_tokens=_tokens(record.get("tokens")) if kind == "gemini" else None,
-        model=_str(record.get("model")),
+        model=_word(record.get("model")),
         tools=tuple(tools),
         todos=todos,
         topic=clip(topic, 120) if topic else None,
