@@ -538,3 +538,19 @@ def test_the_tree_holds_each_name_of_a_long_session_once(tmp_path: Path) -> None
         named = {getattr(e, field) for e in entries if getattr(e, field) is not None}
         assert named and len(held) == len(named), field
     assert len({id(t) for e in entries for t in e.tools}) == 1
+
+
+def test_an_entry_names_its_parent_by_the_parents_own_id(tmp_path: Path) -> None:
+    # The tree keeps every entry: a child holds its parent's id string, not a copy of it.
+    store = PiStore(tmp_path)
+    s = store.session(cwd="/w/p", at=T0)
+    s.prompt("go", T0 + timedelta(seconds=1))
+    for i in range(20):
+        s.reply("more", T0 + timedelta(seconds=2 + i))
+    header = header_from_record(json.loads(s.path.read_text().splitlines()[0]))
+    assert header is not None
+    tree = SessionTree.open(str(s.path), header)
+    assert tree.refresh()
+    parented = [(e.parent, e) for e in tree.entries.values() if e.parent is not None]
+    assert len(parented) >= 20
+    assert all(parent is tree.entries[parent].id for parent, _ in parented)

@@ -8,6 +8,7 @@ timestamp, ...}`` of a tree. :func:`entry_from_record` keeps only the small fact
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -161,8 +162,11 @@ def _assistant(entry: dict[str, Any], message: dict[str, Any], base: dict[str, A
     )
 
 
-def entry_from_record(record: dict[str, Any]) -> Entry | None:
-    """The facts of one entry line, or ``None`` for a line that is not a tree entry."""
+def entry_from_record(record: dict[str, Any], read: Mapping[str, Entry] | None = None) -> Entry | None:
+    """The facts of one entry line, or ``None`` for a line that is not a tree entry.
+
+    *read*, the entries read before it by id: a parent among them is named by that entry's
+    own id string rather than the line's copy of it (a tree keeps every entry)."""
     eid = record.get("id")
     if not isinstance(eid, str) or not eid:
         return None
@@ -170,9 +174,13 @@ def entry_from_record(record: dict[str, Any]) -> Entry | None:
     kind = record.get("type")
     if not isinstance(kind, str) or kind == "session":
         return None
+    if not isinstance(parent, str) or not parent:
+        parent = None
+    elif read is not None and (above := read.get(parent)) is not None:
+        parent = above.id
     base: dict[str, Any] = {
         "id": eid,
-        "parent": parent if isinstance(parent, str) and parent else None,
+        "parent": parent,
         "at": parse_ts(record.get("timestamp")),
     }
     if kind == "message":

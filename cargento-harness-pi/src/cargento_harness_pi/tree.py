@@ -69,7 +69,7 @@ class SessionTree:
             return False
         for record in records:
             _count_unknown(record, self.drift)
-            entry = entry_from_record(record)
+            entry = entry_from_record(record, self.entries)
             if entry is not None:
                 self.add(entry)
         return True
