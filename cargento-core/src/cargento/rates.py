@@ -75,7 +75,8 @@ class TokenTimeline:
 
     def in_window(self, now: datetime, window_s: float = RATE_WINDOW_S) -> int:
         """The tokens of the events inside the window ending at *now* (up to two minutes ahead
-        of it counts, as in :func:`tokens_in_window`)."""
+        of it counts, as in :func:`tokens_in_window`). A *window_s* longer than
+        :data:`RATE_WINDOW_S` sums only the events kept (see the class)."""
         low = bisect_left(self._at, now - timedelta(seconds=window_s))
         high = bisect_right(self._at, now + timedelta(seconds=_AHEAD_S), low)
         return sum(self._tokens[low:high])
