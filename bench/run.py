@@ -563,6 +563,10 @@ def main(argv: list[str] | None = None) -> int:
         results["memory"] = startup.memory(64, appends_s=30.0 if args.quick else 300.0)
         results["memory_steps"] = startup.memory_steps(64)
         results["soak"] = startup.soak(120.0 if args.quick else 600.0)
+        print("what the readers keep per appended record, over simulated hours…", flush=True)
+        import retention
+
+        results["retention"] = retention.measure(quick=args.quick)
     if not args.skip_eta and want("startup"):
         import eta
 
@@ -634,6 +638,11 @@ def collect(results: dict[str, Any]) -> dict[str, Any]:
         figures["soak_growth_mb"] = results["soak"]["growth_after_warm_mb"]
     if isinstance(results.get("soak", {}).get("last_half_mb_per_hour"), (int, float)):
         figures["soak_last_half_mb_per_hour"] = results["soak"]["last_half_mb_per_hour"]
+    if "retention" in results:
+        import retention
+
+        # No target: the bytes each appended record leaves in the heap (see bench/retention.py).
+        figures.update(retention.figures(results["retention"]))
     warm_s = large.get("codex_300mb", {}).get("warm_s")
     if isinstance(warm_s, (int, float)):
         figures["warm_one_append_300mb_ms"] = warm_s * 1000.0
@@ -659,6 +668,9 @@ def print_table(figures: dict[str, Any]) -> None:
         verdict = "met" if value <= target else "MISSED"
         shown = f"{value:>8.3f}" if unit == "s" else f"{value:>8.1f}"
         print(f"{name:<42} {shown} {unit} {target:>6g} {unit}  {verdict}")
+    for name, value in figures.items():
+        if name.startswith("kept_bytes_per_append"):
+            print(f"{name:<42} {value:>8.1f} B {'—':>8}    no target (bench/retention.py)")
 
 
 if __name__ == "__main__":
