@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 from cargento.labels import clip, project_label
 from cargento.locations import describe, resolve_root
-from cargento.rates import KEEP_S, RATE_WINDOW_S, TokenTimeline, per_minute, tokens_in_window
+from cargento.rates import KEEP_S, MAX_KEPT, RATE_WINDOW_S, TokenTimeline, per_minute, tokens_in_window
 from cargento.redact import redact
 from cargento.testing.homes import make_context
 from cargento.timestamps import newest_plausible, parse_ts
@@ -310,3 +310,12 @@ def test_worktext_words_a_session_s_work_on_one_bounded_line() -> None:
     assert last_chars("line one\nline two ends here", 9) == "ends here"
     assert content_text([{"type": "text", "text": "a"}, "b", [{"text": "c"}], {"type": "image"}, 3]) == "a\nb\nc\n\n"
     assert content_text(None) == ""
+
+
+def test_a_token_timeline_of_a_million_records_at_one_moment_stays_bounded() -> None:
+    # A hostile store: every record at the same moment. The timeline keeps MAX_KEPT of them
+    # (and at most one let-go batch more), not every one.
+    timeline = TokenTimeline()
+    for _ in range(MAX_KEPT + 5_000):
+        timeline.add(NOW, 1)
+    assert MAX_KEPT <= len(timeline) <= MAX_KEPT + 64

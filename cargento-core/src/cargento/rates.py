@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-__all__ = ["KEEP_S", "RATE_WINDOW_S", "TokenTimeline", "per_minute", "tokens_in_window"]
+__all__ = ["KEEP_S", "MAX_KEPT", "RATE_WINDOW_S", "TokenTimeline", "per_minute", "tokens_in_window"]
 
 RATE_WINDOW_S = 600.0
 #: How far ahead of now an event's timestamp may be and still count (clock skew).
@@ -17,6 +17,9 @@ _AHEAD_S = 120.0
 KEEP_S = RATE_WINDOW_S + 300.0
 #: Events let go of at once (so a long session pays one move of the kept events per this many).
 _DROP_AT_ONCE = 64
+#: The most events a timeline keeps, whatever their times: a store of a million records at one
+#: moment must not be held whole. A real session writes far fewer in a quarter hour.
+MAX_KEPT = 20_000
 _KEEP = timedelta(seconds=KEEP_S)
 
 
@@ -47,7 +50,8 @@ class TokenTimeline:
     of a list it sums again on every refresh.
 
     It keeps the events of :data:`KEEP_S` before the newest one (and up to
-    :data:`_DROP_AT_ONCE` more), so a session of any length holds about a quarter hour of them.
+    :data:`_DROP_AT_ONCE` more), so a session of any length holds about a quarter hour of them,
+    and never more than :data:`MAX_KEPT` (the oldest go first).
     """
 
     __slots__ = ("_at", "_tokens")
@@ -68,6 +72,8 @@ class TokenTimeline:
             if len(self._at) > _DROP_AT_ONCE and self._at[_DROP_AT_ONCE - 1] < at - _KEEP:
                 stale = bisect_left(self._at, at - _KEEP)
                 del self._at[:stale], self._tokens[:stale]
+            elif len(self._at) > MAX_KEPT + _DROP_AT_ONCE:
+                del self._at[:_DROP_AT_ONCE], self._tokens[:_DROP_AT_ONCE]
             return
         where = bisect_right(self._at, at)
         self._at.insert(where, at)

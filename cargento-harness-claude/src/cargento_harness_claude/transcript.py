@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict, deque
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from cargento.cache import HarnessCache
 from cargento.drift import DriftCounter
 from cargento.models import LoopReading, SpacedockBoot, TurnEvidence
-from cargento.rates import RATE_WINDOW_S, tokens_in_window
+from cargento.rates import TokenTimeline
 from cargento.readers import FileIdentity, JsonlFollower, head_bytes, open_regular, read_head_records
 from cargento.spacedock import is_boot_command, parse_boot
 from cargento.turns import TurnClock
@@ -45,11 +45,6 @@ _MAX_PROMPTS = 12
 _MAX_MESSAGE_IDS = 64
 _MAX_OPEN_CALLS = 64
 _MAX_TASK_TIMES = 1000
-_MAX_EVENTS = 20_000
-#: Token events this long before the newest are let go: the rate's ten-minute window and five
-#: minutes more. The window's sum stays exact while the transcript's clock runs no more than
-#: five minutes ahead of the board's; an hour kept a busy session's whole hour of events.
-_EVENT_HORIZON = timedelta(seconds=RATE_WINDOW_S + 300)
 _HEAD_CHECK_BYTES = 512
 
 
@@ -77,7 +72,8 @@ class Summary:
         self.last_at: datetime | None = None
         self.output_total = 0
         self._by_message: OrderedDict[str, int] = OrderedDict()
-        self.events: deque[tuple[datetime | None, int]] = deque(maxlen=_MAX_EVENTS)
+        #: Output tokens by timestamp, each response once (the last quarter hour of them).
+        self.events = TokenTimeline()
         self.clock = TurnClock()
         self.open_calls: OrderedDict[str, tuple[rec.ToolCall, datetime | None]] = OrderedDict()
         self.last_tool: str | None = None
@@ -261,10 +257,7 @@ class Summary:
         if added <= 0:
             return
         self.output_total += added
-        self.events.append((at, added))
-        if at is not None:
-            while self.events and self.events[0][0] is not None and at - self.events[0][0] > _EVENT_HORIZON:
-                self.events.popleft()
+        self.events.add(at, added)
 
     def _system(self, record: dict[str, Any], at: datetime | None) -> None:
         if record.get("subtype") == "turn_duration":
@@ -313,7 +306,7 @@ class Summary:
         return self.outcomes.reading()
 
     def window_tokens(self, now: datetime) -> int:
-        return tokens_in_window(self.events, now)
+        return self.events.in_window(now)
 
     @property
     def total(self) -> int | None:
