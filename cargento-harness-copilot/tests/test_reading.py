@@ -15,9 +15,13 @@ from cargento.board import Board, BoardBuilder
 from cargento.cache import HarnessCache
 from cargento.plugins import load_registry
 from cargento.processes import StaticProcesses
+from cargento.rates import KEEP_S, tokens_in_window
 from cargento.testing import make_context, snapshot_tree
 from cargento_harness_copilot import plugin
 from cargento_harness_copilot.fixtures import CopilotSession, CopilotStore
+from cargento_harness_copilot.records import SessionSummary
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -374,6 +378,34 @@ def test_output_tokens_total_and_window(tmp_path: Path) -> None:
     assert got is not None
     assert got.output_tokens_total == 1350
     assert got.output_tokens_window == 350
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    gaps=st.lists(st.integers(-90, 400), min_size=1, max_size=120),
+    counts=st.lists(st.integers(0, 5000), min_size=120, max_size=120),
+    behind=st.integers(0, 300),
+)
+def test_token_window_of_a_long_session_keeps_a_quarter_hour(gaps: list[int], counts: list[int], behind: int) -> None:
+    """Responses over hours (a negative gap is a clock stepping back): the window's sum is every
+    response inside it, for a board clock up to five minutes behind the newest one, and what the
+    summary keeps is about a quarter hour of them, not the session."""
+    summary = SessionSummary()
+    at = ago(3 * 3600)
+    events: list[tuple[datetime, int]] = []
+    for gap, count in zip(gaps, counts, strict=False):
+        at += timedelta(seconds=gap)
+        events.append((at, count))
+        summary.feed(
+            {"type": "session.usage_record", "data": {"usage": {"outputTokens": count}}, "timestamp": at.isoformat()}
+        )
+    newest = max(when for when, _ in events)
+    now = newest - timedelta(seconds=behind)
+    assert summary.tokens.in_window(now) == tokens_in_window(events, now)
+    assert summary.tokens_total == sum(counts[: len(gaps)])
+    recent = sum(1 for when, _ in events if when >= newest - timedelta(seconds=KEEP_S))
+    stepped_back = sum(1 for gap in gaps if gap < 0)
+    assert len(summary.tokens) <= recent + 64 + stepped_back
 
 
 def test_no_usage_record_is_unmeasured_not_zero(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ from cargento.errors import HarnessError
 from cargento.evidence import shown_path
 from cargento.labels import clip
 from cargento.models import Evidence, Gate, HarnessContext, ModelInfo, SessionReading, SessionRef, Subagent, Usage
-from cargento.rates import tokens_in_window
 from cargento.readers import cached_summary, follow_summary, sqlite
 from cargento.timestamps import newest_plausible
 from cargento.turns import LONG_TURN_S
@@ -221,7 +220,7 @@ def usage(reading: SessionReading, ctx: HarnessContext) -> Usage | None:
     window: int | None = None
     total: int | None = None
     if summary is not None and summary.tokens_seen:
-        window = tokens_in_window(summary.token_events, ctx.now)
+        window = summary.tokens.in_window(ctx.now)
         total = summary.tokens_total
     units = ledger.ai_units(_cached_ledger(reading, ctx), ctx.now, ctx.window_s)
     if window is None and total is None and units is None:

@@ -19,6 +19,7 @@ import attrs
 from cargento.drift import DriftCounter
 from cargento.labels import clip, one_line
 from cargento.models import Instruction, Subagent, TurnEvidence
+from cargento.rates import TokenTimeline
 from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 from cargento.timestamps import newest_plausible, parse_ts
@@ -28,8 +29,6 @@ __all__ = ["Permission", "SessionSummary", "SubagentState", "gate_kind"]
 
 #: How many recent prompts are kept (for the continuation rule of the instruction line).
 _PROMPTS_KEPT = 8
-#: Token events older than this (relative to the newest one) are dropped from memory.
-_TOKEN_MEMORY_S = 900.0
 #: Prompts that only continue earlier work; the instruction line then names the earlier one.
 _CONTINUATIONS = frozenset(
     {"proceed", "continue", "go on", "go ahead", "yes", "y", "ok", "okay", "sure", "do it", "keep going", "next", "k"}
@@ -133,7 +132,8 @@ class SessionSummary:
     tokens_total: int = 0
     tokens_seen: bool = False
     usage_records: bool = False
-    token_events: deque[tuple[datetime, int]] = attrs.Factory(deque)
+    #: The output tokens of each response, by timestamp (the last quarter hour of them).
+    tokens: TokenTimeline = attrs.Factory(TokenTimeline)
     records: int = 0
     #: ``session.start``'s ``copilotVersion``: the CLI version that wrote the store.
     version: str | None = None
@@ -276,10 +276,7 @@ class SessionSummary:
             return
         self.tokens_seen = True
         self.tokens_total += tokens
-        if at is not None:
-            self.token_events.append((at, tokens))
-            while self.token_events and (at - self.token_events[0][0]).total_seconds() > _TOKEN_MEMORY_S:
-                self.token_events.popleft()
+        self.tokens.add(at, tokens)
 
     def _sub_started(self, data: dict[str, Any], at: datetime | None, agent: str | None) -> None:
         key = agent or _str(data.get("agentId"))
