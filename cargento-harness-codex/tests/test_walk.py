@@ -122,7 +122,7 @@ def test_cold_walk_equals_walk_then_follow(ops: list[tuple[str, int, int]], cut:
         warm = Rollout.cold(str(session.path), meta, now)
         for op, moment, n in times[cut:]:
             apply(session, op, moment, n)
-        assert warm.refresh(now)
+        assert warm.refresh()
         cold = Rollout.cold(str(session.path), meta, now)
         assert observable(warm.summary, now) == observable(cold.summary, now)
         if child and cold.summary.total is not None:
@@ -275,3 +275,28 @@ def test_open_turn_thinking_versus_tool(tmp_path: Path) -> None:
     session.tool_output(call, T0 + timedelta(seconds=3))
     reading = plugin.read_session(ref=plugin.discover(ctx=ctx).sessions[0], ctx=ctx)
     assert reading is not None and reading.thinking
+
+
+def test_a_followed_rollout_keeps_a_quarter_hour_of_increments(tmp_path: Path) -> None:
+    """Three hours of responses followed one refresh at a time: the window's sum is the last ten
+    minutes' responses, and the summary holds about a quarter hour of increments, not three
+    hours of them."""
+    store = CodexStore(tmp_path)
+    session = store.session("01a22b67-0000-7000-8000-0000000000c1", cwd="/w/p", at=T0)
+    session.turn_start(T0)
+    meta, _ = read_meta(session.path)
+    assert meta is not None
+    warm = Rollout.cold(str(session.path), meta, T0)
+    at = T0
+    for step in range(1, 3 * 360 + 1):
+        at = T0 + timedelta(seconds=10 * step)
+        session.tokens(step % 7 + 1, at)
+        assert warm.refresh()
+    window = sum(
+        step % 7 + 1
+        for step in range(1, 3 * 360 + 1)
+        if at - T0 - timedelta(seconds=10 * step) <= timedelta(minutes=10)
+    )
+    assert warm.summary.window_tokens(at) == window
+    assert warm.summary.window_tokens(at) == Rollout.cold(str(session.path), meta, at).summary.window_tokens(at)
+    assert len(warm.summary.increments) <= 90 + 1 + 64

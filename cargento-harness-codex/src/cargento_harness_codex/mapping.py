@@ -5,7 +5,6 @@ from __future__ import annotations
 from cargento.evidence import shown_path, turn_record
 from cargento.labels import clip
 from cargento.models import HarnessContext, Instruction, ModelInfo, SessionReading, SessionRef, Usage
-from cargento.rates import tokens_in_window
 from cargento.timestamps import newest_plausible
 
 from cargento_harness_codex.plan import steps_to_tasks
@@ -85,7 +84,7 @@ def usage(rollout: Rollout, ctx: HarnessContext, descendant_totals: list[int | N
     summary = rollout.summary
     if summary.total is None and not summary.limits and not any(t is not None for t in descendant_totals):
         return None
-    window = tokens_in_window(summary.window_tokens(ctx.now), ctx.now) if summary.total is not None else None
+    window = summary.window_tokens(ctx.now) if summary.total is not None else None
     totals = [t for t in (summary.total, *descendant_totals) if t is not None]
     return Usage(
         output_tokens_window=window,

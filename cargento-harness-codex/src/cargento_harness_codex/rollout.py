@@ -66,20 +66,17 @@ class Rollout:
         follower = JsonlFollower(path, max_line_bytes=MAX_LINE_BYTES)
         follower.offset = end
         follower.identity = identity
-        summary.prune(now)
         return cls(path=path, meta=meta, follower=follower, summary=summary, walked_to=end)
 
-    def refresh(self, now: datetime) -> bool:
+    def refresh(self) -> bool:
         """Fold appended records in; return False when the file was replaced (walk again)."""
         if not self.follower.changed():
-            self.summary.prune(now)
             return True
         records = self.follower.poll()
         if self.follower.reset:
             return False
         for record in records:
             self.summary.apply(fact_from_record(record))
-        self.summary.prune(now)
         return True
 
 
@@ -88,7 +85,7 @@ def load(cache: HarnessCache, path: str, meta: RolloutMeta, now: datetime) -> Ro
     key = f"rollout:{path}"
     try:
         current = cache.get(key)
-        if isinstance(current, Rollout) and current.meta == meta and current.refresh(now):
+        if isinstance(current, Rollout) and current.meta == meta and current.refresh():
             cache.set(key, current)
             return current
         fresh = Rollout.cold(path, meta, now)

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 import attrs
 from cargento.drift import DriftCounter
 from cargento.models import RateLimit, SpacedockBoot, TurnEvidence
+from cargento.rates import TokenTimeline
 from cargento.sharedmethods import shared_methods
 from cargento.sharedrepr import shared_repr
 from cargento.turns import QUIET_GAP_S, TurnClock
@@ -38,7 +39,8 @@ from cargento_harness_codex.records import Fact
 
 __all__ = ["KEEP_S", "MAX_TURNS", "Said", "Summary", "is_continuation", "walk_summary"]
 
-#: Usage increments older than this (relative to the reading time) are dropped.
+#: How far before the reading time the cold walk looks for usage increments (the ten-minute
+#: window and three minutes of skew); an older one never reaches the window.
 KEEP_S = 600.0 + 180.0
 #: Completed turn durations kept as the sample for the estimate.
 MAX_TURNS = 20
@@ -90,7 +92,8 @@ class Summary:
     counting: bool = True
     cumulative: int = 0
     total: int | None = None
-    increments: list[tuple[datetime, int]] = attrs.Factory(list)
+    #: The output-token increments of the thread's records, by timestamp (a quarter hour of them).
+    increments: TokenTimeline = attrs.Factory(TokenTimeline)
     limits: tuple[RateLimit, ...] = ()
     #: The newest ``spacedock status --boot`` result, and the boot calls still awaiting one.
     spacedock: SpacedockBoot | None = None
@@ -168,17 +171,11 @@ class Summary:
         delta = value - self.cumulative if value >= self.cumulative else value
         self.cumulative = value
         self.total = value
-        if delta > 0 and fact.at is not None:
-            self.increments.append((fact.at, delta))
+        if delta > 0:
+            self.increments.add(fact.at, delta)
 
     def _own(self, fact: Fact) -> bool:
         return fact.thread_id is None or not self.meta.is_subagent or fact.thread_id == self.meta.id
-
-    def prune(self, now: datetime) -> None:
-        """Forget usage increments too old to reach the ten-minute window again."""
-        horizon = _horizon(now)
-        if self.increments and self.increments[0][0] < horizon:
-            self.increments = [item for item in self.increments if item[0] >= horizon]
 
     # -- readings -------------------------------------------------------------------------
 
@@ -186,8 +183,9 @@ class Summary:
         evidence = self.clock.evidence()
         return attrs.evolve(evidence, completed_s=tuple(self.completed[-MAX_TURNS:]))
 
-    def window_tokens(self, now: datetime) -> list[tuple[datetime | None, int]]:
-        return [(at, n) for at, n in self.increments if at >= _horizon(now)]
+    def window_tokens(self, now: datetime) -> int:
+        """The output tokens of the increments in the ten-minute window ending at *now*."""
+        return self.increments.in_window(now)
 
 
 def _span(clock: TurnClock, at: datetime) -> float:
@@ -361,7 +359,7 @@ def _settle_usage(out: Summary, usage: list[tuple[int, Fact]]) -> None:
     values = [f.cumulative for _, f in usage if f.cumulative is not None]
     out.total = values[0]
     out.cumulative = values[0]
-    increments: list[tuple[datetime, int]] = []
+    increments: list[tuple[datetime | None, int]] = []
     for position, (_, fact) in enumerate(usage):
         value = values[position]
         older = values[position + 1] if position + 1 < len(values) else None
@@ -370,6 +368,7 @@ def _settle_usage(out: Summary, usage: list[tuple[int, Fact]]) -> None:
             # reached the counting start; otherwise its increment is outside the window anyway.
             older = 0
         delta = value - older if value >= older else value
-        if delta > 0 and fact.at is not None:
+        if delta > 0:
             increments.append((fact.at, delta))
-    out.increments = list(reversed(increments))
+    for at, delta in reversed(increments):
+        out.increments.add(at, delta)
