@@ -9,6 +9,7 @@ small so that short chats move the checkpoint, fall below it and start it again.
 
 from __future__ import annotations
 
+import copy
 import statistics
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -120,12 +121,18 @@ def test_a_resumed_walk_reads_what_a_whole_walk_does(
         patch.setattr(history_module, "TAIL", tail)
         chat = Chat(kind)
         at = T0
+        taken: list[tuple[Any, Any]] = []
         for op, gap_s, derive in steps:
             at += timedelta(seconds=gap_s)  # a negative gap: a clock stepping back
             chat.operate(op, at)
             if derive:
-                assert history_for(chat.state) == history_of(chat.state)
+                resumed, whole = history_for(chat.state), history_of(chat.state)
+                assert resumed == whole
+                taken.append((resumed, copy.deepcopy(whole)))
         assert history_for(chat.state) == history_of(chat.state)
+        # A History handed out stays what it was: later walks share nothing it holds.
+        for resumed, then in taken:
+            assert resumed == then
 
 
 def test_a_refresh_after_one_append_walks_the_tail_not_the_chat(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -112,6 +112,8 @@ class _Walk:
 
     def feed(self, m: MessageFacts) -> None:
         """The next message, in file order."""
+        if self.fed < 0:
+            raise RuntimeError("a walk whose history was taken is not fed again")
         self.fed += 1
         clock = self.clock
         if m.at is not None and (self.first_at is None or m.at < self.first_at):
@@ -160,7 +162,10 @@ class _Walk:
                 self.pending = True
 
     def history(self) -> History:
-        """The facts of the messages fed so far."""
+        """The facts of the messages fed so far: the walk's last use. Its token timeline goes to
+        the History as it is (a refresh of a long chat made a copy of it), so nothing is fed to
+        a walk after this; the resumable walk is the checkpoint, of which this is a copy."""
+        self.fed = -1  # spent: feed() refuses it
         return History(
             first_prompt=self.first_prompt,
             prompt=self.prompt,
@@ -173,7 +178,7 @@ class _Walk:
             tasks=self.tasks,
             topic=self.topic,
             model=self.model,
-            tokens=self.tokens.copy(),
+            tokens=self.tokens,
             tokens_measured=self.tokens_measured,
             tokens_total=self.tokens_total,
             agents=tuple(self.agents.values()),
