@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from cargento.plugins import load_registry
+from cargento.plugins import Ok, load_registry
 
 
 def _third_party(records: dict[str, object]) -> dict[str, object]:
@@ -84,6 +84,22 @@ def test_duplicate_id(fake_dist: Callable[..., Path], good_plugin: str) -> None:
     reg = load_registry(only=["dupx"])
     statuses = sorted(r.status for r in reg.records.values() if r.name == "dupx")
     assert statuses == ["duplicate", "loaded"]
+
+
+def test_each_harness_answers_its_own_hooks_after_all_have_loaded(
+    fake_dist: Callable[..., Path], good_plugin: str
+) -> None:
+    """A hook called on one harness while the plugins load (harness_info, for each as it
+    registers) answers that harness's own implementation afterwards too, not the plugin that
+    registered last."""
+    for key in ("xone", "xtwo", "xthree"):
+        fake_dist(f"cargento-harness-{key}", key, f"{key}_plugin", good_plugin.format(key=key))
+    reg = load_registry(only=["xone", "xtwo", "xthree"])
+    assert reg.loaded() == ["xone", "xthree", "xtwo"]
+    for key in reg.loaded():
+        info = reg.call(key, "harness_info")
+        assert isinstance(info, Ok) and info.value.key == key
+        assert reg.harnesses[key].key == key
 
 
 def test_allow_and_block_lists_from_environment(fake_dist: Callable[..., Path], good_plugin: str) -> None:

@@ -225,6 +225,22 @@ def test_the_status_line_forwarders_quota_reaches_the_strip_through_the_hub(
     assert abs(w["used_percent"] - 40.0) < 1e-9 and w["pressure"] is False
 
 
+def test_a_pushed_window_is_named_by_its_own_harness_whatever_loaded_after_it(
+    serve: Any, builder_for: Any, tmp_path: Path, hub: EventHub
+) -> None:
+    """The strip names a window by the harness it belongs to, also when another plugin was
+    registered after that harness (the labels once all read the last plugin's name)."""
+    from cargento_harness_antigravity import plugin as antigravity
+
+    builder = builder_for([("antigravity", antigravity), ("fake", FakeHarness("fake"))], tmp_path)
+    server = serve(builder, hub=hub, features=[FEATURE], state_dir=tmp_path / "state")
+    push = {"agent_state": "idle", "conversation_id": "", "quota": quota_block(0.6)}
+    answer = httpx.post(server.url + "/api/events/antigravity", json=push, headers={CAPABILITY_HEADER: CAP}, timeout=5)
+    assert answer.status_code == 202
+    doc = capacity_of(server, lambda c: any(w["key"] == "antigravity:5h" for w in c["windows"]))
+    assert {w["harness_label"] for w in doc["windows"] if w["harness"] == "antigravity"} == {"Antigravity CLI"}
+
+
 def test_no_usage_ignores_pushed_quota_and_asks_no_vendor(
     serve: Any, builder_for: Any, tmp_path: Path, hub: EventHub
 ) -> None:

@@ -187,6 +187,10 @@ class Registry:
             return self._record(PluginRecord(status="invalid", error=str(exc), **base))
         except ValueError as exc:
             return self._record(PluginRecord(status="duplicate", error=str(exc), **base))
+        # A caller made before this registration leaves out only the plugins registered then,
+        # so it would take this one in too (harness_info, called for each plugin as it loads,
+        # answered the last plugin's info for every harness once all had loaded).
+        self._callers.clear()
         hooks = tuple(sorted(h.name for h in (self.pm.get_hookcallers(plugin) or [])))
         unknown = [h for h in hooks if h not in hookspecs.HOOK_NAMES]
         missing = [h for h in hookspecs.REQUIRED_HOOKS if h not in hooks]
@@ -241,6 +245,8 @@ class Registry:
     # -- calls --------------------------------------------------------------------------
 
     def _caller(self, harness: str, hook: str) -> Any:
+        """*hook* of the one plugin *harness*: pluggy's caller without the plugins registered
+        now (so :meth:`add` drops every cached caller when it registers another)."""
         key = (harness, hook)
         caller = self._callers.get(key)
         if caller is None:
