@@ -67,12 +67,15 @@ def test_a_row_fed_by_telemetry_says_so_and_its_page_lists_the_figures(
         mark = page.locator(f"main li.row[data-key='claude:{SID}'] .otel-mark")
         mark.wait_for(timeout=15_000)
         assert mark.get_attribute("data-otel") == "live"
-        assert "4,321 output tokens" in (mark.get_attribute("title") or "")
+        title = mark.get_attribute("title") or ""
+        assert "4,321 output tokens" in title and "tok/min" in title and "[object" not in title
         page.locator(f"main li.row[data-key='claude:{SID}'] a.title").click()
         section = page.locator("section.telemetry")
         section.wait_for(timeout=10_000)
         text = section.inner_text()
         assert "4,321" in text and "not reported by this harness" not in text.split("Cost")[0]
+        assert "[object" not in text
+        assert "tok/min" in text.split("Output rate (10 min)")[1].split("Cost")[0]
         assert "they never decide its state" in text
         page.goto(server.url + "/#n=attention")
         coverage = page.locator(".telemetry-coverage")

@@ -24,7 +24,7 @@ function isStale(f, ctx) {
 
 function describe(f, ctx) {
   const parts = [];
-  if (f.output_tokens != null) parts.push(`${f.output_tokens.toLocaleString()} output tokens (${rate(f.output_tokens_per_min)})`);
+  if (f.output_tokens != null) parts.push(`${f.output_tokens.toLocaleString()} output tokens (${rate(f.output_tokens_per_min).text || "rate unmeasured"})`);
   if (f.cost_usd != null) parts.push(`$${f.cost_usd.toFixed(2)}`);
   if (f.api_errors) parts.push(`${f.api_errors} API error${f.api_errors === 1 ? "" : "s"}`);
   const heard = ago(since(ctx, f.last_at));
@@ -51,7 +51,7 @@ function TelemetrySection({ session, ctx, board }) {
       ${stale ? " The feed has gone quiet, so these figures are as of its last delivery." : ""}</p>
     <dl class="facts">
       <dt>Output tokens</dt><dd>${f.output_tokens == null ? html`<span class="muted">not reported</span>` : f.output_tokens.toLocaleString()}</dd>
-      <dt>Output rate (10 min)</dt><dd>${f.output_tokens_per_min == null ? html`<span class="muted">not reported</span>` : rate(f.output_tokens_per_min)}</dd>
+      <dt>Output rate (10 min)</dt><dd>${f.output_tokens_per_min == null ? html`<span class="muted">not reported</span>` : rate(f.output_tokens_per_min).text}</dd>
       <dt>Cost</dt><dd>${f.cost_usd == null ? html`<span class="muted">not reported by this harness</span>` : `$${f.cost_usd.toFixed(4)}`}</dd>
       <dt>API errors</dt><dd>${f.api_errors}</dd>
       ${decisions.length ? html`<dt>Tool decisions</dt><dd>${decisions.map(([k, n]) => `${k} ${n}`).join(", ")}</dd>` : null}
