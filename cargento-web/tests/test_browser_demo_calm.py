@@ -246,6 +246,47 @@ def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, 
     _CALM.check_every_view(axe_page, demo.url, views, axe_source)
 
 
+def test_no_view_of_the_demo_scrolls_sideways_on_a_phone(demo: Any, page_for: Any) -> None:
+    """At 390 px every view of the richest board (capacity windows, cockpit, intent log, a
+    session page) fits the screen: a phone opened from a nudge never scrolls sideways."""
+    board = demo.board()
+    stuck = next(s for s in board["sessions"] if s["title"] == "Invoice suite against the new ledger")
+    page = page_for(demo.url + "/", width=390, height=844)
+    page.wait_for_selector("section.capacity li.cap-row", timeout=30_000)
+    for hash_ in (
+        "#n=sessions",
+        "#n=projects",
+        "#n=attention",
+        "#n=intent",
+        "#n=project:acme%2Fapi",
+        f"#n=session:acme%2Fbilling:claude:{stuck['session_id']}",
+    ):
+        page.evaluate(f"location.hash = {hash_!r}")
+        page.wait_for_timeout(600)
+        wider = page.evaluate(
+            """() => { const w = document.documentElement.clientWidth; const out = [];
+              const clipped = (el) => { for (let a = el.parentElement; a; a = a.parentElement)
+                if (getComputedStyle(a).overflowX !== 'visible') return true; return false; };
+              for (const el of document.querySelectorAll('body *')) {
+                const r = el.getBoundingClientRect();
+                if (!clipped(el) && (r.right > w + 1 || r.left + el.scrollWidth > w + 1)) out.push(el.tagName + '.' + el.className + ' ' + Math.round(r.left + el.scrollWidth)); }
+              return [document.documentElement.scrollWidth - w, out.slice(0, 5)]; }"""
+        )
+        if wider[0] > 0:
+            culprit = page.evaluate(
+                """() => { const w = document.documentElement.clientWidth; let el = document.body;
+                  const path = [];
+                  for (;;) { let found = null;
+                    for (const c of el.children) { const d = c.style.display; c.style.display = 'none';
+                      const sw = document.documentElement.scrollWidth; c.style.display = d;
+                      if (sw <= w) { found = c; break; } }
+                    if (!found) break; path.push(found.tagName + '.' + found.className); el = found; }
+                  return path.join(' > ') + ' :: ' + el.outerHTML.slice(0, 600); }"""
+            )
+            raise AssertionError(f"{hash_} scrolls sideways by {wider[0]}px at 390px: {culprit}")
+    assert page.errors == []
+
+
 @pytest.mark.skipif(
     not os.environ.get("CARGENTO_SCREENSHOTS"), reason="refreshes docs/screenshots only with CARGENTO_SCREENSHOTS=1"
 )
