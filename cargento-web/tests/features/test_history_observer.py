@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cargento.board import Board, BoardSession, BoardTask, Waiting
-from cargento_web.history.observer import BoardObserver
+from cargento_web.history.observer import UNWATCHED, BoardObserver
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 Row = Callable[..., BoardSession]
@@ -54,6 +54,19 @@ def test_first_sight_is_a_baseline(row: Row, board_of: Boards, task_of: Task) ->
     assert [(o.session_id, o.kind) for o in made] == [("fresh", "state")], (
         "a session outside the window, one the history knows, and completions before first sight are not observations"
     )
+
+
+def test_a_known_session_found_in_another_state_records_the_change_it_missed(row: Row, board_of: Boards) -> None:
+    """The history's last word on a session is Idle, and this server first sees it Working:
+    the change is recorded at this board, from the row's source, said to be unwatched."""
+    last = {"moved": "idle", "same": "working"}
+    seen = BoardObserver(known=lambda h, s: s in last, days=14, last_state=lambda h, s: last.get(s))
+    moved = row("moved", state="working", state_source="store")
+    same = row("same", state="working")
+    made = seen.observe(board_of(T0, moved, same))
+    assert [(o.session_id, o.kind, o.previous, o.state) for o in made] == [("moved", "state", "idle", "working")]
+    assert made[0].at == T0 and made[0].source == "store" and made[0].detail == UNWATCHED
+    assert seen.observe(board_of(T0 + timedelta(seconds=5), moved, same)) == []
 
 
 def test_subagents_starting_and_stopping_are_the_delegation_record(row: Row, board_of: Boards) -> None:

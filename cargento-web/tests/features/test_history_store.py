@@ -343,6 +343,66 @@ def test_holds_says_whether_a_session_is_held_until_its_last_observation_goes(tm
     assert [again.holds("claude", s) for s in ("new", "newer")] == [True, True]
 
 
+def test_a_first_batch_out_of_time_order_is_held_oldest_first_and_trimmed_from_the_oldest(tmp_path: Path) -> None:
+    """A batch newest first into an empty store (the demo seeds one so) is held in time order,
+    and a size trim lets go of its oldest, not of whatever came first."""
+    store = HistoryStore(tmp_path, max_bytes=300, clock=Clock())
+    store.load()
+    store.record([obs(0, "a", detail="newest"), obs(1, "a", detail="older")])
+    assert [o.detail for o in store.all()] == ["newest"]
+    roomy = HistoryStore(tmp_path / "roomy", clock=Clock())
+    roomy.load()
+    roomy.record([obs(0, "a"), obs(2, "b"), obs(1, "a")])
+    assert [o.at for o in roomy.all()] == sorted(o.at for o in roomy.all())
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    batches=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["a", "b"]),
+                st.sampled_from(["state", "turn_started", "wait_started"]),
+                st.sampled_from(["idle", "working", "needs_input"]),
+                st.integers(min_value=0, max_value=3000),
+            ),
+            min_size=1,
+            max_size=6,
+        ),
+        max_size=8,
+    ),
+    cap=st.integers(min_value=300, max_value=4000),
+)
+def test_last_state_is_the_newest_state_observation_held(
+    tmp_path: Path, batches: list[list[tuple[str, str, str, int]]], cap: int
+) -> None:
+    """Through out-of-order batches, eviction by age and by size, and a restart, the state a
+    first sight compares with is that of the newest state observation still held."""
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    clock = Clock()
+    store = HistoryStore(folder, days=1, max_bytes=cap, clock=clock)
+    store.load()
+
+    def expected(held: HistoryStore, sid: str) -> str | None:
+        states = [o.state for o in held.session("claude", sid) if o.kind == "state"]
+        return states[-1] if states else None
+
+    for batch in batches:
+        store.record(
+            [
+                attrs.evolve(obs(minutes, sid), kind=kind, state=state if kind == "state" else None)
+                for sid, kind, state, minutes in batch
+            ]
+        )
+        for sid in ("a", "b"):
+            assert store.last_state("claude", sid) == expected(store, sid)
+    store.flush()
+    again = HistoryStore(folder, days=1, max_bytes=cap, clock=clock)
+    again.load()
+    for sid in ("a", "b"):
+        assert again.last_state("claude", sid) == expected(again, sid) == store.last_state("claude", sid)
+
+
 def test_a_store_read_back_redacts_each_distinct_string_once_and_still_redacts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -356,7 +416,8 @@ def test_a_store_read_back_redacts_each_distinct_string_once_and_still_redacts(
     assert store.flush()
     path = tmp_path / HISTORY_FILE
     doc = orjson.loads(path.read_bytes())
-    doc["observations"][0]["detail"] = "ran deploy --password hunter2hunter2"
+    first_of_s0 = next(o for o in doc["observations"] if o["sid"] == "s0")
+    first_of_s0["detail"] = "ran deploy --password hunter2hunter2"
     path.write_bytes(orjson.dumps(doc))
 
     asked = record_redactions(monkeypatch)

@@ -109,6 +109,7 @@ class HistoryExtension(Extension):
             known=lambda h, s: store is not None and store.holds(h, s),
             days=options.history_days,
             end_reason=end_reason,
+            last_state=lambda h, s: None if store is None else store.last_state(h, s),
         )
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:

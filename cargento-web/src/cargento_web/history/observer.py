@@ -23,7 +23,7 @@ from cargento.sharedmethods import shared_methods
 
 from cargento_web.history.store import Observation
 
-__all__ = ["BoardObserver", "RowFacts"]
+__all__ = ["UNWATCHED", "BoardObserver", "RowFacts"]
 
 _DETAIL_LIMIT = 200
 
@@ -68,12 +68,20 @@ def _clip(text: str | None) -> str | None:
     return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 1] + "…"
 
 
+#: The detail of a state change found at a first sight: it happened before this board.
+UNWATCHED = "changed while no server watched; seen at this board"
+
+
 class BoardObserver:
     """Turns consecutive boards into :class:`Observation`s.
 
     :param known: whether the history already holds anything of a session (first sight).
     :param days: the history window (a first sight older than it is not recorded).
     :param end_reason: the reason the session-end store holds for a session's end, if any.
+    :param last_state: the state the history last recorded for a session it knows, if any: a
+        first sight that finds another one records the change, seen at that board (the
+        session moved while no server watched it), so the timeline never ends on a state the
+        row contradicts.
     """
 
     def __init__(
@@ -82,8 +90,10 @@ class BoardObserver:
         known: Callable[[str, str], bool],
         days: float,
         end_reason: Callable[[str, str], str | None] = lambda h, s: None,
+        last_state: Callable[[str, str], str | None] = lambda h, s: None,
     ) -> None:
         self.known = known
+        self.last_state = last_state
         self.days = days
         self.end_reason = end_reason
         self._rows: dict[tuple[str, str], RowFacts] = {}
@@ -129,7 +139,10 @@ class BoardObserver:
 
     def _first_sight(self, s: BoardSession, facts: RowFacts, now: datetime) -> list[Observation]:
         if self.known(s.harness, s.session_id):
-            return []
+            before = self.last_state(s.harness, s.session_id)
+            if before is None or before == facts.state:
+                return []
+            return [self._make(s, "state", now, facts.source, state=facts.state, previous=before, detail=UNWATCHED)]
         active_at = s.last_active_at or s.started_at
         if active_at is None or now - active_at > timedelta(days=self.days):
             return []

@@ -228,6 +228,8 @@ def _encoded(o: Observation, memo: dict[str, str] | None = None) -> bytes:
 #: own): 3 to 4.5 MB at the 1 MB cap, against about 360 held as bytes with one string for each
 #: session and project the store names.
 _Held = tuple[datetime, str, str, "str | None", bytes]
+#: How a state observation's stored bytes name its kind (orjson writes no spaces).
+_STATE_KIND = b'"kind":"state"'
 
 
 def _held(o: Observation, shared: dict[str, str], memo: dict[str, str] | None = None) -> _Held:
@@ -343,6 +345,8 @@ class HistoryStore:
         self._shared: dict[str, str] = {}
         #: How many observations are held of each session (``holds`` on every first sight).
         self._counts: dict[tuple[str, str], int] = {}
+        #: Each session's newest state observation held (a first sight compares the row with it).
+        self._last_states: dict[tuple[str, str], _Held] = {}
         self._bytes = len(_HEAD) + 2  # "]}" closes the document
         self._evicted = False
         self._known: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) as we left it
@@ -361,7 +365,7 @@ class HistoryStore:
             self.reset = None
             self.reset_at = None
             found = self._read_disk()
-            self._items, self._bytes, self._counts = [], len(_HEAD) + 2, {}
+            self._items, self._bytes, self._counts, self._last_states = [], len(_HEAD) + 2, {}, {}
             if found:
                 self._add_held(found)
             if self._trim():
@@ -460,6 +464,13 @@ class HistoryStore:
                         return o
         return None
 
+    def last_state(self, harness: str, session_id: str) -> str | None:
+        """The state the session's newest state observation held records, if any (one look-up:
+        a server's first board asks it of every session the history knows)."""
+        with self._lock:
+            held = self._last_states.get((harness, session_id))
+            return None if held is None else _decoded(held).state
+
     def window(self, harness: str | None = None, session_id: str | None = None) -> Window:
         """The span held: the whole store's, or one session's when named."""
         with self._lock:
@@ -501,11 +512,23 @@ class HistoryStore:
         self._add_held([_held(o, self._shared, memo) for o in batch])
 
     def _add_held(self, entries: list[_Held]) -> None:
-        counts = self._counts
+        counts, states = self._counts, self._last_states
         for e in entries:
             key = (e[1], e[2])
             counts[key] = counts.get(key, 0) + 1
-        in_order = not self._items or all(e[0] >= self._items[-1][0] for e in entries)
+            if _STATE_KIND in e[4]:
+                newest = states.get(key)
+                if newest is None or e[0] >= newest[0]:
+                    states[key] = e
+        # In order when each entry is no older than the one before it, the held ones included
+        # (a batch into an empty store too: the trims drop from the front, the oldest).
+        before = self._items[-1][0] if self._items else None
+        in_order = True
+        for e in entries:
+            if before is not None and e[0] < before:
+                in_order = False
+                break
+            before = e[0]
         self._items.extend(entries)
         if not in_order:
             self._items.sort(key=lambda e: e[0])
@@ -523,9 +546,11 @@ class HistoryStore:
             size -= len(self._items[drop][4]) + 1
             drop += 1
         if drop:
-            counts = self._counts
+            counts, states = self._counts, self._last_states
             for e in self._items[:drop]:
                 key = (e[1], e[2])
+                if states.get(key) is e:  # the oldest go first: none of its states is left
+                    del states[key]
                 left = counts[key] - 1
                 if left:
                     counts[key] = left
