@@ -38,10 +38,10 @@ PI_SESSION = "pi-busy-0001"
 
 @pytest.fixture
 def ask_server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., Any]:
-    def start(options: Options | None = None) -> Any:
+    def start(options: Options | None = None, features: tuple[str, ...] = ("cargento_web.ask",)) -> Any:
         hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
         builder = builder_for([("pi", _TB.pi_harness())], tmp_path)
-        server = serve(builder, hub=hub, features=["cargento_web.ask"], options=options, all_sessions=True)
+        server = serve(builder, hub=hub, features=list(features), options=options, all_sessions=True)
         server.hub = hub
         return server
 
@@ -110,6 +110,27 @@ def test_the_options_are_buttons_and_a_click_answers_by_index(ask_server: Any, p
     assert wait_until(page, "document.querySelectorAll('.session-asks').length === 0", timeout=5.0)
     assert _poll(server, question_id)["status"] == "answered"
     assert _poll(server, question_id)["index"] == 1
+    assert page.errors == []
+
+
+def test_a_question_waits_in_its_projects_command_until_answered(ask_server: Any, page_for: Any) -> None:
+    """The project cockpit's COMMAND lists a question its session asks (answerable there), and
+    says nothing waits only once it is answered."""
+    server = ask_server(features=("cargento_web.ask", "cargento_web.cockpit"))
+    page = page_for(server.url + "/#n=project:code%2Ftokenizer")
+    command = page.locator("[data-part='command']")
+    command.wait_for(timeout=10_000)
+    assert "Nothing in this project waits on you." in command.inner_text()
+    asked = _ask(server, question="Bump the lockfile too?", options=["Yes", "No"], harness="pi", session_id=PI_SESSION)
+    assert asked.status_code == 201, asked.text
+    card = command.locator(f'.ask-question[data-question="{asked.json()["id"]}"]')
+    card.wait_for(timeout=10_000)
+    assert "Nothing in this project waits on you." not in command.inner_text()
+    card.locator("button.ask-option", has_text="No").click()
+    assert wait_until(
+        page, "document.querySelector(\"[data-part='command'] [data-waiting='0']\") !== null", timeout=5.0
+    )
+    assert _poll(server, asked.json()["id"])["index"] == 1
     assert page.errors == []
 
 

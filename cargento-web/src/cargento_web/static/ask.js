@@ -26,6 +26,14 @@ export function openQuestions(board, ctx) {
   return (board.questions || []).filter((q) => !q.expires_at || Date.parse(q.expires_at) > now);
 }
 
+// The open questions the sessions of *scope* (board rows) ask: what a project's COMMAND lists
+// beside its rows that need input. None while the lane is off.
+export function questionsFrom(board, ctx, scope) {
+  if (!laneOn()) return [];
+  const asking = new Set(scope.map((s) => `${s.harness}\u0000${s.session_id}`));
+  return openQuestions(board, ctx).filter((q) => asking.has(`${q.harness}\u0000${q.session_id}`));
+}
+
 function questionsOf(board, ctx, harness, sid) {
   return openQuestions(board, ctx).filter((q) => q.harness === harness && q.session_id === sid);
 }

@@ -16,6 +16,7 @@ import { StageStrip, workflowsIn } from "/static/spacedock.js";
 import { Tripwires, tripwiresOf } from "/static/tripwires.js";
 import { Outcome, readingOf } from "/static/endings.js";
 import { FILTERS, filterKey, keep, savedFilter, windowCaption } from "/static/history.js";
+import { QuestionCard, questionsFrom } from "/static/ask.js";
 
 const html = htm.bind(h);
 
@@ -175,7 +176,12 @@ function Execution({ scope, selected, board, project, ctx }) {
 
 function Command({ scope, board, ctx }) {
   const waiting = scope.filter((s) => s.state === "needs_input");
+  // A question asked through the ask lane waits on you as much as a row that needs input.
+  const asked = questionsFrom(board, ctx, scope);
   return html`<div class="bf-part" data-part="command"><h3>COMMAND</h3>
+    ${asked.length
+      ? html`<div class="bf-asked">${asked.map((q) => html`<${QuestionCard} key=${q.id} question=${q} board=${board} ctx=${ctx} />`)}</div>`
+      : null}
     ${waiting.length
       ? html`<ul class="bf-waiting">${waiting.map((s) => html`<li data-key=${s.key}>
           <a href=${sessionHash(s)}>${s.title || html`<span class="muted">title never published</span>`}</a> <span class="muted small">${s.harness_label}</span>
@@ -185,7 +191,9 @@ function Command({ scope, board, ctx }) {
             ? html`<${CopyButton} text=${s.resume_command} label="COPY RESUME" what="resume command" />`
             : null}</div>
         </li>`)}</ul>`
-      : html`<p class="muted" data-waiting="0">Nothing in this project waits on you.</p>`}
+      : asked.length
+        ? null
+        : html`<p class="muted" data-waiting="0">Nothing in this project waits on you.</p>`}
   </div>`;
 }
 
