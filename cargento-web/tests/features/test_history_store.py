@@ -344,7 +344,7 @@ def test_holds_says_whether_a_session_is_held_until_its_last_observation_goes(tm
 
 
 def test_a_first_batch_out_of_time_order_is_held_oldest_first_and_trimmed_from_the_oldest(tmp_path: Path) -> None:
-    """A batch newest first into an empty store (the demo seeds one so) is held in time order,
+    """A batch newest first into an empty store (a caller may hand one so) is held in time order,
     and a size trim lets go of its oldest, not of whatever came first."""
     store = HistoryStore(tmp_path, max_bytes=300, clock=Clock())
     store.load()
