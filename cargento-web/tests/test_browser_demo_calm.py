@@ -246,6 +246,21 @@ def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, 
     _CALM.check_every_view(axe_page, demo.url, views, axe_source)
 
 
+@pytest.mark.parametrize("width", [1440, 390])
+def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, page_for: Any, width: int) -> None:
+    """A row is known by its title: a role, a loop, an ending chip or a workflow strip beside it
+    gives way before the title does (the demo's Spacedock first officer carries all of them)."""
+    page = page_for(demo.url + "/", width=width, height=900)
+    page.wait_for_selector("main li.row .role", timeout=30_000)
+    hidden = page.evaluate(
+        """() => [...document.querySelectorAll('main li.row a.title')]
+          .filter((a) => a.textContent.trim() && a.getBoundingClientRect().width < Math.min(40, a.scrollWidth))
+          .map((a) => a.textContent.trim() + ' ' + Math.round(a.getBoundingClientRect().width) + 'px')"""
+    )
+    assert hidden == [], f"titles squeezed out at {width}px: {hidden}"
+    assert page.errors == []
+
+
 def test_no_view_of_the_demo_scrolls_sideways_on_a_phone(demo: Any, page_for: Any) -> None:
     """At 390 px every view of the richest board (capacity windows, cockpit, intent log, a
     session page) fits the screen: a phone opened from a nudge never scrolls sideways."""

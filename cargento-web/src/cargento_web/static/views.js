@@ -247,7 +247,7 @@ export function SessionRow({ session, ctx, onToggle }) {
         : null}</span>
       <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
       <span class="c-title"><a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">${untitled(s)}</span>`}</a>${s.role
-        ? html` <span class="role">${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}<${Slot} name="row.marks" session=${s} ctx=${ctx} />
+        ? html` <span class="role" title=${s.role}>${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}<${Slot} name="row.marks" session=${s} ctx=${ctx} />
         <span class="sid" title=${s.session_id}>${s.display_id}</span></span>
       <span class="c-proj proj" title=${s.project || "no project label"}>${s.project || html`<span class="sr-only">no project label</span>`}</span>
       <span class="c-now detail" title=${nowTitle(s)}><${Slot} name="row.now" session=${s} ctx=${ctx} />${nowText(s, ctx)}</span>
