@@ -258,6 +258,14 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
           .map((a) => a.textContent.trim() + ' ' + Math.round(a.getBoundingClientRect().width) + 'px')"""
     )
     assert hidden == [], f"titles squeezed out at {width}px: {hidden}"
+    page.wait_for_selector("main li.row[data-state='needs_input']", timeout=90_000)
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll('main li.row .c-state')]
+          .filter((cell) => { const badge = cell.querySelector('.badge'); if (!badge) return false;
+            return badge.getBoundingClientRect().right > cell.getBoundingClientRect().right + 0.5; })
+          .map((cell) => cell.textContent.trim())"""
+    )
+    assert cut == [], f"state badges cut at {width}px: {cut}"
     assert page.errors == []
 
 
