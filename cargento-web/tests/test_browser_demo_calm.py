@@ -249,7 +249,8 @@ def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, 
 @pytest.mark.parametrize("width", [1440, 390])
 def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, page_for: Any, width: int) -> None:
     """A row is known by its title: a role, a loop, an ending chip or a workflow strip beside it
-    gives way before the title does (the demo's Spacedock first officer carries all of them)."""
+    gives way before the title does (the demo's Spacedock first officer carries all of them);
+    and its state, with the scanning mark, is never cut."""
     page = page_for(demo.url + "/", width=width, height=900)
     page.wait_for_selector("main li.row .role", timeout=30_000)
     hidden = page.evaluate(
@@ -261,8 +262,8 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
     page.wait_for_selector("main li.row[data-state='needs_input']", timeout=90_000)
     cut = page.evaluate(
         """() => [...document.querySelectorAll('main li.row .c-state')]
-          .filter((cell) => { const badge = cell.querySelector('.badge'); if (!badge) return false;
-            return badge.getBoundingClientRect().right > cell.getBoundingClientRect().right + 0.5; })
+          .filter((cell) => [...cell.querySelectorAll('.badge, .scan-mark')].some(
+            (part) => part.getBoundingClientRect().right > cell.getBoundingClientRect().right + 0.5))
           .map((cell) => cell.textContent.trim())"""
     )
     assert cut == [], f"state badges cut at {width}px: {cut}"
