@@ -113,7 +113,7 @@ def test_a_running_cli_with_no_session_yet_is_shown_starting(serve: Any, page_fo
     )
     registry = load_registry(entry_points=False, extra=[("copilot", copilot)])
     builder = BoardBuilder(registry, env={"HOME": str(home)}, home=home, processes=table)
-    server = serve(builder, all_sessions=True)
+    server = serve(builder, all_sessions=True, features=["cargento_web.cockpit"])
     data = httpx.get(server.url + "/api/data").json()
     rows = {r["session_id"]: r for r in data["sessions"]}
     starting = rows["pid-4242"]
@@ -139,4 +139,9 @@ def test_a_running_cli_with_no_session_yet_is_shown_starting(serve: Any, page_fo
     page.wait_for_selector(".attention .liveness li[data-harness='copilot'] .starting")
     text = page.locator(".attention .liveness li[data-harness='copilot']").inner_text()
     assert "tied to a session by its working directory" in text and "pid 4242 in /w/fresh" in text
+    # The project's cockpit counts it as the Projects view does.
+    page.goto(server.url + "/#n=project:" + starting["project"].replace("/", "%2F"))
+    heading = page.locator("main h2.view-h")
+    heading.wait_for(timeout=10_000)
+    assert "1 starting" in heading.inner_text()
     assert page.errors == []

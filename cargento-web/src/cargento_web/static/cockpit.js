@@ -8,7 +8,7 @@ import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import { STATE_TEXT, ago, clock, plural, sessionHash } from "/static/format.js";
-import { CopyButton, SessionRow, ViewHeading, detailText, resumable, since } from "/static/views.js";
+import { CopyButton, SessionRow, ViewHeading, detailText, resumable, since, stateSummary } from "/static/views.js";
 import { Slot, fill, view } from "/static/slots.js";
 import { feature } from "/static/config.js";
 import { getJSON } from "/static/api.js";
@@ -95,14 +95,6 @@ function ambiguous(list) {
   return (s) => seen.get(`${s.harness}\u0000${titleText(s) || ""}`) > 1;
 }
 
-function stateSummary(list) {
-  const n = (st) => list.filter((s) => s.state === st).length;
-  const parts = [];
-  if (n("needs_input")) parts.push(`${n("needs_input")} need you`);
-  if (n("working")) parts.push(`${n("working")} working`);
-  if (n("idle")) parts.push(`${n("idle")} idle`);
-  return parts.join(" · ") || "no sessions";
-}
 
 const SOURCE_TEXT = { prompt: "your newest request", "earlier prompt": "your earlier request (the newest only continued)", agent: "the agent's own statement" };
 
@@ -122,7 +114,7 @@ function ScopeRail({ project, list, selected, tab, ctx }) {
       <li class=${"scope-row" + (!selected ? " on" : "")} data-scope="project">
         <a href=${link(null)} aria-current=${!selected ? "true" : undefined} onClick=${click(null)}>
           <span class="sc-title">Whole project</span>
-          <span class="sc-cap">${plural(list.length, "session")} · ${stateSummary(list)}</span></a>
+          <span class="sc-cap">${plural(list.length, "session")} · ${stateSummary(list, "no sessions")}</span></a>
       </li>
       ${list.map((s) => {
         const on = selected && selected.key === s.key;
@@ -512,7 +504,7 @@ function Cockpit({ board, ctx }) {
     <${ScopeRail} project=${project} list=${list} selected=${selected} tab=${tab} ctx=${ctx} />
     <div class="ck-main">
       <header class="ck-head">
-        <${ViewHeading}>${project || "no project label"} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></${ViewHeading}>
+        <${ViewHeading}>${project || "no project label"} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list, "no sessions")}</span></${ViewHeading}>
         ${selected ? html`<p class="small">Scope: <a href=${sessionHash(selected)}>${selected.title || "title never published"}</a> <span class="muted">(${selected.harness_label} · ${STATE_TEXT[selected.state]}) — its own page holds what you typed for it</span></p>` : null}
         ${at.harness && !selected ? html`<p class="note">The selected session (${at.harness} ${at.sid}) is not in the current payload; showing the whole project.</p>` : null}
         <${NoteComposer} project=${project} />

@@ -396,14 +396,15 @@ export function groupByProject(sessions) {
   return [...groups.entries()].sort(([a], [b]) => (a === "") - (b === "") || a.localeCompare(b));
 }
 
-function stateSummary(list) {
+// "1 need you · 2 working · 1 starting · 3 idle" of some rows; *empty* when there are none.
+export function stateSummary(list, empty = "") {
   const n = (st) => list.filter((s) => s.state === st).length;
   const parts = [];
   if (n("needs_input")) parts.push(`${n("needs_input")} need you`);
   if (n("working")) parts.push(`${n("working")} working`);
   if (n("starting")) parts.push(`${n("starting")} starting`);
   if (n("idle")) parts.push(`${n("idle")} idle`);
-  return parts.join(" · ");
+  return parts.join(" · ") || empty;
 }
 
 export function ProjectsView({ board, ctx }) {
