@@ -107,7 +107,15 @@ function RowMark({ session, ctx }) {
   return html` <span class="ask-chip" title=${questions.map((q) => q.text).join("\n")}>asks you</span>`;
 }
 
+// A project's heading in the Projects view counts its sessions' open questions beside the rows
+// that need input: both wait on you.
+function ProjectQuestionCount({ board, ctx, sessions }) {
+  const n = questionsFrom(board, ctx, sessions).length;
+  return n ? html`<span class="ask-count"> · ${n} ${n === 1 ? "question" : "questions"} for you</span>` : null;
+}
+
 fill("attention.needs", NeedsQuestions);
+fill("projects.summary", ProjectQuestionCount);
 fill("session.sections", SessionQuestions);
 fill("row.marks", RowMark, (board, s, ctx) =>
   laneOn() && board ? questionsOf(board, ctx, s.harness, s.session_id).map((q) => q.text) : null);

@@ -51,6 +51,7 @@ export const SLOTS = [
   "session.sections",
   "project.goals",
   "projects.project",
+  "projects.summary",
 ];
 
 const readsOf = new Map();

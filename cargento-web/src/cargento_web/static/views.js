@@ -415,7 +415,7 @@ export function ProjectsView({ board, ctx }) {
     <section aria-label="Projects">${groups.map(
     ([project, list], index) => html`<div class="project" data-project=${project}>
       <h3 class="group-h">${project ? html`<a href=${projectHash(project)}>${project}</a>` : html`<span class="muted">no project label</span>`}
-        <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></h3>
+        <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}<${Slot} name="projects.summary" board=${board} ctx=${ctx} sessions=${list} /></span></h3>
       <${Rows} sessions=${list} ctx=${ctx} empty="" heads=${index === 0} />
       <${Slot} name="projects.project" board=${board} ctx=${ctx} project=${project} />
     </div>`,
