@@ -115,7 +115,8 @@ def test_the_options_are_buttons_and_a_click_answers_by_index(ask_server: Any, p
 
 def test_a_question_waits_in_its_projects_command_until_answered(ask_server: Any, page_for: Any) -> None:
     """The project cockpit's COMMAND lists a question its session asks (answerable there), the
-    Projects view's heading counts it, and COMMAND says nothing waits only once it is answered."""
+    Projects view's and the project page's headings count it, and COMMAND says nothing waits
+    only once it is answered."""
     server = ask_server(features=("cargento_web.ask", "cargento_web.cockpit"))
     page = page_for(server.url + "/#n=project:code%2Ftokenizer")
     command = page.locator("[data-part='command']")
@@ -132,6 +133,7 @@ def test_a_question_waits_in_its_projects_command_until_answered(ask_server: Any
     assert "1 question for you" in heading.inner_text().lower()
     page.evaluate("location.hash = '#n=project:code%2Ftokenizer'")
     card.wait_for(timeout=10_000)
+    assert "1 question for you" in page.locator("main h2.view-h").inner_text().lower()
     card.locator("button.ask-option", has_text="No").click()
     assert wait_until(
         page, "document.querySelector(\"[data-part='command'] [data-waiting='0']\") !== null", timeout=5.0

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import stat
 import threading
@@ -465,8 +466,9 @@ class HistoryStore:
         return None
 
     def last_state(self, harness: str, session_id: str) -> str | None:
-        """The state the session's newest state observation held records, if any (one look-up:
-        a server's first board asks it of every session the history knows)."""
+        """The state the session's newest state observation held records, if any: what
+        ``last(harness, session_id, "state")`` answers, from an index instead of a walk back
+        through every observation (a server's first board asks it of every session it knows)."""
         with self._lock:
             held = self._last_states.get((harness, session_id))
             return None if held is None else _decoded(held).state
@@ -520,15 +522,9 @@ class HistoryStore:
                 newest = states.get(key)
                 if newest is None or e[0] >= newest[0]:
                     states[key] = e
-        # In order when each entry is no older than the one before it, the held ones included
+        # In order when each entry is no older than the one before it, the newest held included
         # (a batch into an empty store too: the trims drop from the front, the oldest).
-        before = self._items[-1][0] if self._items else None
-        in_order = True
-        for e in entries:
-            if before is not None and e[0] < before:
-                in_order = False
-                break
-            before = e[0]
+        in_order = all(a[0] <= b[0] for a, b in itertools.pairwise(self._items[-1:] + entries))
         self._items.extend(entries)
         if not in_order:
             self._items.sort(key=lambda e: e[0])

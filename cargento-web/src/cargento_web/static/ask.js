@@ -107,8 +107,8 @@ function RowMark({ session, ctx }) {
   return html` <span class="ask-chip" title=${questions.map((q) => q.text).join("\n")}>asks you</span>`;
 }
 
-// A project's heading in the Projects view counts its sessions' open questions beside the rows
-// that need input: both wait on you.
+// A project's heading (the Projects view's group, the project page) counts its sessions' open
+// questions beside the rows that need input: both wait on you.
 function ProjectQuestionCount({ board, ctx, sessions }) {
   const n = questionsFrom(board, ctx, sessions).length;
   return n ? html`<span class="ask-count"> · ${n} ${n === 1 ? "question" : "questions"} for you</span>` : null;

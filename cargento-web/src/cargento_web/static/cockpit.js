@@ -504,7 +504,7 @@ function Cockpit({ board, ctx }) {
     <${ScopeRail} project=${project} list=${list} selected=${selected} tab=${tab} ctx=${ctx} />
     <div class="ck-main">
       <header class="ck-head">
-        <${ViewHeading}>${project || "no project label"} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list, "no sessions")}</span></${ViewHeading}>
+        <${ViewHeading}>${project || "no project label"} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list, "no sessions")}<${Slot} name="projects.summary" board=${board} ctx=${ctx} sessions=${list} /></span></${ViewHeading}>
         ${selected ? html`<p class="small">Scope: <a href=${sessionHash(selected)}>${selected.title || "title never published"}</a> <span class="muted">(${selected.harness_label} · ${STATE_TEXT[selected.state]}) — its own page holds what you typed for it</span></p>` : null}
         ${at.harness && !selected ? html`<p class="note">The selected session (${at.harness} ${at.sid}) is not in the current payload; showing the whole project.</p>` : null}
         <${NoteComposer} project=${project} />

@@ -425,7 +425,7 @@ export function ProjectsView({ board, ctx }) {
 export function ProjectView({ board, ctx, project }) {
   const list = board.sessions.filter((s) => (s.project || "") === project);
   return html`<nav class="crumbs" aria-label="Breadcrumbs"><a href="#n=projects">Projects</a> / <span>${project}</span></nav>
-    <${ViewHeading}>${project} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}</span></${ViewHeading}>
+    <${ViewHeading}>${project} <span class="count">${list.length}</span> <span class="muted small">${stateSummary(list)}<${Slot} name="projects.summary" board=${board} ctx=${ctx} sessions=${list} /></span></${ViewHeading}>
     <${Legend} sessions=${list} />
     <${Slot} name="project.goals" board=${board} ctx=${ctx} project=${project} sessions=${list} />
     <${Rows} sessions=${list} ctx=${ctx} empty="No session of this project is in the current payload." />`;
