@@ -259,6 +259,17 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
           .map((a) => a.textContent.trim() + ' ' + Math.round(a.getBoundingClientRect().width) + 'px')"""
     )
     assert hidden == [], f"titles squeezed out at {width}px: {hidden}"
+    # Nor is a chip cut in half at the cell's edge: on a phone they wrap under the title.
+    page.wait_for_selector("main li.row .c-title .otel-mark", timeout=60_000)
+    clipped = page.evaluate(
+        """() => [...document.querySelectorAll('main li.row .c-title')].flatMap((cell) => {
+          const edge = cell.getBoundingClientRect().right + 0.5;
+          return [...cell.querySelectorAll(':scope > :not(.title):not(.sid)')]
+            .filter((chip) => chip.getClientRects().length && chip.getBoundingClientRect().right > edge)
+            .map((chip) => cell.querySelector('.title').textContent.trim() + ': ' + chip.textContent.trim());
+        })"""
+    )
+    assert clipped == [], f"chips cut at the title cell's edge at {width}px: {clipped}"
     page.wait_for_selector("main li.row[data-state='needs_input']", timeout=90_000)
     cut = page.evaluate(
         """() => [...document.querySelectorAll('main li.row .c-state')]
