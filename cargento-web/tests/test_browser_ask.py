@@ -142,6 +142,32 @@ def test_a_question_waits_in_its_projects_command_until_answered(ask_server: Any
     assert page.errors == []
 
 
+def test_a_question_counts_as_waiting_on_you_in_attention_and_the_header(ask_server: Any, page_for: Any) -> None:
+    """An open question is a wait on the reader, as a native gate is: Attention's brief and its
+    NEEDS YOU NOW count it, so do the header's block button and tab count; an unattributed one
+    counts in NEEDS YOU NOW and the header though it is no session; an answer takes it away."""
+    server = ask_server()
+    page = page_for(server.url + "/#n=attention")
+    page.wait_for_selector("h3.needs-h", timeout=10_000)
+    assert page.locator(".att-count").inner_text() == "0"
+    asked = _ask(server, question="Run the migration?", options=["Run", "Wait"], harness="pi", session_id=PI_SESSION)
+    assert asked.status_code == 201, asked.text
+    assert _ask(server, question="Which port?", options=["4553", "4554"]).status_code == 201
+    page.wait_for_selector(".ask-lane .ask-question >> nth=1", timeout=10_000)
+    assert wait_until(page, "document.querySelector('.att-count').textContent === '2'", timeout=5.0)
+    assert page.locator("a.blocks").inner_text().startswith("2 blocks reported")
+    assert page.locator("h3.needs-h .count").inner_text() == "2"
+    brief = page.locator("p.brief").inner_text()
+    assert brief.startswith("1 session needs you now"), brief
+    # Counted once: waiting on you takes precedence over its being at risk.
+    assert brief.startswith("1 session needs you now, 0 sessions are at risk; of the other 0:"), brief
+    page.locator(f'.ask-question[data-question="{asked.json()["id"]}"] button.ask-option', has_text="Wait").click()
+    assert wait_until(page, "document.querySelector('.att-count').textContent === '1'", timeout=5.0)
+    # Answered, the session is back where its own evidence puts it (a long turn: at risk).
+    assert page.locator("p.brief").inner_text().startswith("0 sessions need you now, 1 session is at risk;")
+    assert page.errors == []
+
+
 def test_no_ask_offers_no_control(ask_server: Any, page_for: Any) -> None:
     server = ask_server(Options(no_ask=True))
     assert _ask(server, question="May I?", options=["yes", "no"]).status_code == 503

@@ -8,7 +8,7 @@ import { learnHarnesses } from "/static/marks.js";
 import { reuseUnchanged } from "/static/sameness.js";
 import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, Strip } from "/static/views.js";
 import { CONFIG } from "/static/config.js";
-import { Slot, hasView, tabs as featureTabs, viewFor } from "/static/slots.js";
+import { Slot, hasView, tabs as featureTabs, viewFor, waitsBeyondGates } from "/static/slots.js";
 // The operator features: each module fills its slots and views when imported (see slots.js).
 import "/static/features.js";
 
@@ -431,6 +431,10 @@ function Header() {
   const stalled = state.missed >= 2;
   const running = b ? b.sessions.filter((s) => s.state === "working" && s.state_source !== "store").length : 0;
   const fromStores = c ? c.working - running : 0;
+  // What waits on you: the native gates the board counts, and what a feature says waits
+  // beyond them (an ask_operator question), each counted once.
+  const beyond = b ? waitsBeyondGates(b) : null;
+  const waiting = c ? c.needs_input + beyond.sessions.length + beyond.offBoard : 0;
   const tabs = [
     ["sessions", "Sessions", "s"],
     ["projects", "Projects", "p"],
@@ -447,12 +451,12 @@ function Header() {
           <span class="c-sub">${plural(c.subagents, "subagent")} observed${c.subagents ? `, ${c.subagents_running} running` : ""}</span>
         </div>`
       : null}
-    ${c && c.needs_input
-      ? html`<a class="blocks" href="#n=attention" data-count=${c.needs_input}>${plural(c.needs_input, "block")} reported — open Attention</a>`
+    ${c && waiting
+      ? html`<a class="blocks" href="#n=attention" data-count=${waiting}>${plural(waiting, "block")} reported — open Attention</a>`
       : null}
     <nav class="tabs" aria-label="Views">
       ${tabs.map(([key, label, k]) => html`<a href=${"#n=" + key} aria-current=${current === key ? "page" : undefined}
-        class=${current === key ? "on" : ""} data-view=${key}>${label}${key === "attention" && c ? html` <span class="count att-count">${c.needs_input}</span>` : null}<kbd aria-hidden="true">${k}</kbd></a>`)}
+        class=${current === key ? "on" : ""} data-view=${key}>${label}${key === "attention" && c ? html` <span class="count att-count">${waiting}</span>` : null}<kbd aria-hidden="true">${k}</kbd></a>`)}
     </nav>
     <div class=${"live" + (stalled ? " stalled" : "")}>
       ${stalled

@@ -11,7 +11,7 @@ import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
 import { duration, sessionHash } from "/static/format.js";
-import { fill } from "/static/slots.js";
+import { claim, fill } from "/static/slots.js";
 
 const html = htm.bind(h);
 
@@ -113,6 +113,18 @@ function ProjectQuestionCount({ board, ctx, sessions }) {
   const n = questionsFrom(board, ctx, sessions).length;
   return n ? html`<span class="ask-count"> · ${n} ${n === 1 ? "question" : "questions"} for you</span>` : null;
 }
+
+// A session with an open question waits on you as a native gate does: Attention's brief, its
+// NEEDS YOU NOW count and the header count it (a question whose asker is not on the board
+// counts by itself).
+claim((board) => {
+  if (!laneOn()) return [];
+  const byIdentity = new Map((board.sessions || []).map((s) => [`${s.harness}\u0000${s.session_id}`, s]));
+  return openQuestions(board, null).map((q) => {
+    const s = q.harness && q.session_id ? byIdentity.get(`${q.harness}\u0000${q.session_id}`) : null;
+    return { key: s ? s.key : `ask:${q.id}`, category: "needs_you", reason: q.text };
+  });
+});
 
 fill("attention.needs", NeedsQuestions);
 fill("projects.summary", ProjectQuestionCount);

@@ -145,13 +145,27 @@ export function offCountFrom(board) {
 
 // fn(board) -> [{key, category, reason}]: sessions a feature places in one of Attention's
 // categories, so AT RISK lists them and the opening brief counts them once. category is
-// "handled" (marked handled: out of every category and count), "at_risk" or "close_the_loop".
-// Waiting on the reader takes precedence over all three; handled over the rest, then at risk.
+// "handled" (marked handled: out of every category and count), "needs_you" (a session that
+// waits on the reader through the feature, as a question asked through ask_operator: counted
+// with the native waits in NEEDS YOU NOW and the header; a key that is no session on the board
+// counts there too), "at_risk" or "close_the_loop". Waiting on the reader takes precedence over
+// at risk and close the loop; handled over the rest.
 export function claim(fn) {
   claimers.push(fn);
 }
 
-const CLAIM_RANK = { handled: 0, at_risk: 1, close_the_loop: 2 };
+const CLAIM_RANK = { handled: 0, needs_you: 1, at_risk: 2, close_the_loop: 3 };
+
+// What waits on the reader beyond the sessions whose state is needs_input: the sessions a
+// feature claims as needs_you in another state, and how many such claims name no session on
+// this board (an ask_operator question whose asker is unattributed or gone).
+export function waitsBeyondGates(board, claims = claimsFrom(board)) {
+  const keys = new Set(board.sessions.map((s) => s.key));
+  const sessions = board.sessions.filter((s) => s.state !== "needs_input" && (claims.get(s.key) || {}).category === "needs_you");
+  let offBoard = 0;
+  for (const [key, c] of claims) if (c.category === "needs_you" && !keys.has(key)) offBoard += 1;
+  return { sessions, offBoard };
+}
 
 // Every claim on this board, by session key: the strongest one per session.
 export function claimsFrom(board) {

@@ -8,7 +8,7 @@ import {
 } from "/static/format.js";
 import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
-import { Slot, claimsFrom, offCountFrom, raised, rowSlotReads } from "/static/slots.js";
+import { Slot, claimsFrom, offCountFrom, raised, rowSlotReads, waitsBeyondGates } from "/static/slots.js";
 import { same } from "/static/sameness.js";
 
 const html = htm.bind(h);
@@ -523,10 +523,14 @@ export function AttentionView({ board, ctx }) {
   const category = (s) => (claims.get(s.key) || {}).category;
   const live = board.sessions.filter((s) => category(s) !== "handled");
   const handled = board.sessions.length - live.length;
-  const needs = live.filter((s) => s.state === "needs_input");
-  const looping = live.filter((s) => s.loop && s.state !== "needs_input");
-  const long = live.filter((s) => s.turn && s.turn.long && s.state !== "needs_input" && !s.loop);
-  const risky = live.filter((s) => category(s) === "at_risk" && s.state !== "needs_input" && !s.loop && !(s.turn && s.turn.long));
+  // Waiting on the reader: a native gate, or a feature's needs_you (an open question).
+  const waits = (s) => s.state === "needs_input" || category(s) === "needs_you";
+  const needs = live.filter(waits);
+  const gates = needs.filter((s) => s.state === "needs_input");
+  const beyond = waitsBeyondGates(board, claims);
+  const looping = live.filter((s) => s.loop && !waits(s));
+  const long = live.filter((s) => s.turn && s.turn.long && !waits(s) && !s.loop);
+  const risky = live.filter((s) => category(s) === "at_risk" && !waits(s) && !s.loop && !(s.turn && s.turn.long));
   const claimed = new Set([...needs, ...looping, ...long, ...risky].map((s) => s.key));
   const closing = live.filter((s) => category(s) === "close_the_loop" && !claimed.has(s.key));
   for (const s of closing) claimed.add(s.key);
@@ -547,11 +551,13 @@ export function AttentionView({ board, ctx }) {
       ${plural(needs.length, "session needs", "sessions need")} you now, ${plural(looping.length + long.length + risky.length, "session is", "sessions are")} at risk${closing.length ? `, ${closing.length} to close the loop` : ""};
       of the other ${rest.length}: ${moving} moving, ${quiet} quiet, ${ended} ended${uncounted ? `, ${uncounted} without a counted state` : ""}.${handled ? ` ${plural(handled, "session is", "sessions are")} marked handled and not counted.` : ""}
     </p>
-    <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length}</span></h3>
+    <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length + beyond.offBoard}</span></h3>
     <${Slot} name="attention.needs" board=${board} ctx=${ctx} />
-    ${needs.length
-      ? html`<ul class="rows">${needs.map((s) => html`<${NeedsItem} key=${s.key} session=${s} board=${board} ctx=${ctx} />`)}</ul>`
-      : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
+    ${gates.length
+      ? html`<ul class="rows">${gates.map((s) => html`<${NeedsItem} key=${s.key} session=${s} board=${board} ctx=${ctx} />`)}</ul>`
+      : needs.length || beyond.offBoard
+        ? html`<p class="empty">No harness that can report a wait reports one beside the questions above. That is not an all-clear: see the coverage details below.</p>`
+        : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
     <h3 class="group-h">AT RISK <span class="count">${looping.length + long.length + risky.length}</span></h3>
     ${looping.length || long.length || risky.length
       ? html`<${Rows} sessions=${[...looping, ...long, ...risky]} ctx=${ctx} empty="" />`
