@@ -319,6 +319,13 @@ def test_no_view_of_the_demo_scrolls_sideways_on_a_phone(demo: Any, page_for: An
                   return path.join(' > ') + ' :: ' + el.outerHTML.slice(0, 600); }"""
             )
             raise AssertionError(f"{hash_} scrolls sideways by {wider[0]}px at 390px: {culprit}")
+    # Each view tab keeps its count on its label's line (no shortcut hints on a phone).
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('nav.tabs a')].filter((a) => [...a.querySelectorAll('.count, kbd')]
+          .some((part) => part.getClientRects().length && part.getBoundingClientRect().top > a.getBoundingClientRect().top + 10))
+          .map((a) => a.textContent.trim())"""
+    )
+    assert broken == [], f"tabs wrapped at 390px: {broken}"
     assert page.errors == []
 
 
