@@ -694,6 +694,61 @@ def test_save_the_readme_screenshot_exists() -> None:
     assert "../docs/screenshots/sessions.png" in readme
 
 
+def test_the_session_page_says_a_repeated_outcome_once(
+    serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
+) -> None:
+    """Raises the service treated alike are listed each with its time, and their shared outcome
+    is said once, under the newest; a different outcome is said in full again."""
+    from cargento.testing.fakes import FakeHarness, FakeSession
+    from cargento_web.runtime.hub import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
+
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
+    fake = FakeHarness("copilot", [FakeSession("c1", age_s=5, title="Add a login page")], label="GitHub Copilot CLI")
+    server = serve(builder_for([("copilot", fake)], tmp_path), hub=hub)
+    no_backend = {
+        "kind_words": "started waiting on you",
+        "title": "GitHub Copilot CLI · Add a login page needs input",
+        "outcome": "no-backend",
+        "outcome_words": "this platform has no notification backend in this build: nothing was sent",
+        "detail": "no D-Bus session bus",
+        "backend": None,
+        "tab_lane": {"reported": False, "words": "no dashboard tab had reported a notification lane of its own"},
+    }
+    handed = {
+        **no_backend,
+        "outcome": "handed-over",
+        "outcome_words": "handed to the notification service",
+        "detail": None,
+    }
+    now = datetime.now(UTC)
+    raises = [
+        {**no_backend, "raised_at": (now - timedelta(seconds=10)).isoformat()},
+        {**no_backend, "raised_at": (now - timedelta(seconds=70)).isoformat()},
+        {**handed, "raised_at": (now - timedelta(seconds=130)).isoformat()},
+    ]
+
+    def with_raises(route: Any) -> None:
+        doc = route.fetch().json()  # the real record, with the three raises in it
+        doc["deliveries"] = raises
+        route.fulfill(json=doc)
+
+    page = page_for(server.url + "/#n=session:fake%2Fproject:copilot:c1")
+    page.route("**/api/session-record*", with_raises)
+    page.reload()
+    page.wait_for_selector(".record .delivery >> nth=2", timeout=8000)
+    items = page.locator(".record .delivery")
+    assert items.nth(0).locator(".dtab").count() == 1
+    assert "no D-Bus session bus" in items.nth(0).inner_text()
+    second = items.nth(1).inner_text()
+    assert "the same outcome as the one above" in second and "no D-Bus" not in second
+    assert "started waiting on you" in second  # its own time and kind stay
+    assert items.nth(1).locator(".dtab").count() == 0
+    third = items.nth(2).inner_text()
+    assert "handed to the notification service" in third and "the same outcome" not in third
+    assert page.errors == []
+
+
 def test_the_session_page_prints_what_became_of_a_raise(
     serve: Any, builder_for: Any, tmp_path: Path, page_for: Any
 ) -> None:

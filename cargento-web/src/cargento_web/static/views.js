@@ -764,15 +764,25 @@ function When({ at, ctx }) {
   return html`<time datetime=${at} title=${new Date(at).toLocaleString()}>${clock(new Date(at))} (${ago(since(ctx, at))})</time>`;
 }
 
-function Delivery({ d, ctx }) {
-  return html`<li class=${"delivery outcome-" + d.outcome} data-outcome=${d.outcome}>
+// Two deliveries the service treated alike: the same outcome, detail and tab-lane statement.
+function sameOutcome(a, b) {
+  return Boolean(a && b) && a.outcome === b.outcome && a.outcome_words === b.outcome_words && a.detail === b.detail
+    && a.backend === b.backend && a.tab_lane.reported === b.tab_lane.reported && a.tab_lane.words === b.tab_lane.words;
+}
+
+// One delivery; *repeat* when the one above it had the same outcome, which is then said once
+// (a machine with no backend otherwise reads the same three lines at every raise).
+function Delivery({ d, ctx, repeat = false }) {
+  return html`<li class=${"delivery outcome-" + d.outcome + (repeat ? " repeat" : "")} data-outcome=${d.outcome}>
     <div><${When} at=${d.raised_at} ctx=${ctx} /> · <span class="dkind">${d.kind_words}</span>${d.title
       ? html` · <span class="dtitle">“${d.title}”</span>`
       : null}</div>
-    <div class="doutcome">${d.outcome_words}${d.detail
-      ? html` <span class="muted">(${d.outcome === "no-backend" ? d.detail : `${d.backend}: ${d.detail}`})</span>`
-      : null}</div>
-    <div class="dtab muted small" data-tab-lane=${d.tab_lane.reported ? "reported" : "none"}>${d.tab_lane.words}</div>
+    ${repeat
+      ? html`<div class="doutcome muted small">the same outcome as the one above</div>`
+      : html`<div class="doutcome">${d.outcome_words}${d.detail
+          ? html` <span class="muted">(${d.outcome === "no-backend" ? d.detail : `${d.backend}: ${d.detail}`})</span>`
+          : null}</div>
+        <div class="dtab muted small" data-tab-lane=${d.tab_lane.reported ? "reported" : "none"}>${d.tab_lane.words}</div>`}
   </li>`;
 }
 
@@ -799,7 +809,7 @@ function KeptRecord({ harness, sid, revision, ctx }) {
       <h3 id="h-notifications">Notifications <span class="count">${d.deliveries.length}</span></h3>
       <p class=${"muted small native-" + ctx.native.state}>${ctx.native.long}</p>
       ${d.deliveries.length
-        ? html`<ul class="deliveries">${d.deliveries.map((x) => html`<${Delivery} d=${x} ctx=${ctx} />`)}</ul>
+        ? html`<ul class="deliveries">${d.deliveries.map((x, i) => html`<${Delivery} d=${x} ctx=${ctx} repeat=${sameOutcome(x, d.deliveries[i - 1])} />`)}</ul>
           <p class="muted small">${d.deliveries_note}</p>`
         : html`<p class="muted">No notification has been raised about this session.</p>`}
       ${d.withheld && d.withheld.length
