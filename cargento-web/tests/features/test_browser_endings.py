@@ -239,3 +239,51 @@ def test_a_session_marked_handled_leaves_the_published_counts(
     brief = page.locator(".attention .brief").inner_text()
     assert "0 sessions need you now" in brief and "1 session is marked handled and not counted" in brief
     page.close()
+
+
+def test_two_sessions_of_one_title_are_told_apart_by_id(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any, monkeypatch: Any
+) -> None:
+    """CLOSE THE LOOP, COMING NEXT and the project's endings name a session by its title, with
+    its display id beside it when another session on the board shows the same title."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    start = datetime.now(UTC) - timedelta(seconds=4)
+    cwd = repo(tmp_path / "org" / "app", dirty=None)  # one project, no repository
+    sessions = {
+        sid: FakeSession(sid, at=start, cwd=cwd, turn="open", title=title)
+        for sid, title in (("twin-one", "Fix the retry loop"), ("twin-two", "Fix the retry loop"), ("solo", "Tidy"))
+    }
+    state = tmp_path / "state"
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=state, notifier=MemoryNotifier())
+    server = serve(
+        builder_for([("fake", FakeHarness("fake", list(sessions.values())))], tmp_path),
+        hub=hub,
+        features=[*FEATURES, "cargento_web.cockpit"],
+        state_dir=state,
+    )
+    wait_for(server, lambda d: sum(s["state"] == "working" for s in d["sessions"]) == 3)
+    for s in sessions.values():
+        s.turn = "ended"
+    doc = wait_for(server, lambda d: len(d["endings"]["readings"]) == 3)
+    ids = {s["session_id"]: s["display_id"] for s in doc["sessions"]}
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/#n=attention")
+    page.locator(".close-loop .ending >> nth=2").wait_for(timeout=10_000)
+    names = sorted(page.locator(".close-loop .ending a").all_inner_texts())
+    assert names == sorted(
+        [f"Fix the retry loop ({ids['twin-one']})", f"Fix the retry loop ({ids['twin-two']})", "Tidy"]
+    )
+    assert ids["twin-one"] != ids["twin-two"]
+    project = doc["sessions"][0]["project"]
+    page.goto(server.url + "/#n=project:" + project.replace("/", "%2F"))
+    page.locator(".ck-part .ending >> nth=2").wait_for(timeout=10_000)
+    names = sorted(page.locator(".ck-part .ending a").all_inner_texts())
+    assert names == sorted(
+        [f"Fix the retry loop ({ids['twin-one']})", f"Fix the retry loop ({ids['twin-two']})", "Tidy"]
+    )
+    assert errors == []
+    context.close()
+    hub.close()

@@ -7,7 +7,7 @@
 import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
-import { STATE_TEXT, ago, clock, plural, sessionHash } from "/static/format.js";
+import { STATE_TEXT, ago, clock, plural, sessionHash, sessionLabel } from "/static/format.js";
 import { CopyButton, SessionRow, ViewHeading, detailText, resumable, since, stateSummary } from "/static/views.js";
 import { Slot, fill, view } from "/static/slots.js";
 import { feature } from "/static/config.js";
@@ -282,7 +282,7 @@ function Endings({ scope, board, ctx }) {
       ? html`<ul class="endings">${ended.map((s) => {
           const r = readingOf(board, s);
           return html`<li class="ending" data-key=${s.key} data-outcome=${r ? r.outcome : "unobserved"}>
-            <a href=${sessionHash(s)}>${s.title || s.display_id}</a> <span class="muted small">${s.harness_label}</span> ·
+            <a href=${sessionHash(s)}>${s.title ? sessionLabel(s, board.sessions) : s.display_id}</a> <span class="muted small">${s.harness_label}</span> ·
             ${r ? html`<${Outcome} board=${board} r=${r} />${r.at ? html` <span class="muted small">${ago(since(ctx, r.at))}</span>` : null}${r.conflict ? html`<div class="fault small">${r.conflict}</div>` : null}`
               : html`<span class="muted">its store records that it ended; no ending was observed by this server, so no git reading</span>`}
           </li>`;

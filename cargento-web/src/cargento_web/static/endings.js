@@ -4,7 +4,7 @@
 // observed stop or end). Everything here is advisory: nothing is sent to a harness.
 import { h } from "preact";
 import htm from "/static/vendor/htm.mjs";
-import { ago, plural, projectHash, sessionHash } from "/static/format.js";
+import { ago, plural, projectHash, sessionHash, sessionLabel } from "/static/format.js";
 import { feature } from "/static/config.js";
 import { claim, claimsFrom, fill } from "/static/slots.js";
 
@@ -69,9 +69,6 @@ function closing(board) {
   });
 }
 
-function title(s) {
-  return s.title || `${s.harness_label} ${s.display_id}`;
-}
 
 function CloseTheLoop({ board, ctx }) {
   const conf = feature("endings");
@@ -83,7 +80,7 @@ function CloseTheLoop({ board, ctx }) {
       ? html`<ul class="endings">${list.map((s) => {
           const r = readingOf(board, s);
           return html`<li class="ending" key=${s.key} data-session=${s.key} data-outcome=${r.outcome}>
-            <${Outcome} board=${board} r=${r} /> · <a href=${sessionHash(s)}>${title(s)}</a>
+            <${Outcome} board=${board} r=${r} /> · <a href=${sessionHash(s)}>${sessionLabel(s, board.sessions)}</a>
             <span class="muted"> · ${s.project || "no project label"} · ${ago((ctx.boardNow - Date.parse(r.at)) / 1000)}</span></li>`;
         })}</ul>`
       : html`<p class="empty">No observed stop or end outside waiting and risk${conf.git ? "" : "; git is off this run"}.</p>`}
@@ -98,7 +95,7 @@ export function nextAction(board, s, claims) {
   const c = claims.get(s.key);
   if (c && c.category === "handled") return null;
   const r = readingOf(board, s);
-  const t = title(s);
+  const t = sessionLabel(s, board.sessions);
   if (s.state === "needs_input") return [0, `Answer “${t}” in its terminal: it waits on ${s.waiting ? s.waiting.kind : "input"}`];
   if (s.loop) return [1, `Look at “${t}”: ${s.loop.note}`];
   if (r && r.kind === "end" && r.dirty === true) return [2, `Commit or set aside the ${plural(r.changed, "uncommitted file", "uncommitted files")} “${t}” left when it ended`];

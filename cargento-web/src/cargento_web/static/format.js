@@ -111,6 +111,15 @@ export function sessionHash(session) {
   return `#n=session:${enc(session.project || "")}:${enc(session.harness)}:${enc(session.session_id)}`;
 }
 
+// How a list names a session among *sessions*: its title, with its display id when another
+// session there shows the same title (two rows that read alike are told apart by id), and the
+// harness and id when it published no title.
+export function sessionLabel(s, sessions) {
+  if (!s.title) return `${s.harness_label} ${s.display_id}`;
+  const twin = sessions.some((o) => o !== s && o.key !== s.key && o.title === s.title);
+  return twin ? `${s.title} (${s.display_id})` : s.title;
+}
+
 export function projectHash(project) {
   return `#n=project:${enc(project)}`;
 }
