@@ -233,6 +233,29 @@ def test_the_demo_holds_still_shows_every_state_notifies_sparingly_and_renders_f
     assert page.errors == []
 
 
+def test_the_demos_goal_summary_is_called_a_stand_in_not_off(demo: Any, page_for: Any) -> None:
+    """The demo shows a goal summary though no model is offered; the line under it says what it
+    is rather than that summaries are off, which would deny the proposal just above it."""
+    deadline = time.monotonic() + 60
+    summarised: list[tuple[str, str]] = []
+    while not summarised and time.monotonic() < deadline:
+        board = demo.board()
+        records = ((board.get("observer") or {}).get("sessions")) or {}
+        summarised = [tuple(k.split("/", 1)) for k, r in records.items() if (r.get("summary") or {}).get("demo")]
+        if not summarised:
+            time.sleep(1)
+    assert summarised, "the demo seeds a goal summary"
+    harness, sid = summarised[0]
+    session = next(s for s in board["sessions"] if s["harness"] == harness and s["session_id"] == sid)
+    project = (session["project"] or "").replace("/", "%2F")
+    page = page_for(f"{demo.url}/#n=session:{project}:{harness}:{sid}", width=1440, height=900)
+    page.wait_for_selector(".goal-summary .summary-proposal", timeout=30_000)
+    reason = page.locator(".goal-summary .summary-reason").inner_text()
+    assert "stand-in" in reason and "--observer-model" in reason
+    assert "off for this run" not in reason
+    assert page.errors == []
+
+
 def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, axe_source: str) -> None:
     board = demo.board()
     stuck = next(s for s in board["sessions"] if s["title"] == "Invoice suite against the new ledger")

@@ -108,7 +108,10 @@ function GoalSummary({ board, ctx, session, harness, sid, propose }) {
   const summary = rec.summary;
   const route = (share.routes || {})[harness];
   let control;
-  if (!share.offered) control = html`<p class="muted small summary-reason">${share.reason_key === "summaries-off" ? share.reason : `Goal summaries: ${share.reason}`}</p>`;
+  if (!share.offered && summary && summary.demo && share.reason_key === "summaries-off") {
+    // The demo shows a proposal though no model is offered: say what it is, not that it is off.
+    control = html`<p class="muted small summary-reason">The summary above is the demo's stand-in, made from the session's own prompt. A real one is offered only when Cargento is started with --observer-model.</p>`;
+  } else if (!share.offered) control = html`<p class="muted small summary-reason">${share.reason_key === "summaries-off" ? share.reason : `Goal summaries: ${share.reason}`}</p>`;
   else if (!session) control = html`<p class="muted small summary-reason">Goal summaries: this session is not on the board now, so it cannot be summarised.</p>`;
   else if (!route || !route.provider) control = html`<p class="summary-reason small">Goal summaries: ${route ? route.reason : "no provider is named for this harness."}</p>`;
   else if (rec.summary_flight) control = html`<${Flight} flight=${rec.summary_flight} harness=${harness} sid=${sid} />`;
