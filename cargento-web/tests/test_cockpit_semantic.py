@@ -58,18 +58,26 @@ def test_a_change_is_one_entry_a_repeat_is_none_and_a_restart_reads_it_back(tmp_
     assert history.observe(board(T0, row("a", "w/app"), row("b", None)))
     assert not history.observe(board(T0 + timedelta(seconds=5), row("a", "w/app"))), "nothing new was observed"
     clock.t += 60
-    assert history.observe(board(T0 + timedelta(seconds=9), row("a", "w/app", "idle", "finished")))
+    assert history.observe(board(T0 + timedelta(seconds=9), row("a", "w/app", "idle", "last active 4 s ago")))
+    # At rest, the row's wording moves with the clock alone: not a new entry.
+    assert not history.observe(board(T0 + timedelta(seconds=15), row("a", "w/app", "idle", "last active 10 s ago")))
     doc = history.document()
     assert list(doc["projects"]) == ["w/app"], "a session without a project is not a project's history"
     assert [(e["state"], e["doing"]) for e in doc["projects"]["w/app"]] == [
-        ("idle", "finished"),
+        ("idle", "idle"),
         ("working", "running Bash"),
     ]
     on_disk = json.loads((tmp_path / SEMANTIC_FILE).read_text())
     assert on_disk["version"] == 1 and len(on_disk["projects"]["w/app"]) == 2
     again = SemanticHistory(tmp_path)
     assert again.document()["projects"] == doc["projects"], "survives a restart"
-    assert not again.observe(board(T0 + timedelta(seconds=20), row("a", "w/app", "idle", "finished")))
+    assert not again.observe(board(T0 + timedelta(seconds=20), row("a", "w/app", "idle", "last active 15 s ago")))
+    ended = attrs.evolve(row("a", "w/app", "idle", "session ended · last active 1 s ago"), ended=True)
+    assert again.observe(board(T0 + timedelta(seconds=25), ended))
+    assert not again.observe(
+        board(T0 + timedelta(seconds=30), attrs.evolve(ended, detail="session ended · last active 6 s ago"))
+    )
+    assert again.document()["projects"]["w/app"][0]["doing"] == "session ended"
 
 
 def test_bounded_to_the_window_and_twenty_projects(tmp_path: Path) -> None:

@@ -125,7 +125,12 @@ def bound(projects: dict[str, list[dict[str, Any]]], now: datetime | None) -> di
 
 
 def _doing(s: Any) -> str:
-    return str(s.detail or s.state)[:200]
+    """What a row says its session is doing. A session at work or waiting has its detail; one
+    at rest only whether it ended, because its detail is how long ago it was active, which
+    moves with the clock and not with the work (each new wording would be an entry)."""
+    if s.state in ("working", "needs_input"):
+        return str(s.detail or s.state)[:200]
+    return "session ended" if s.ended else str(s.state)
 
 
 class SemanticHistory:
