@@ -131,6 +131,10 @@ def test_a_question_waits_in_its_projects_command_until_answered(ask_server: Any
     heading = page.locator(".project[data-project='code/tokenizer'] h3.group-h")
     heading.wait_for(timeout=10_000)
     assert "1 question for you" in heading.inner_text().lower()
+    page.evaluate("location.hash = '#n=project:code%2Ftokenizer:console'")
+    rail = page.locator("[data-rail=waiting]")
+    rail.wait_for(timeout=10_000)
+    assert "asks: Bump the lockfile too?" in rail.inner_text(), "Console's Waiting on you lists it too"
     page.evaluate("location.hash = '#n=project:code%2Ftokenizer'")
     card.wait_for(timeout=10_000)
     assert "1 question for you" in page.locator("main h2.view-h").inner_text().lower()

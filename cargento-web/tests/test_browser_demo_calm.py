@@ -256,6 +256,20 @@ def test_the_demos_goal_summary_is_called_a_stand_in_not_off(demo: Any, page_for
     assert page.errors == []
 
 
+def test_a_projects_console_shows_the_allowance_its_harnesses_draw_on(demo: Any, page_for: Any) -> None:
+    """The cockpit's Capacity reads the capacity strip's windows of the scope's harnesses (an
+    account's allowance, not a session's): fleet/ops runs Claude Code, whose windows the demo
+    stands in for, so they are listed there rather than 'no quota window'."""
+    page = page_for(demo.url + "/", width=1440, height=900)
+    page.evaluate("location.hash = '#n=project:fleet%2Fops:console'")
+    capacity = page.locator("[data-rail=capacity]")
+    capacity.locator("li[data-window='claude:5h']").wait_for(timeout=30_000)
+    text = capacity.inner_text()
+    assert "Claude Code 5h:" in text and "% spent" in text and "a demo stand-in" in text
+    assert "Codex" not in text, "a harness no session of the scope runs under is not its allowance"
+    assert page.errors == []
+
+
 def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, axe_source: str) -> None:
     board = demo.board()
     stuck = next(s for s in board["sessions"] if s["title"] == "Invoice suite against the new ledger")

@@ -398,11 +398,20 @@ function Delegation({ scope, rec }) {
   </div>`;
 }
 
-function Capacity({ scope }) {
-  const limits = scope.flatMap((s) => s.rate_limits.map((r) => ({ s, r })));
+// The allowance the scope's sessions draw on: the capacity strip's windows of the harnesses they
+// run under (a window is an account's, not a session's), else what the sessions' own records
+// name when no strip is published.
+function Capacity({ scope, board }) {
+  const harnesses = new Set(scope.map((s) => s.harness));
+  const windows = ((board.capacity && board.capacity.windows) || []).filter((w) => harnesses.has(w.harness));
+  const limits = windows.length ? [] : scope.flatMap((s) => s.rate_limits.map((r) => ({ s, r })));
   const rates = scope.filter((s) => s.output_tokens_per_min != null);
   return html`<div class="rail-part" data-rail="capacity"><h4>Capacity</h4>
-    ${limits.length ? html`<ul>${limits.map(({ s, r }) => html`<li>${s.harness_label} ${r.name}: ${Math.round(r.used_percent)}% used</li>`)}</ul>` : html`<p class="muted small">No quota window is published for this scope.</p>`}
+    ${windows.length
+      ? html`<ul>${windows.map((w) => html`<li data-window=${w.key}>${w.harness_label} ${w.name}: ${w.used_percent == null ? "level unknown" : `${Math.round(w.used_percent)}% spent`}${w.elapsed_percent == null ? "" : ` · ${Math.round(w.elapsed_percent)}% of its time gone`}${w.source === "demo" ? html` <span class="muted small">(a demo stand-in)</span>` : null}</li>`)}</ul>`
+      : limits.length
+        ? html`<ul>${limits.map(({ s, r }) => html`<li>${s.harness_label} ${r.name}: ${Math.round(r.used_percent)}% used</li>`)}</ul>`
+        : html`<p class="muted small">No quota window is published for the harnesses of this scope.</p>`}
     <p class="small">${rates.length ? `${Math.round(rates.reduce((a, s) => a + s.output_tokens_per_min, 0))} tok/min across ${plural(rates.length, "measured session")}` : html`<span class="muted">no output rate measured</span>`}</p>
   </div>`;
 }
@@ -423,6 +432,7 @@ function TerminalPart({ terminal, selected }) {
 function ConsoleTab({ scope, board, ctx, selected, rec }) {
   const c = feature("cockpit") || {};
   const waiting = scope.filter((s) => s.state === "needs_input");
+  const asked = questionsFrom(board, ctx, scope);
   const tw = tripwiresOf(board);
   const terminal = (board.cockpit && board.cockpit.terminal) || c.terminal || { offered: false };
   const terminalOn = terminal.offered;
@@ -437,10 +447,13 @@ function ConsoleTab({ scope, board, ctx, selected, rec }) {
   const summary = `How the server was started — terminal ${terminalOn ? "on" : "off"}, observer model ${observerOn ? "on" : c.observer_model === false ? "refused" : "off"}`;
   return html`<section class="ck-part rail" aria-labelledby="h-rail"><h3 id="h-rail">Operations</h3>
       <${Delegation} scope=${scope} rec=${rec} />
-      <div class="rail-part" data-rail="waiting"><h4>Waiting on you</h4>${waiting.length
-        ? html`<ul>${waiting.map((s) => html`<li><a href=${sessionHash(s)}>${s.title || s.display_id}</a>: ${s.waiting && s.waiting.text ? s.waiting.text : s.detail}</li>`)}</ul>`
+      <div class="rail-part" data-rail="waiting"><h4>Waiting on you</h4>${waiting.length || asked.length
+        ? html`<ul>${waiting.map((s) => html`<li><a href=${sessionHash(s)}>${s.title || s.display_id}</a>: ${s.waiting && s.waiting.text ? s.waiting.text : s.detail}</li>`)}${asked.map((q) => {
+            const s = scope.find((x) => x.harness === q.harness && x.session_id === q.session_id);
+            return html`<li data-question=${q.id}>${s ? html`<a href=${sessionHash(s)}>${s.title || s.display_id}</a>` : "a session"} asks: ${q.text}</li>`;
+          })}</ul>`
         : html`<p class="muted small">Nothing in this scope waits on you.</p>`}</div>
-      <${Capacity} scope=${scope} />
+      <${Capacity} scope=${scope} board=${board} />
       <div class="rail-part" data-rail="tripwires"><h4>Tripwires</h4>${!tw
         ? html`<p class="muted small">Not published by this dashboard.</p>`
         : !tw.enabled ? html`<p class="muted small">${tw.reason}.</p>`
