@@ -307,6 +307,14 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
         })"""
     )
     assert clipped == [], f"chips cut at the title cell's edge at {width}px: {clipped}"
+    if width == 390:
+        # A phone gives a long title a second line before cutting it.
+        lines = page.evaluate(
+            """() => [...document.querySelectorAll('main li.row a.title')]
+              .filter((a) => a.textContent.trim() === 'Invoice suite against the new ledger')
+              .map((a) => Math.round(a.getBoundingClientRect().height / parseFloat(getComputedStyle(a).lineHeight)))"""
+        )
+        assert lines and all(n == 2 for n in lines), f"the long title's lines at 390px: {lines}"
     page.wait_for_selector("main li.row[data-state='needs_input']", timeout=90_000)
     cut = page.evaluate(
         """() => [...document.querySelectorAll('main li.row .c-state')]
