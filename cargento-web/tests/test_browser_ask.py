@@ -38,8 +38,14 @@ PI_SESSION = "pi-busy-0001"
 
 @pytest.fixture
 def ask_server(serve: Any, builder_for: Any, tmp_path: Path) -> Callable[..., Any]:
-    def start(options: Options | None = None, features: tuple[str, ...] = ("cargento_web.ask",)) -> Any:
-        hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "state", notifier=MemoryNotifier())
+    def start(
+        options: Options | None = None, features: tuple[str, ...] = ("cargento_web.ask",), notifier: Any = None
+    ) -> Any:
+        hub = EventHub(
+            clock=lambda: datetime.now(UTC),
+            state_dir=tmp_path / "state",
+            notifier=notifier if notifier is not None else MemoryNotifier(),
+        )
         builder = builder_for([("pi", _TB.pi_harness())], tmp_path)
         server = serve(builder, hub=hub, features=list(features), options=options, all_sessions=True)
         server.hub = hub
@@ -169,6 +175,34 @@ def test_a_question_counts_as_waiting_on_you_in_attention_and_the_header(ask_ser
     assert wait_until(page, "document.querySelector('.att-count').textContent === '1'", timeout=5.0)
     # Answered, the session is back where its own evidence puts it (a long turn: at risk).
     assert page.locator("p.brief").inner_text().startswith("0 sessions need you now, 1 session is at risk;")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("desktop", [False, True])
+def test_a_new_question_notifies_from_the_tab_where_the_desktop_cannot(
+    ask_server: Any, page_for: Any, desktop: bool
+) -> None:
+    """A question that arrives while the page is open is announced, and raised as a browser
+    notification when the server has no desktop backend to raise it (never twice); one that
+    stood when the page opened is on the page already and raises nothing."""
+    server = ask_server(notifier=MemoryNotifier(available=desktop))
+    before = _ask(server, question="Keep the old flag?", options=["Keep", "Drop"])
+    assert before.status_code == 201, before.text
+    page = page_for(server.url + "/#n=sessions", notifications=True)
+    page.wait_for_selector(".ask-chip, main li.row", timeout=10_000)
+    page.wait_for_timeout(700)
+    asked = _ask(
+        server, question="Run the migration now?", options=["Run", "Wait"], harness="pi", session_id=PI_SESSION
+    )
+    assert asked.status_code == 201, asked.text
+    assert wait_until(page, "document.querySelector('#announce').textContent.includes('Run the migration now?')")
+    page.wait_for_timeout(1500)
+    shown = page.evaluate("window.__shown")
+    if desktop:
+        assert shown == [], "the server raised it on the desktop"
+    else:
+        assert [body for _, body in shown] == ["Run the migration now?"], shown
+        assert shown[0][0].endswith("asks you a question") and "Port the tokenizer" in shown[0][0]
     assert page.errors == []
 
 

@@ -8,7 +8,7 @@ import { learnHarnesses } from "/static/marks.js";
 import { reuseUnchanged } from "/static/sameness.js";
 import { AttentionView, ProjectView, ProjectsView, SessionPage, SessionsView, Strip } from "/static/views.js";
 import { CONFIG } from "/static/config.js";
-import { Slot, hasView, tabs as featureTabs, viewFor, waitsBeyondGates } from "/static/slots.js";
+import { Slot, announcementsFrom, hasView, tabs as featureTabs, viewFor, waitsBeyondGates } from "/static/slots.js";
 // The operator features: each module fills its slots and views when imported (see slots.js).
 import "/static/features.js";
 
@@ -73,6 +73,8 @@ let previous = null;
 // notified as gone quiet, so one turn raises "has gone quiet" at most once.
 const spells = new Map();
 const quietSaid = new Map();
+// The ids of the feature announcements (slots.js announce) standing on the last board.
+const announced = new Set();
 function spellStart(s, at) {
   // The turn's own start when the board has one, else when this tab first saw it working.
   return s.turn ? at - s.turn.elapsed_s * 1000 : null;
@@ -201,6 +203,19 @@ function notifyTransitions(board) {
     }
   }
   for (const key of spells.keys()) if (!now.has(key)) spells.delete(key);
+  // What a feature announces (a question): said and raised once, when it first appears; what
+  // stood when the page opened is on the page already. A direct question is not held by quiet
+  // hours, and the server raises it on the desktop where it can.
+  const standing = announcementsFrom(board);
+  for (const a of standing) {
+    if (announced.has(a.id)) continue;
+    announced.add(a.id);
+    if (!previous) continue;
+    changes.push(`${a.title}: ${a.body}`);
+    if (state.notify === "granted" && !(a.key && showingHere(a.key)) && !serverRaisesGates()) show(a.title, a.body, a.id);
+  }
+  const ids = new Set(standing.map((a) => a.id));
+  for (const id of announced) if (!ids.has(id)) announced.delete(id);
   previous = new Map([...now].map(([k, s]) => [k, s.state]));
   if (confirming.size) queueMicrotask(confirmWaits);
   return changes;

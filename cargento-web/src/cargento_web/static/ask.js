@@ -11,7 +11,7 @@ import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
 import { duration, sessionHash } from "/static/format.js";
-import { claim, fill } from "/static/slots.js";
+import { announce, claim, fill } from "/static/slots.js";
 
 const html = htm.bind(h);
 
@@ -123,6 +123,17 @@ claim((board) => {
   return openQuestions(board, null).map((q) => {
     const s = q.harness && q.session_id ? byIdentity.get(`${q.harness}\u0000${q.session_id}`) : null;
     return { key: s ? s.key : `ask:${q.id}`, category: "needs_you", reason: q.text };
+  });
+});
+
+// A new question is announced: a browser notification where the desktop cannot be reached.
+announce((board) => {
+  if (!laneOn()) return [];
+  const byIdentity = new Map((board.sessions || []).map((s) => [`${s.harness}\u0000${s.session_id}`, s]));
+  return openQuestions(board, null).map((q) => {
+    const s = q.harness && q.session_id ? byIdentity.get(`${q.harness}\u0000${q.session_id}`) : null;
+    const who = s ? `${s.harness_label}: ${s.title || s.display_id}` : "A session";
+    return { id: `ask:${q.id}`, key: s ? s.key : null, title: `${who} asks you a question`, body: q.text };
   });
 });
 

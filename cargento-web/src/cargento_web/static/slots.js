@@ -154,6 +154,29 @@ export function claim(fn) {
   claimers.push(fn);
 }
 
+// fn(board) -> [{id, key, title, body}]: what a feature says waits on the reader and is worth
+// a browser notification when it first appears on the board (an ask_operator question). The
+// tab raises it where the server cannot raise it on the desktop, never for what was already
+// there when the page opened; the live region announces it either way. *key* is the session's
+// board key, or null; *id* is unique for as long as the item stands.
+const announcers = [];
+
+export function announce(fn) {
+  announcers.push(fn);
+}
+
+export function announcementsFrom(board) {
+  const out = [];
+  for (const fn of announcers) {
+    try {
+      out.push(...(fn(board) || []));
+    } catch (_) {
+      /* one feature's failure leaves the others' announcements standing */
+    }
+  }
+  return out;
+}
+
 const CLAIM_RANK = { handled: 0, needs_you: 1, at_risk: 2, close_the_loop: 3 };
 
 // What waits on the reader beyond the sessions whose state is needs_input: the sessions a
