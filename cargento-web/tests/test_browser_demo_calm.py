@@ -364,6 +364,24 @@ def test_no_view_of_the_demo_scrolls_sideways_on_a_phone(demo: Any, page_for: An
                   return path.join(' > ') + ' :: ' + el.outerHTML.slice(0, 600); }"""
             )
             raise AssertionError(f"{hash_} scrolls sideways by {wider[0]}px at 390px: {culprit}")
+    # The session page's observed record breaks a type or a source only after an underscore or
+    # a colon ('turn_' / 'started'), never mid-word.
+    page.evaluate(f"location.hash = {'#n=session:acme%2Fbilling:claude:' + stuck['session_id']!r}")
+    page.wait_for_selector(".record-table tbody tr", timeout=30_000)
+    midword = page.evaluate(
+        """() => [...document.querySelectorAll('.record-table tbody td:nth-child(2), .record-table tbody td:nth-child(4)')]
+          .filter((td) => {
+            const chars = [];
+            const walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+            for (let node = walk.nextNode(); node; node = walk.nextNode())
+              for (let i = 0; i < node.length; i++) {
+                const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+                chars.push([node.data[i], range.getBoundingClientRect().top]);
+              }
+            return chars.some((c, i) => i && c[1] > chars[i - 1][1] + 2 && !/[_:\\s]/.test(chars[i - 1][0]));
+          }).map((td) => td.textContent)"""
+    )
+    assert midword == [], f"broken mid-word at 390px: {midword}"
     # Each view tab keeps its count on its label's line (no shortcut hints on a phone).
     broken = page.evaluate(
         """() => [...document.querySelectorAll('nav.tabs a')].filter((a) => [...a.querySelectorAll('.count, kbd')]

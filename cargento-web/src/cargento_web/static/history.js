@@ -118,12 +118,19 @@ function Timeline({ harness, sid, doc }) {
   </div>`;
 }
 
+// An identifier that may break after its underscores and colons rather than mid-word on a
+// narrow screen (turn_started, event:PermissionRequest).
+function breakable(text) {
+  const parts = String(text).split(/(?<=[_:])/);
+  return parts.flatMap((part, i) => (i ? [html`<wbr />`, part] : [part]));
+}
+
 function ObservedRecord({ doc }) {
   return html`<div class="observed-record">
     <h4>Observed record <span class="count">${doc.total}</span></h4>
     ${doc.observations.length
       ? html`<table class="record-table"><thead><tr><th>When</th><th>Type</th><th>What</th><th>Published by</th></tr></thead>
-          <tbody>${doc.observations.map((o, i) => html`<tr key=${i} data-kind=${o.kind}><td>${stamp(o.at)}</td><td>${o.kind}</td><td>${words(o)}</td><td class="mono">${o.source}</td></tr>`)}</tbody></table>`
+          <tbody>${doc.observations.map((o, i) => html`<tr key=${i} data-kind=${o.kind}><td>${stamp(o.at)}</td><td>${breakable(o.kind)}</td><td>${words(o)}</td><td class="mono">${breakable(o.source)}</td></tr>`)}</tbody></table>`
       : html`<p class="empty">No entry names this session in the history.</p>`}
     <p class="muted small">What this server saw on its boards: state changes, turns, waits and their ends, session ends and completed tasks, each with the source that published it. It is never a file, test or deliverable the server inspected.</p>
   </div>`;
