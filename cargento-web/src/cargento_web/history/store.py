@@ -44,6 +44,7 @@ import contextlib
 import errno
 import itertools
 import os
+import re
 import stat
 import threading
 import time
@@ -240,6 +241,54 @@ def _held(o: Observation, shared: dict[str, str], memo: dict[str, str] | None = 
     return (o.at, harness, sid, project, _encoded(o, memo))
 
 
+#: The key orders an observation this build writes has (:meth:`Observation.record`'s order,
+#: with any of the optional fields).
+_WRITTEN_KEYS = frozenset(
+    ("harness", "sid", "kind", "at", "source", *present)
+    for n in range(len(_OPTIONAL) + 1)
+    for present in itertools.combinations(_OPTIONAL, n)
+)
+#: A time as :func:`iso` writes a UTC moment: whole seconds, or six digits of them.
+_WRITTEN_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?Z").fullmatch
+
+
+def _held_as_written(raw: object, shared: dict[str, str], memo: dict[str, str]) -> _Held | None:
+    """The held form of a stored observation that is exactly what this build writes (its keys
+    in :meth:`Observation.record`'s order, its time as :func:`iso` writes it, every text
+    already redacted): its stored form is then its record, and is encoded as it is. ``None``
+    for anything else, which :func:`_held_of` then reads field by field.
+
+    At a start this is nearly every observation: a store at its cap read back in about half
+    the time of making each record anew (27 ms at 5,500 observations)."""
+    if type(raw) is not dict or tuple(raw) not in _WRITTEN_KEYS:
+        return None
+    stamp = raw["at"]
+    if type(stamp) is not str or not _WRITTEN_STAMP(stamp) or raw["kind"] not in KINDS:
+        return None
+    try:
+        at = _from_written(stamp)  # Python 3.11 reads the Z as UTC
+    except ValueError:
+        return None
+    if (at.microsecond == 0) != (len(stamp) == 20):
+        return None  # iso writes no fraction for a whole second, and six digits otherwise
+    for name, value in raw.items():
+        if name != "kind" and name != "at" and (type(value) is not str or _clean(value, memo) != value):
+            return None
+    harness: str = raw["harness"]
+    sid: str = raw["sid"]
+    project: str | None = raw.get("project")
+    return (
+        at,
+        shared.setdefault(harness, harness),
+        shared.setdefault(sid, sid),
+        None if project is None else shared.setdefault(project, project),
+        right_sized(orjson.dumps(raw)),
+    )
+
+
+_from_written = datetime.fromisoformat
+
+
 def _held_of(raw: object, shared: dict[str, str], memo: dict[str, str]) -> _Held | None:
     """What ``_held(_observation(raw), shared, memo)`` holds, made straight from a stored
     observation: ``None`` where :func:`_observation` refuses it.
@@ -250,6 +299,9 @@ def _held_of(raw: object, shared: dict[str, str], memo: dict[str, str]) -> _Held
     order, each text field redacted once per batch (*memo*), as ``redact_tree`` would; the
     time and the kind are left as they are, as no redaction changes them (the kind is one of
     :data:`KINDS`, the time :func:`iso`'s digits: the tests hold both)."""
+    written = _held_as_written(raw, shared, memo)
+    if written is not None:
+        return written
     fields = _fields(raw)
     if fields is None:
         return None
