@@ -6,7 +6,7 @@ import gc
 import os
 import tempfile
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -450,7 +450,7 @@ _stored = st.fixed_dictionaries(
 _WRITTEN_ORDER = ("harness", "sid", "kind", "at", "source", "project", "state", "previous", "detail")
 
 
-def _in_written_order(raw: dict[str, object]) -> dict[str, object]:
+def _in_written_order(raw: Mapping[str, object]) -> dict[str, object]:
     return {name: raw[name] for name in _WRITTEN_ORDER if name in raw}
 
 
