@@ -246,6 +246,14 @@ def compare(per_harness: int, *, runs: int, against: Path, old: int = 5000) -> d
                 proc, took = _serve(envs[name], _free_port())
                 server_s[name].append(took)
                 _stop(proc)
+        # A long-used installation: the history store at its cap, read back by both at start.
+        observations = _history_at_cap(root / "state", datetime.now(UTC))
+        capped_s: dict[str, list[float]] = {name: [] for name in envs}
+        for i in range(runs):
+            for name in list(envs) if i % 2 == 0 else list(reversed(envs)):
+                proc, took = _serve(envs[name], _free_port())
+                capped_s[name].append(took)
+                _stop(proc)
         n = per_harness * 10
         return {
             "sessions": n,
@@ -254,6 +262,8 @@ def compare(per_harness: int, *, runs: int, against: Path, old: int = 5000) -> d
             "load_average": os.getloadavg(),
             f"first_board_json_{n}_s": {name: _summary(v) for name, v in json_s.items()},
             f"first_board_server_{n}_s": {name: _summary(v) for name, v in server_s.items()},
+            "history_observations": observations,
+            f"first_board_server_{n}_history_at_cap_s": {name: _summary(v) for name, v in capped_s.items()},
         }
     finally:
         shutil.rmtree(root, ignore_errors=True)
