@@ -16,7 +16,7 @@ import orjson
 import pytest
 from cargento import hookimpl
 from cargento.cli import Options
-from cargento.models import HarnessContext, HarnessInfo, Instruction, SessionReading, SessionRef
+from cargento.models import Gate, HarnessContext, HarnessInfo, Instruction, SessionReading, SessionRef
 from cargento.testing.fakes import FakeHarness, FakeSession
 from cargento_web.annotations.store import ANNOTATIONS_FILE
 
@@ -348,3 +348,30 @@ def test_an_untrusted_store_is_said_in_place_of_nothing_typed_and_in_the_header(
     _until(page, "document.querySelector('.intent-message').textContent.startsWith('Not saved')")
     assert "could not be read whole" in page.locator(".intent-message").inner_text()
     assert (tmp_path / "home" / ANNOTATIONS_FILE).read_bytes() == b"{half a write"
+
+
+def test_a_waiting_row_leads_its_now_cell_with_the_wait_and_keeps_the_goal_beside_it(
+    serve: Any, builder_for: Any, tmp_path: Path, context: Any
+) -> None:
+    """A row that waits on you says what it waits on first: the typed goal beside NOW follows
+    it rather than pushing the question out of the cell, and no separator trails the goal."""
+    waiting = FakeSession(
+        SID,
+        title="Parser work",
+        cwd=str(tmp_path / "w" / "parser"),
+        gate=Gate(kind="question", text="Which database should the dashboard use?", source="transcript"),
+    )
+    srv = serve(
+        builder_for([("fake", FakeHarness("fake", [waiting]))], tmp_path),
+        features=[FEATURE],
+        state_dir=tmp_path / "home",
+    )
+    body = {"harness": "fake", "sid": SID, "goal": "Pick the store and wire it in a very long way", "lines": []}
+    assert httpx.post(srv.url + "/api/annotate", json=body, timeout=5).json()["outcome"] == "stored"
+    page = _open(context, srv.url + "/#n=sessions")
+    cell = page.locator(f'.row[data-key="fake:{SID}"] .c-now')
+    cell.locator(".row-goal.typed").wait_for()
+    text = cell.inner_text()
+    assert text.startswith("question: Which database should the dashboard use?"), text
+    assert text.rstrip().endswith("Pick the store and wire it in a very long way"), "no trailing separator"
+    assert page.errors == []

@@ -96,7 +96,7 @@ export function nextAction(board, s, claims) {
   if (c && c.category === "handled") return null;
   const r = readingOf(board, s);
   const t = sessionLabel(s, board.sessions);
-  if (s.state === "needs_input") return [0, `Answer “${t}” in its terminal: it waits on ${s.waiting ? s.waiting.kind : "input"}`];
+  if (s.state === "needs_input") return [0, `Answer “${t}” in its terminal: it waits on you${s.waiting ? ` (${s.waiting.kind})` : ""}`];
   if (s.loop) return [1, `Look at “${t}”: ${s.loop.note}`];
   if (r && r.kind === "end" && r.dirty === true) return [2, `Commit or set aside the ${plural(r.changed, "uncommitted file", "uncommitted files")} “${t}” left when it ended`];
   if (r && r.conflict) return [3, `Check the completion “${t}” claims: ${r.conflict}`];
