@@ -68,3 +68,42 @@ def test_an_unreadable_history_is_named_as_reset(serve: Any, builder_for: Any, t
     assert stores[0].at is not None, "the header says when"
     page = httpx.get(server.url + "/", timeout=5).text
     assert "could not be read whole" in page, "the header names the reset"
+
+
+def test_a_replay_adds_nothing_to_the_history_or_the_semantic_history(
+    serve: Any, builder_for: Any, tmp_path: Path
+) -> None:
+    """A replay (--as-of) shows a moment already past: its boards are not observations of this
+    server, so neither the local history nor the cockpit's semantic history records them, and
+    the history says so; what earlier runs recorded is still served."""
+    from datetime import UTC, datetime
+
+    from cargento_web.cockpit.semantic import SEMANTIC_FILE
+
+    state = tmp_path / "state"
+    live = serve(
+        builder_for([("fake", FakeHarness("fake", [FakeSession("s1", age_s=5)]))], tmp_path),
+        features=[FEATURE],
+        state_dir=state,
+    )
+    recorded = _history(live, "s1")["observations"]
+    assert len(recorded) == 1
+    live.stop()
+    before = (state / HISTORY_FILE).read_bytes()
+    replay = serve(
+        builder_for(
+            [("fake", FakeHarness("fake", [FakeSession("s1", age_s=5), FakeSession("s2", age_s=5)]))], tmp_path
+        ),
+        features=[FEATURE, "cargento_web.cockpit"],
+        state_dir=state,
+        options=Options(as_of=datetime.now(UTC)),
+    )
+    for _ in range(3):
+        assert any(s["session_id"] == "s2" for s in httpx.get(replay.url + "/api/data", timeout=5).json()["sessions"])
+        time.sleep(0.2)
+    body = httpx.get(replay.url + "/api/history?harness=fake&sid=s2", timeout=5).json()
+    assert body["observations"] == [] and body["replay"] is True
+    assert _history(replay, "s1")["observations"] == recorded, "what was observed live is still served"
+    replay.stop()
+    assert (state / HISTORY_FILE).read_bytes() == before
+    assert not (state / SEMANTIC_FILE).exists()

@@ -68,6 +68,8 @@ class Cockpit(Extension):
                 TripwireStore(context.state_dir), suspended=options.no_spacedock, notify=self._notify
             )
         self.semantic = SemanticHistory(context.state_dir)
+        #: A replay (``--as-of``) adds nothing to the semantic history: it observes no work now.
+        self.replay = options.as_of is not None
         self.terminal: Terminal | None = None
         if options.interaction_origin_session and options.interaction_origin_registration_file:
             # Only a run started from an interaction origin has the terminal: its module is
@@ -109,7 +111,8 @@ class Cockpit(Extension):
         moved = self.tripwires.observe(workflows) if self.tripwires is not None else False
         # A row that stood was recorded as it is when it last changed.
         moves = self.context.board_changes(board)
-        moved = self.semantic.observe(board, None if moves.full else moves.changed) or moved
+        if not self.replay:
+            moved = self.semantic.observe(board, None if moves.full else moves.changed) or moved
         shape = tuple(sorted((d, repr(w.as_json())) for d, w in workflows.items()))
         if moved or shape != self._published:
             self._published = shape

@@ -95,6 +95,9 @@ class HistoryExtension(Extension):
             with _running_lock:
                 _running.append(self.store)
         store = self.store
+        #: A replay (``--as-of``) shows a moment already past: nothing of it is observed now,
+        #: so it records nothing (its boards would write the past into this server's history).
+        self.replay = options.as_of is not None
         self._seed_demo = context.demo
         self._board_lock = threading.Lock()
         hub: Any = context.hub
@@ -132,6 +135,7 @@ class HistoryExtension(Extension):
             return {"on": True, "error": "name a session (harness and sid) or a project", "observations": []}
         return {
             "on": True,
+            "replay": self.replay,
             "observations": shown,
             "total": total,
             "window": window_json(window),
@@ -139,7 +143,7 @@ class HistoryExtension(Extension):
         }
 
     def on_board(self, board: Board) -> None:
-        if self.store is None:
+        if self.store is None or self.replay:
             return
         with self._board_lock:  # two board flavours may be built at once
             if self._seed_demo:
@@ -155,7 +159,7 @@ class HistoryExtension(Extension):
     def page_config(self) -> Mapping[str, Any]:
         if self.store is None:
             return {"on": False, "reason": "--no-history: this run keeps no local history"}
-        return {"on": True, "days": self.store.days, "max_bytes": self.store.max_bytes}
+        return {"on": True, "days": self.store.days, "max_bytes": self.store.max_bytes, "replay": self.replay}
 
     def own_stores(self) -> Iterable[OwnStore]:
         if self.store is None:

@@ -73,10 +73,11 @@ export function windowCaption(doc) {
   const w = doc.window || {};
   const days = doc.store_window ? doc.store_window.days : w.days;
   const keeps = `this server keeps ${days} ${days === 1 ? "day" : "days"} of history`;
-  if (!w.first) return `Nothing observed of this session yet in this server's history; ${keeps}.`;
+  if (!w.first) return `Nothing observed of this session yet in this server's history; ${keeps}.${doc.replay ? " This replay (--as-of) adds nothing to it." : ""}`;
   const earlier = Date.parse(w.first) < Date.parse(w.run_started_at) ? "including earlier runs" : "all in this run";
   const dropped = doc.store_window && doc.store_window.evicted ? "; older observations were dropped for age or size" : "";
-  return `Observed from ${stamp(w.first)} to ${stamp(w.last)} (${earlier}); ${keeps}${dropped}.`;
+  const replay = doc.replay ? " This replay (--as-of) adds nothing to it." : "";
+  return `Observed from ${stamp(w.first)} to ${stamp(w.last)} (${earlier}); ${keeps}${dropped}.${replay}`;
 }
 
 function useHistory(harness, sid, revision) {
