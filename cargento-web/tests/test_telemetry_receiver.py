@@ -441,7 +441,7 @@ def test_a_gzipped_export_is_read() -> None:
     assert reply.status_code == 200 and ledger.snapshot(NOW)["claude:gz"]["output_tokens"] == 9
 
 
-def test_the_receiver_is_off_under_no_events_and_says_why_when_its_port_is_taken(
+def test_the_receiver_is_off_under_no_events_and_in_a_replay_and_says_why_when_its_port_is_taken(
     serve: Any, builder_for: Any, tmp_path: Path
 ) -> None:
     from cargento_harness_claude import plugin as claude
@@ -453,6 +453,13 @@ def test_the_receiver_is_off_under_no_events_and_says_why_when_its_port_is_taken
     )
     receiver = httpx.get(off.url + "/api/data", timeout=5).json()["telemetry"]["receiver"]
     assert receiver == {"state": "off", "reason": "lifecycle events are off for this run (--no-events)"}
+    replay = serve(
+        builder_for([("claude", claude)], tmp_path),
+        features=["cargento_web.telemetry"],
+        options=Options(as_of=datetime.now(UTC)),
+    )
+    receiver = httpx.get(replay.url + "/api/data", timeout=5).json()["telemetry"]["receiver"]
+    assert receiver == {"state": "off", "reason": "a replay (--as-of) takes no live telemetry"}
     holder = bind_socket("127.0.0.1", 0)
     taken = holder.getsockname()[1]
     try:
