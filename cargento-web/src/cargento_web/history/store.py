@@ -274,16 +274,7 @@ def _held_as_written(raw: object, shared: dict[str, str], memo: dict[str, str]) 
     for name, value in raw.items():
         if name != "kind" and name != "at" and (type(value) is not str or _clean(value, memo) != value):
             return None
-    harness: str = raw["harness"]
-    sid: str = raw["sid"]
-    project: str | None = raw.get("project")
-    return (
-        at,
-        shared.setdefault(harness, harness),
-        shared.setdefault(sid, sid),
-        None if project is None else shared.setdefault(project, project),
-        right_sized(orjson.dumps(raw)),
-    )
+    return _holding(at, raw["harness"], raw["sid"], raw.get("project"), raw, shared)
 
 
 _from_written = datetime.fromisoformat
@@ -315,7 +306,14 @@ def _held_of(raw: object, shared: dict[str, str], memo: dict[str, str]) -> _Held
     }
     for name, value in optional.items():
         record[name] = _clean(value, memo)
-    project = optional.get("project")
+    return _holding(at, harness, sid, optional.get("project"), record, shared)
+
+
+def _holding(
+    at: datetime, harness: str, sid: str, project: str | None, record: Mapping[str, Any], shared: dict[str, str]
+) -> _Held:
+    """The held form of an observation at *at* whose stored form is *record*, its names shared
+    with the store's other observations (*shared*)."""
     return (
         at,
         shared.setdefault(harness, harness),

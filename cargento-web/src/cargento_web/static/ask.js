@@ -117,25 +117,26 @@ function ProjectQuestionCount({ board, ctx, sessions }) {
 // A session with an open question waits on you as a native gate does: Attention's brief, its
 // NEEDS YOU NOW count and the header count it (a question whose asker is not on the board
 // counts by itself).
-claim((board) => {
+// Each open question with the board row of the session asking it (null: unattributed, or not
+// on the board). None while the lane is off.
+function askersOf(board) {
   if (!laneOn()) return [];
   const byIdentity = new Map((board.sessions || []).map((s) => [`${s.harness}\u0000${s.session_id}`, s]));
-  return openQuestions(board, null).map((q) => {
-    const s = q.harness && q.session_id ? byIdentity.get(`${q.harness}\u0000${q.session_id}`) : null;
-    return { key: s ? s.key : `ask:${q.id}`, category: "needs_you", reason: q.text };
-  });
-});
+  return openQuestions(board, null).map((q) => ({
+    q,
+    s: (q.harness && q.session_id && byIdentity.get(`${q.harness}\u0000${q.session_id}`)) || null,
+  }));
+}
+
+claim((board) => askersOf(board).map(({ q, s }) => ({ key: s ? s.key : `ask:${q.id}`, category: "needs_you", reason: q.text })));
 
 // A new question is announced: a browser notification where the desktop cannot be reached.
-announce((board) => {
-  if (!laneOn()) return [];
-  const byIdentity = new Map((board.sessions || []).map((s) => [`${s.harness}\u0000${s.session_id}`, s]));
-  return openQuestions(board, null).map((q) => {
-    const s = q.harness && q.session_id ? byIdentity.get(`${q.harness}\u0000${q.session_id}`) : null;
-    const who = s ? `${s.harness_label}: ${s.title || s.display_id}` : "A session";
-    return { id: `ask:${q.id}`, key: s ? s.key : null, title: `${who} asks you a question`, body: q.text };
-  });
-});
+announce((board) => askersOf(board).map(({ q, s }) => ({
+  id: `ask:${q.id}`,
+  key: s ? s.key : null,
+  title: `${s ? `${s.harness_label}: ${s.title || s.display_id}` : "A session"} asks you a question`,
+  body: q.text,
+})));
 
 fill("attention.needs", NeedsQuestions);
 fill("projects.summary", ProjectQuestionCount);

@@ -131,16 +131,22 @@ export function offCount(fn) {
   offCounters.push(fn);
 }
 
-export function offCountFrom(board) {
+// Every item the registered *fns* give for *board*: one feature's failure leaves the others'
+// items standing.
+function gathered(fns, board) {
   const items = [];
-  for (const fn of offCounters) {
+  for (const fn of fns) {
     try {
       items.push(...(fn(board) || []));
     } catch (_) {
-      /* one feature's failure leaves the others' items standing */
+      /* the feature's own problem: its items are left out */
     }
   }
   return items;
+}
+
+export function offCountFrom(board) {
+  return gathered(offCounters, board);
 }
 
 // fn(board) -> [{key, category, reason}]: sessions a feature places in one of Attention's
@@ -166,15 +172,7 @@ export function announce(fn) {
 }
 
 export function announcementsFrom(board) {
-  const out = [];
-  for (const fn of announcers) {
-    try {
-      out.push(...(fn(board) || []));
-    } catch (_) {
-      /* one feature's failure leaves the others' announcements standing */
-    }
-  }
-  return out;
+  return gathered(announcers, board);
 }
 
 const CLAIM_RANK = { handled: 0, needs_you: 1, at_risk: 2, close_the_loop: 3 };
