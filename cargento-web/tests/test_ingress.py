@@ -199,6 +199,28 @@ def test_create_hub_follows_the_options(tmp_path: Path, builder_for: Callable[..
     off.close()
 
 
+def test_a_replay_takes_no_live_events_and_says_why(tmp_path: Path, builder_for: Callable[..., Any]) -> None:
+    """A replay (--as-of) shows a past moment: it publishes no capability, so no forwarder posts
+    to it, refuses an event in its own words, and neither reads nor writes the session-end store."""
+    from cargento.cli import Options
+    from cargento.events.payloads import PayloadError
+    from cargento_web.ingress import create_hub
+
+    builder = builder_for([], tmp_path, env={"CARGENTO_HOME": str(tmp_path / "c")})
+    replay = create_hub(builder=builder, settings=None, options=Options(as_of=datetime(2026, 11, 30, tzinfo=UTC)))
+    try:
+        assert not replay.events and replay.capability is None and replay.ends is None
+        assert replay.routes(object()) == []
+        with pytest.raises(PayloadError, match=r"a replay \(--as-of\) takes no live lifecycle events"):
+            replay.ingest("claude", {"session_id": "s1", "hook_event_name": "Stop"})
+        record = replay.session_record("claude", "s1")
+        assert record["marks"]["reason"].startswith("a replay (--as-of) takes no live lifecycle events")
+        assert record["irreversible"]["reason"].startswith("a replay (--as-of) takes no live lifecycle events")
+    finally:
+        replay.close()
+    assert not (tmp_path / "c").exists() or not any((tmp_path / "c").iterdir())
+
+
 def test_health_answers_the_forwarders_challenge_with_the_capability_proof(server: Any, hub: EventHub) -> None:
     """The forwarders post only to the dashboard that proves it holds this run's capability."""
     from cargento.statedir import health_proof

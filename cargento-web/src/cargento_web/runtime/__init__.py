@@ -22,6 +22,7 @@ from cargento.statedir import state_dir
 
 from cargento_web.runtime.hub import EventHub, Ingested, Overrule
 from cargento_web.runtime.notifiers import MemoryNotifier, NoBackend, Notifier, detect_notifier
+from cargento_web.runtime.record import EVENTS_OFF, EVENTS_OFF_REPLAY
 
 __all__ = [
     "EventHub",
@@ -54,13 +55,17 @@ def create_hub(
 
     *no_events* accepts no lifecycle events and leaves the session-end store unread and
     unwritten (no capability is published either); notifications of store-read gates still
-    work unless *no_notify*. *replay* (``--as-of``) raises no notifications: nobody waits on
-    a moment in the past. The notification backend is detected once, here. *vocabulary* is
+    work unless *no_notify*. *replay* (``--as-of``) raises no notifications and takes no
+    events, as *no_events* (saying why in its own words): nobody waits on a moment in the
+    past, and a live event says nothing about it. The notification backend is detected once, here. *vocabulary* is
     the lanes of the run's registry (the installed plugins' when omitted). Quiet hours
     resolve from *quiet_hours* (``--quiet-hours``), ``CARGENTO_QUIET_HOURS`` or the
     ``quiet_hours`` file (none with *no_quiet_hours*); *no_focus* records no terminal identity.
     """
     quiet = no_notify or replay
+    # A replay shows a moment already past: it takes no live events (and publishes no
+    # capability, so no forwarder posts to it), and keeps the session-end store as it is.
+    events_off = EVENTS_OFF if no_events or not replay else EVENTS_OFF_REPLAY
     if notifier is None:
         if quiet:
             notifier = NoBackend(
@@ -74,7 +79,8 @@ def create_hub(
     return EventHub(
         clock=clock,
         state_dir=state_dir(env),
-        events=not no_events,
+        events=not (no_events or replay),
+        events_off=events_off,
         irreversible=not no_irreversible,
         notifier=notifier,
         notify=not quiet,

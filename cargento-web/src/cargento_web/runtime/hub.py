@@ -63,7 +63,7 @@ from cargento_web.boardchanges import ChangeTracker
 from cargento_web.runtime.alerts import CONFIRM, Alerts, Pending
 from cargento_web.runtime.notifiers import MemoryNotifier, Notifier
 from cargento_web.runtime.presence import Presence
-from cargento_web.runtime.record import DELIVERIES_NOTE, delivery_doc, marks_doc, reports_doc, skip_doc
+from cargento_web.runtime.record import DELIVERIES_NOTE, EVENTS_OFF, delivery_doc, marks_doc, reports_doc, skip_doc
 from cargento_web.runtime.reports import Report, ReportLog
 from cargento_web.runtime.stores import DeliveriesStore, Delivery, End, EndsStore
 
@@ -143,8 +143,11 @@ class EventHub:
         zone: tzinfo | None = None,
         record_terminals: bool = True,
         confirm: timedelta = CONFIRM,
+        events_off: str = EVENTS_OFF,
     ) -> None:
         self.clock = clock
+        #: Why lifecycle events are off, when they are (``--no-events``, or a replay).
+        self.events_off = events_off
         #: The lanes the loaded plugins declare (built once; the installed plugins' by default).
         self.vocabulary = vocabulary if vocabulary is not None else default_vocabulary()
         self.events = events
@@ -244,7 +247,7 @@ class EventHub:
     def ingest(self, harness: str, body: Mapping[str, Any], *, hook_at: datetime | None = None) -> Ingested:
         """Take one ``POST /api/events/<harness>`` body. Raises :class:`PayloadError`."""
         if not self.events:
-            raise PayloadError(404, "lifecycle events are off for this run (--no-events)")
+            raise PayloadError(404, self.events_off)
         event = parse_event(harness, body, received_at=self.clock(), hook_at=hook_at, vocabulary=self.vocabulary)
         return self._take(event)
 
@@ -252,7 +255,7 @@ class EventHub:
         """Take one ``POST /api/notify`` body (a Notification or SessionEnd), for the lane
         whose plugin declares ``receives_notify``."""
         if not self.events:
-            raise PayloadError(404, "lifecycle events are off for this run (--no-events)")
+            raise PayloadError(404, self.events_off)
         lane = self.vocabulary.notify_lane
         if lane is None:
             raise PayloadError(404, "no loaded harness plugin takes POST /api/notify")
@@ -755,10 +758,14 @@ class EventHub:
             #: Raises about this session a precision rule did not send when they arose, and why.
             "withheld": [skip_doc(k) for k in self.alerts.skips_for(harness, session_id)],
             "irreversible": reports_doc(
-                self.irreversible_reports(harness, session_id), enabled=self.irreversible_enabled, events=self.events
+                self.irreversible_reports(harness, session_id),
+                enabled=self.irreversible_enabled,
+                events=self.events,
+                events_off=self.events_off,
             ),
             "marks": marks_doc(
                 events=self.events,
+                events_off=self.events_off,
                 turn_ended_at=self.turn_ended_at(harness, session_id),
                 end=self.session_end(harness, session_id),
             ),

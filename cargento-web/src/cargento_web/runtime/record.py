@@ -138,11 +138,19 @@ def skip_doc(skip: Skipped) -> dict[str, Any]:
     }
 
 
-def reports_doc(reports: Iterable[Report], *, enabled: bool, events: bool) -> dict[str, Any]:
+#: Why lifecycle events are off under ``--no-events`` (a replay says its own reason).
+EVENTS_OFF = "lifecycle events are off for this run (--no-events)"
+#: ... and in a replay (``--as-of``): a past moment takes no live events.
+EVENTS_OFF_REPLAY = "a replay (--as-of) takes no live lifecycle events"
+
+
+def reports_doc(
+    reports: Iterable[Report], *, enabled: bool, events: bool, events_off: str = EVENTS_OFF
+) -> dict[str, Any]:
     """The irreversible-command reports of one session, newest first, or why there are none."""
     if not enabled:
         reason = (
-            "lifecycle events are off for this run (--no-events), and with them irreversible-command reports"
+            f"{events_off}, and with them irreversible-command reports"
             if not events
             else "irreversible-command reports are off for this run (--no-irreversible)"
         )
@@ -164,12 +172,14 @@ def reports_doc(reports: Iterable[Report], *, enabled: bool, events: bool) -> di
     }
 
 
-def marks_doc(*, events: bool, turn_ended_at: datetime | None, end: End | None) -> dict[str, Any]:
+def marks_doc(
+    *, events: bool, turn_ended_at: datetime | None, end: End | None, events_off: str = EVENTS_OFF
+) -> dict[str, Any]:
     """The two marks that outlive a session's overlays: its turn ended, the session ended."""
     if not events:
         return {
             "enabled": False,
-            "reason": "lifecycle events are off for this run (--no-events): no turn-end or session-end mark is kept",
+            "reason": f"{events_off}: no turn-end or session-end mark is kept",
             "turn_ended_at": None,
             "session_ended": None,
         }
