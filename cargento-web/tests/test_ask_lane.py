@@ -176,6 +176,26 @@ def test_the_demo_asks_a_live_session_now_and_then(builder_for: Any, tmp_path: P
     assert len(raised) == 2
 
 
+def test_the_demo_asks_a_session_not_at_risk_when_there_is_one(builder_for: Any, tmp_path: Path) -> None:
+    """A question moves its session out of At risk while it stands: the demo's asker passes
+    over a looping row (the newest here) for another working one, so the showroom keeps both."""
+    import attrs
+    from cargento.models import LoopReading
+    from cargento.testing.fakes import FakeSession
+
+    built: Board = builder_for(
+        [("claude", FakeHarness("claude", [FakeSession("looping", age_s=1), FakeSession("plain", age_s=5)]))],
+        tmp_path,
+    ).build()
+    loop = LoopReading(kind="run", failures=9, successes=0, note="9 failed tool calls in a row")
+    board = attrs.evolve(
+        built, sessions=tuple(attrs.evolve(s, loop=loop) if s.session_id == "looping" else s for s in built.sessions)
+    )
+    asker = DemoAsker(Questions(), latest_board=lambda: board, raised=lambda: None, clock=lambda: T0, every_s=40)
+    who = asker.asker()
+    assert who is not None and who[1] == "plain"
+
+
 def test_an_unattributed_question_notifies_but_records_no_delivery(lane: Any) -> None:
     cap = {CAPABILITY_HEADER: lane.hub.capability}
     assert _post(lane, "/api/ask", {"question": "Who am I?", "options": ["a", "b"]}, **cap).status_code == 201

@@ -70,12 +70,20 @@ class DemoAsker:
 
     def asker(self) -> tuple[str, str, str | None] | None:
         """The live demo session that asks: a working row (one that could be waiting on a
-        tool call), else any row that is not ended; the newest first."""
+        tool call), else any row that is not ended; the newest first, and a row at risk (a
+        failed-tool loop, a long turn) last, since a question would move it out of At risk and
+        the showroom would lose that surface while it stands."""
         board = self.latest_board()
         if board is None:
             return None
         live = [s for s in board.sessions if not s.ended]
-        live.sort(key=lambda s: (s.state != "working", -(s.last_active_at.timestamp() if s.last_active_at else 0)))
+        live.sort(
+            key=lambda s: (
+                s.loop is not None or bool(s.turn and s.turn.long),
+                s.state != "working",
+                -(s.last_active_at.timestamp() if s.last_active_at else 0),
+            )
+        )
         return (live[0].harness, live[0].session_id, live[0].project) if live else None
 
     def step(self) -> bool:
