@@ -111,6 +111,12 @@ def test_the_options_are_buttons_and_a_click_answers_by_index(ask_server: Any, p
     page.goto(server.url + "/#n=session:code%2Ftokenizer:pi:" + PI_SESSION)
     page.wait_for_selector(".session-asks .ask-question", timeout=10_000)
     assert page.locator(".session-asks .ask-question").count() == 1
+    # A session waiting on you shows its question first: under its name, above the columns.
+    assert page.evaluate(
+        "(() => { const ask = document.querySelector('.session-asks');"
+        " const first = document.querySelector('.session-page .columns');"
+        " return Boolean(first) && Boolean(ask.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING); })()"
+    )
     page.locator(".session-asks button.ask-option", has_text="Hold").click()
     # The answer lands (the card then leaves with the next revision of the board).
     assert wait_until(page, "document.querySelectorAll('.session-asks').length === 0", timeout=5.0)

@@ -140,6 +140,6 @@ announce((board) => askersOf(board).map(({ q, s }) => ({
 
 fill("attention.needs", NeedsQuestions);
 fill("projects.summary", ProjectQuestionCount);
-fill("session.sections", SessionQuestions);
+fill("session.waiting", SessionQuestions);
 fill("row.marks", RowMark, (board, s, ctx) =>
   laneOn() && board ? questionsOf(board, ctx, s.harness, s.session_id).map((q) => q.text) : null);

@@ -24,12 +24,13 @@ const claimers = [];
 //   sessions.above    Sessions, the one sentence above the rows
 //   sessions.below    Sessions, below the two groups (the capacity strip)
 //   row.marks         a row's title cell, after its chips   ({session})
-//   row.now           a row's NOW cell, before the detail  ({session})
+//   row.now           a row's NOW cell, before the detail (after the wait on a row that waits on you)  ({session})
 //   row.more          a row's opened details               ({session})
 //   attention.needs   inside NEEDS YOU NOW, before the waiting sessions
 //   attention.item    one NEEDS YOU NOW item's controls      ({session})
 //   attention.coverage  Attention's coverage details, at their end
 //   attention.groups  Attention, after AT RISK
+//   session.waiting   the session page, under its name, with a wait on you   ({session} or {route})
 //   session.first     the session page's first column       ({session} or {route})
 //   session.controls  the session page's controls          ({session})
 //   session.sections  the session page, after its columns   ({session} or {route})
@@ -46,6 +47,7 @@ export const SLOTS = [
   "attention.item",
   "attention.coverage",
   "attention.groups",
+  "session.waiting",
   "session.first",
   "session.controls",
   "session.sections",

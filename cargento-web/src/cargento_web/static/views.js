@@ -663,6 +663,7 @@ export function SessionPage({ board, ctx, route }) {
     return html`${crumbs}<section class="session-page missing-session">
       <h2 class="view-h" id="view-h" tabindex="-1">${m.label} session ${route.sid}</h2>
       <p>This session is not in the current payload${board.all ? "" : " (it may be idle outside the display window; try ?all=1)"}.</p>
+      <${Slot} name="session.waiting" board=${board} ctx=${ctx} route=${route} session=${null} />
       <${Slot} name="session.first" board=${board} ctx=${ctx} route=${route} session=${null} />
       <${Slot} name="session.sections" board=${board} ctx=${ctx} route=${route} session=${null} />
       <${SessionRecord} harness=${route.harness} sid=${route.sid} revision=${board.revision} ctx=${ctx} />
@@ -680,6 +681,7 @@ export function SessionPage({ board, ctx, route }) {
       ? html`<div class="question big" role="alert"><b>Waiting on you — ${w ? w.kind : "input"}</b>: ${w && w.text ? w.text : s.detail}
           ${w && w.since ? html`<div class="muted small">since ${ago(since(ctx, w.since))} · from ${w.source}</div>` : null}</div>`
       : null}
+    <${Slot} name="session.waiting" board=${board} ctx=${ctx} route=${route} session=${s} />
     <div class="controls">
       <${CopyButton} text=${s.session_id} label="COPY ID" what="session id" />
       <${CopyButton} text=${location.href} label="COPY LINK" what="link" />
