@@ -312,6 +312,61 @@ def test_analyze_drift_is_the_one_primary_unless_a_question_is_open(
         context.close()
 
 
+def test_nothing_is_primary_while_an_ask_operator_question_of_the_session_is_open(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    """A question the session asked through ask_operator is its question open to you, as a
+    native wait is: Analyze drift gives up the primary until it is answered."""
+    import time
+    from datetime import UTC, datetime
+
+    from cargento.statedir import CAPABILITY_HEADER
+    from cargento_harness_claude import plugin as claude
+    from cargento_harness_claude.fixtures import ClaudeStore
+    from cargento_web.runtime import EventHub
+    from cargento_web.runtime.notifiers import MemoryNotifier
+
+    store = ClaudeStore(tmp_path / "home")
+    store.session(kit.SID).prompt("make the retry test pass", time.time() - 600)
+    hub = EventHub(clock=lambda: datetime.now(UTC), state_dir=tmp_path / "events", notifier=MemoryNotifier())
+    server = serve(
+        builder_for([("claude", claude)], store.home, env={"PATH": str(kit.fake_bin(tmp_path / "bin"))}),
+        hub=hub,
+        features=["cargento_web.annotations", "cargento_web.observer", "cargento_web.ask"],
+        state_dir=tmp_path / "state",
+    )
+    httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"}),
+        timeout=10,
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
+        page.locator("section.drift").get_by_role("button", name="Analyze drift").wait_for()
+        assert page.locator("section.session-page .primary").count() == 1
+        asked = httpx.post(
+            f"{server.url}/api/ask",
+            content=json.dumps(
+                {
+                    "question": "Keep the old retry?",
+                    "options": ["Keep", "Drop"],
+                    "harness": "claude",
+                    "session_id": kit.SID,
+                }
+            ),
+            headers={"Content-Type": "application/json", CAPABILITY_HEADER: hub.capability or ""},
+            timeout=5,
+        )
+        assert asked.status_code == 201, asked.text
+        page.wait_for_selector(".session-asks .ask-question", timeout=10_000)
+        assert page.locator("section.session-page .primary").count() == 0, "nothing is primary while it is open"
+    finally:
+        context.close()
+
+
 def test_the_intent_log_carries_the_raises_after_the_session_leaves_the_board(
     serve: Any, builder_for: Any, tmp_path: Path, browser: Any
 ) -> None:
