@@ -42,6 +42,25 @@ if "cargento_web_tests_test_browser" not in sys.modules:
 browser = _TBM.browser
 
 
+def _type_goal(server: Any, sid: str) -> None:
+    """Type the goal 'Fix the retry test' against one Claude Code session, as the page saves it."""
+    httpx.post(
+        server.url + "/api/annotate",
+        headers={"Origin": server.url, "Content-Type": "application/json"},
+        content=json.dumps({"harness": "claude", "sid": sid, "goal": "Fix the retry test"}),
+        timeout=10,
+    )
+
+
+def _drift_primary_page(context: Any, server: Any, sid: str) -> Any:
+    """The page of one session once Analyze drift is drawn, checked to be its one primary."""
+    page = context.new_page()
+    page.goto(f"{server.url}/#n=session::claude:{sid}")
+    page.locator("section.drift").get_by_role("button", name="Analyze drift").wait_for()
+    assert page.locator("section.session-page .primary").count() == 1
+    return page
+
+
 def _serve(serve: Any, builder_for: Any, tmp_path: Path) -> Any:
     from cargento_harness_claude import plugin as claude
 
@@ -209,12 +228,7 @@ def test_a_spent_unasked_limit_is_said_out_loud(serve: Any, builder_for: Any, tm
         options=Options(unasked_readings=True),
         state_dir=state,
     )
-    httpx.post(
-        server.url + "/api/annotate",
-        headers={"Origin": server.url, "Content-Type": "application/json"},
-        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"}),
-        timeout=10,
-    )
+    _type_goal(server, kit.SID)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
@@ -243,12 +257,7 @@ def test_a_later_direction_is_a_conflict_to_settle_and_still_applies_settles_it(
         features=["cargento_web.annotations", "cargento_web.observer"],
         state_dir=tmp_path / "state",
     )
-    httpx.post(
-        server.url + "/api/annotate",
-        headers={"Origin": server.url, "Content-Type": "application/json"},
-        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"}),
-        timeout=10,
-    )
+    _type_goal(server, kit.SID)
     time.sleep(1.1)
     session.prompt("actually, rewrite the fetcher instead", time.time())
     kit.wait_for(server, lambda d: bool(kit.session_of(d).get("conflict")))
@@ -288,18 +297,10 @@ def test_analyze_drift_is_the_one_primary_unless_a_question_is_open(
         state_dir=tmp_path / "state",
     )
     for sid in (kit.SID, kit.OTHER):
-        httpx.post(
-            server.url + "/api/annotate",
-            headers={"Origin": server.url, "Content-Type": "application/json"},
-            content=json.dumps({"harness": "claude", "sid": sid, "goal": "Fix the retry test"}),
-            timeout=10,
-        )
+        _type_goal(server, sid)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
-        page = context.new_page()
-        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
-        page.locator("section.drift").get_by_role("button", name="Analyze drift").wait_for()
-        assert page.locator("section.session-page .primary").count() == 1
+        page = _drift_primary_page(context, server, kit.SID)
         page.goto(f"{server.url}/#n=session::claude:{kit.OTHER}")
         page.wait_for_selector(
             "section.session-page[data-key$='" + kit.OTHER + "'] section.drift button:has-text('Analyze drift')"
@@ -335,18 +336,10 @@ def test_nothing_is_primary_while_an_ask_operator_question_of_the_session_is_ope
         features=["cargento_web.annotations", "cargento_web.observer", "cargento_web.ask"],
         state_dir=tmp_path / "state",
     )
-    httpx.post(
-        server.url + "/api/annotate",
-        headers={"Origin": server.url, "Content-Type": "application/json"},
-        content=json.dumps({"harness": "claude", "sid": kit.SID, "goal": "Fix the retry test"}),
-        timeout=10,
-    )
+    _type_goal(server, kit.SID)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
-        page = context.new_page()
-        page.goto(f"{server.url}/#n=session::claude:{kit.SID}")
-        page.locator("section.drift").get_by_role("button", name="Analyze drift").wait_for()
-        assert page.locator("section.session-page .primary").count() == 1
+        page = _drift_primary_page(context, server, kit.SID)
         asked = httpx.post(
             f"{server.url}/api/ask",
             content=json.dumps(
