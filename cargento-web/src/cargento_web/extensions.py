@@ -92,6 +92,12 @@ class ExtensionContext:
     #: ``on_board`` looks at the changed rows alone unless ``full`` says otherwise.
     board_changes: Callable[[Board], BoardChanges] = attrs.field(factory=lambda: ChangeTracker().see)
 
+    @property
+    def replay(self) -> bool:
+        """``--as-of``: the board is a moment already past. Nothing of it is observed now, so a
+        feature records none of it in its stores and takes nothing live."""
+        return self.options.as_of is not None
+
 
 class Extension:
     """One feature's share of the server; every method has a harmless default."""

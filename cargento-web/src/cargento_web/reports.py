@@ -24,9 +24,8 @@ def all_reports(hub: object | None) -> tuple[int, dict[str, Any]]:
         return 404, {"error": "no event hub runs in this dashboard, so no command is reported"}
     enabled = bool(getattr(hub, "irreversible_enabled", False))
     found = reports() if enabled else ()
-    off = getattr(hub, "events_off", None)
     events = bool(getattr(hub, "events", False))
-    doc = reports_doc(found, enabled=enabled, events=events, events_off=off if isinstance(off, str) else EVENTS_OFF)
+    doc = reports_doc(found, enabled=enabled, events=events, events_off=str(getattr(hub, "events_off", EVENTS_OFF)))
     doc["reports"] = [
         dict(entry, harness=report.harness, session_id=report.session_id, at=iso(report.at))
         for entry, report in zip(doc["reports"], found, strict=True)

@@ -68,8 +68,8 @@ class Cockpit(Extension):
                 TripwireStore(context.state_dir), suspended=options.no_spacedock, notify=self._notify
             )
         self.semantic = SemanticHistory(context.state_dir)
-        #: A replay (``--as-of``) adds nothing to the semantic history: it observes no work now.
-        self.replay = options.as_of is not None
+        #: A replay adds nothing to the semantic history: it observes no work now.
+        self.replay = context.replay
         self.terminal: Terminal | None = None
         if options.interaction_origin_session and options.interaction_origin_registration_file:
             # Only a run started from an interaction origin has the terminal: its module is

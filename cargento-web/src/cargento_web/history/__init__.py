@@ -95,9 +95,8 @@ class HistoryExtension(Extension):
             with _running_lock:
                 _running.append(self.store)
         store = self.store
-        #: A replay (``--as-of``) shows a moment already past: nothing of it is observed now,
-        #: so it records nothing (its boards would write the past into this server's history).
-        self.replay = options.as_of is not None
+        #: A replay records nothing (its boards would write the past into this history).
+        self.replay = context.replay
         self._seed_demo = context.demo
         self._board_lock = threading.Lock()
         hub: Any = context.hub
@@ -159,7 +158,7 @@ class HistoryExtension(Extension):
     def page_config(self) -> Mapping[str, Any]:
         if self.store is None:
             return {"on": False, "reason": "--no-history: this run keeps no local history"}
-        return {"on": True, "days": self.store.days, "max_bytes": self.store.max_bytes, "replay": self.replay}
+        return {"on": True, "days": self.store.days, "max_bytes": self.store.max_bytes}
 
     def own_stores(self) -> Iterable[OwnStore]:
         if self.store is None:

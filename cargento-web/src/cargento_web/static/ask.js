@@ -114,9 +114,6 @@ function ProjectQuestionCount({ board, ctx, sessions }) {
   return n ? html`<span class="ask-count"> · ${n} ${n === 1 ? "question" : "questions"} for you</span>` : null;
 }
 
-// A session with an open question waits on you as a native gate does: Attention's brief, its
-// NEEDS YOU NOW count and the header count it (a question whose asker is not on the board
-// counts by itself).
 // Each open question with the board row of the session asking it (null: unattributed, or not
 // on the board). None while the lane is off.
 function askersOf(board) {
@@ -128,6 +125,9 @@ function askersOf(board) {
   }));
 }
 
+// A session with an open question waits on you as a native gate does: Attention's brief, its
+// NEEDS YOU NOW count and the header count it (a question whose asker is not on the board
+// counts by itself).
 claim((board) => askersOf(board).map(({ q, s }) => ({ key: s ? s.key : `ask:${q.id}`, category: "needs_you", reason: q.text })));
 
 // A new question is announced: a browser notification where the desktop cannot be reached.

@@ -7,7 +7,7 @@
 import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
-import { STATE_TEXT, ago, clock, plural, sessionHash, sessionLabel } from "/static/format.js";
+import { STATE_TEXT, ago, clock, plural, sessionHash, sessionLabels } from "/static/format.js";
 import { CopyButton, SessionRow, ViewHeading, detailText, resumable, since, stateSummary } from "/static/views.js";
 import { Slot, fill, view } from "/static/slots.js";
 import { feature } from "/static/config.js";
@@ -276,13 +276,14 @@ function Cue({ value, what, loading, unpublished }) {
 function Endings({ scope, board, ctx }) {
   const on = Boolean(board.endings);
   const ended = scope.filter((s) => readingOf(board, s) || s.ended);
+  const label = sessionLabels(board.sessions);
   return html`<section class="ck-part" aria-labelledby="h-endings"><h3 id="h-endings">Observed session endings</h3>
     ${!on ? html`<p class="muted">This dashboard publishes no observed endings, so no outcome or git reading is shown.</p>` : null}
     ${ended.length
       ? html`<ul class="endings">${ended.map((s) => {
           const r = readingOf(board, s);
           return html`<li class="ending" data-key=${s.key} data-outcome=${r ? r.outcome : "unobserved"}>
-            <a href=${sessionHash(s)}>${s.title ? sessionLabel(s, board.sessions) : s.display_id}</a> <span class="muted small">${s.harness_label}</span> ·
+            <a href=${sessionHash(s)}>${s.title ? label(s) : s.display_id}</a> <span class="muted small">${s.harness_label}</span> ·
             ${r ? html`<${Outcome} board=${board} r=${r} />${r.at ? html` <span class="muted small">${ago(since(ctx, r.at))}</span>` : null}${r.conflict ? html`<div class="fault small">${r.conflict}</div>` : null}`
               : html`<span class="muted">its store records that it ended; no ending was observed by this server, so no git reading</span>`}
           </li>`;

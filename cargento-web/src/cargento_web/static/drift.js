@@ -11,7 +11,7 @@ import { feature } from "/static/config.js";
 import { ago, plural } from "/static/format.js";
 import { RaiseTerminal } from "/static/focus.js";
 import { fillLogRow, fillPanel } from "/static/intent.js";
-import { claimsFrom, fill, raise } from "/static/slots.js";
+import { claimsFrom, fill, raise, waitsOnReader } from "/static/slots.js";
 import { CopyButton, since } from "/static/views.js";
 
 const html = htm.bind(h);
@@ -135,8 +135,8 @@ function Control({ o, harness, sid, route, disclosure, ctx, session }) {
   const budget = o.budget;
   // The page's one primary control, except while the session's question is open to you: a
   // native wait, or a question a feature claims it asks (the ask lane's).
-  const asks = session && ctx && ctx.board && (claimsFrom(ctx.board).get(session.key) || {}).category === "needs_you";
-  const primary = session && (session.state === "needs_input" || asks) ? "btn" : "btn primary";
+  const waits = session && (session.state === "needs_input" || (ctx && ctx.board && waitsOnReader(session, claimsFrom(ctx.board))));
+  const primary = waits ? "btn" : "btn primary";
   return html`<div class="drift-control">
     ${work.includes(harness)
       ? html`<label class="small"><input type="checkbox" checked=${toolOutput} onChange=${(e) => setToolOutput(e.currentTarget.checked)} />

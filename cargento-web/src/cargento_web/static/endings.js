@@ -4,7 +4,7 @@
 // observed stop or end). Everything here is advisory: nothing is sent to a harness.
 import { h } from "preact";
 import htm from "/static/vendor/htm.mjs";
-import { ago, plural, projectHash, sessionHash, sessionLabel } from "/static/format.js";
+import { ago, plural, projectHash, sessionHash, sessionLabels } from "/static/format.js";
 import { feature } from "/static/config.js";
 import { claim, claimsFrom, fill } from "/static/slots.js";
 
@@ -73,6 +73,7 @@ function closing(board) {
 function CloseTheLoop({ board, ctx }) {
   const conf = feature("endings");
   if (!conf) return null;
+  const label = sessionLabels(board.sessions);
   const list = closing(board).sort((a, b) => Date.parse(readingOf(board, b).at) - Date.parse(readingOf(board, a).at));
   return html`<section class="close-loop" aria-labelledby="close-loop-h">
     <h3 class="group-h" id="close-loop-h">CLOSE THE LOOP <span class="count">${list.length}</span></h3>
@@ -80,7 +81,7 @@ function CloseTheLoop({ board, ctx }) {
       ? html`<ul class="endings">${list.map((s) => {
           const r = readingOf(board, s);
           return html`<li class="ending" key=${s.key} data-session=${s.key} data-outcome=${r.outcome}>
-            <${Outcome} board=${board} r=${r} /> · <a href=${sessionHash(s)}>${sessionLabel(s, board.sessions)}</a>
+            <${Outcome} board=${board} r=${r} /> · <a href=${sessionHash(s)}>${label(s)}</a>
             <span class="muted"> · ${s.project || "no project label"} · ${ago((ctx.boardNow - Date.parse(r.at)) / 1000)}</span></li>`;
         })}</ul>`
       : html`<p class="empty">No observed stop or end outside waiting and risk${conf.git ? "" : "; git is off this run"}.</p>`}
@@ -91,11 +92,11 @@ function CloseTheLoop({ board, ctx }) {
 // -- COMING NEXT: the strongest available next action per project ----------------------------
 
 // Each candidate: [rank (lower is stronger), text]; null when the session offers no action.
-export function nextAction(board, s, claims) {
+export function nextAction(board, s, claims, label = sessionLabels(board.sessions)) {
   const c = claims.get(s.key);
   if (c && c.category === "handled") return null;
   const r = readingOf(board, s);
-  const t = sessionLabel(s, board.sessions);
+  const t = label(s);
   if (s.state === "needs_input") return [0, `Answer “${t}” in its terminal: it waits on you${s.waiting ? ` (${s.waiting.kind})` : ""}`];
   if (s.loop) return [1, `Look at “${t}”: ${s.loop.note}`];
   if (r && r.kind === "end" && r.dirty === true) return [2, `Commit or set aside the ${plural(r.changed, "uncommitted file", "uncommitted files")} “${t}” left when it ended`];
@@ -110,9 +111,10 @@ export function nextAction(board, s, claims) {
 function ComingNext({ board }) {
   if (!feature("endings")) return null;
   const claims = claimsFrom(board);
+  const label = sessionLabels(board.sessions);
   const best = new Map();
   for (const s of board.sessions) {
-    const a = nextAction(board, s, claims);
+    const a = nextAction(board, s, claims, label);
     if (!a) continue;
     const p = s.project || "";
     const held = best.get(p);

@@ -111,13 +111,17 @@ export function sessionHash(session) {
   return `#n=session:${enc(session.project || "")}:${enc(session.harness)}:${enc(session.session_id)}`;
 }
 
-// How a list names a session among *sessions*: its title, with its display id when another
-// session there shows the same title (two rows that read alike are told apart by id), and the
-// harness and id when it published no title.
-export function sessionLabel(s, sessions) {
-  if (!s.title) return `${s.harness_label} ${s.display_id}`;
-  const twin = sessions.some((o) => o !== s && o.key !== s.key && o.title === s.title);
-  return twin ? `${s.title} (${s.display_id})` : s.title;
+// How a list names the sessions of *sessions*: a function of one session giving its title,
+// with its display id when another session there shows the same title (two rows that read
+// alike are told apart by id), and the harness and id when it published no title. The titles
+// are counted once, so naming every row of a list stays linear.
+export function sessionLabels(sessions) {
+  const shown = new Map();
+  for (const o of sessions) if (o.title) shown.set(o.title, (shown.get(o.title) || 0) + 1);
+  return (s) => {
+    if (!s.title) return `${s.harness_label} ${s.display_id}`;
+    return shown.get(s.title) > 1 ? `${s.title} (${s.display_id})` : s.title;
+  };
 }
 
 export function projectHash(project) {

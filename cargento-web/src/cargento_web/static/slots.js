@@ -36,6 +36,7 @@ const claimers = [];
 //   session.sections  the session page, after its columns   ({session} or {route})
 //   project.goals     a project's view, its stated goals       ({project, sessions})
 //   projects.project  Projects, under one project's rows      ({project})
+//   projects.summary  a project's heading, after its state counts   ({sessions})
 export const SLOTS = [
   "header",
   "sessions.above",
@@ -184,10 +185,16 @@ const CLAIM_RANK = { handled: 0, needs_you: 1, at_risk: 2, close_the_loop: 3 };
 // this board (an ask_operator question whose asker is unattributed or gone).
 export function waitsBeyondGates(board, claims = claimsFrom(board)) {
   const keys = new Set(board.sessions.map((s) => s.key));
-  const sessions = board.sessions.filter((s) => s.state !== "needs_input" && (claims.get(s.key) || {}).category === "needs_you");
+  const sessions = board.sessions.filter((s) => s.state !== "needs_input" && waitsOnReader(s, claims));
   let offBoard = 0;
   for (const [key, c] of claims) if (c.category === "needs_you" && !keys.has(key)) offBoard += 1;
   return { sessions, offBoard };
+}
+
+// Whether a session waits on the reader: a native gate (needs_input), or a feature's needs_you
+// claim on it (an open ask_operator question). *claims*: claimsFrom(board).
+export function waitsOnReader(s, claims) {
+  return s.state === "needs_input" || (claims.get(s.key) || {}).category === "needs_you";
 }
 
 // Every claim on this board, by session key: the strongest one per session.

@@ -8,7 +8,7 @@ import {
 } from "/static/format.js";
 import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
-import { Slot, claimsFrom, offCountFrom, raised, rowSlotReads, waitsBeyondGates } from "/static/slots.js";
+import { Slot, claimsFrom, offCountFrom, raised, rowSlotReads, waitsBeyondGates, waitsOnReader } from "/static/slots.js";
 import { same } from "/static/sameness.js";
 
 const html = htm.bind(h);
@@ -526,7 +526,7 @@ export function AttentionView({ board, ctx }) {
   const live = board.sessions.filter((s) => category(s) !== "handled");
   const handled = board.sessions.length - live.length;
   // Waiting on the reader: a native gate, or a feature's needs_you (an open question).
-  const waits = (s) => s.state === "needs_input" || category(s) === "needs_you";
+  const waits = (s) => waitsOnReader(s, claims);
   const needs = live.filter(waits);
   const gates = needs.filter((s) => s.state === "needs_input");
   const beyond = waitsBeyondGates(board, claims);

@@ -162,7 +162,7 @@ def create(context: ExtensionContext) -> Telemetry:
         return Telemetry(context, receiver_on=False, reason="lifecycle events are off for this run (--no-events)")
     if options.otlp_port == 0:
         return Telemetry(context, receiver_on=False, reason="the receiver is off for this run (--otlp-port 0)")
-    if options.as_of is not None:
+    if context.replay:
         # A replay shows a moment already past: a live export says nothing about it, and the
         # port stays free for the dashboard that maps what runs now.
         return Telemetry(context, receiver_on=False, reason="a replay (--as-of) takes no live telemetry")
