@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from cargento.board import Board, BoardSession, BoardTask, Waiting
 from cargento_web.history.observer import UNWATCHED, BoardObserver
+from cargento_web.history.store import HistoryStore
 
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 Row = Callable[..., BoardSession]
@@ -67,6 +69,49 @@ def test_a_known_session_found_in_another_state_records_the_change_it_missed(row
     assert [(o.session_id, o.kind, o.previous, o.state) for o in made] == [("moved", "state", "idle", "working")]
     assert made[0].at == T0 and made[0].source == "store" and made[0].detail == UNWATCHED
     assert seen.observe(board_of(T0 + timedelta(seconds=5), moved, same)) == []
+
+
+def test_a_wait_begun_or_ended_while_no_server_watched_is_opened_and_closed(
+    row: Row, board_of: Boards, tmp_path: Path
+) -> None:
+    """Across a restart, with the history's own store: a session last seen waiting on you that
+    is now working gets the wait's end, and one last seen working that now waits gets the
+    wait's start, so the decisions timeline pairs every wait; a wait still open stays as is."""
+
+    def observer(store: HistoryStore) -> BoardObserver:
+        return BoardObserver(known=store.holds, days=14, last_state=store.last_state, open_wait=store.open_wait)
+
+    store = HistoryStore(tmp_path, clock=lambda: T0)
+    store.load()
+    gate = Waiting(kind="permission", text="run ls?", since=T0, source="event")
+    first = observer(store)
+    store.record(first.observe(board_of(T0, row("ended", state="working", last_active_at=T0))))
+    store.record(first.observe(board_of(T0, row("begun", state="working", last_active_at=T0))))
+    store.record(first.observe(board_of(T0, row("still", state="working", last_active_at=T0))))
+    waiting = [row(sid, state="needs_input", waiting=gate, last_active_at=T0) for sid in ("ended", "still")]
+    store.record(first.observe(board_of(T0, *waiting, row("begun", state="working", last_active_at=T0))))
+    assert store.open_wait("claude", "ended") == "permission" and store.open_wait("claude", "begun") is None
+    assert store.flush()
+
+    restarted = HistoryStore(tmp_path, clock=lambda: T0)
+    restarted.load()
+    later = T0 + timedelta(minutes=5)
+    made = observer(restarted).observe(
+        board_of(
+            later,
+            row("ended", state="working", last_active_at=later),
+            row("begun", state="needs_input", waiting=gate, last_active_at=later),
+            row("still", state="needs_input", waiting=gate, last_active_at=later),
+        )
+    )
+    assert [(o.session_id, o.kind, o.detail) for o in made] == [
+        ("ended", "state", UNWATCHED),
+        ("ended", "wait_ended", "permission"),
+        ("begun", "state", UNWATCHED),
+        ("begun", "wait_started", "permission"),
+    ]
+    restarted.record(made)
+    assert restarted.open_wait("claude", "ended") is None and restarted.open_wait("claude", "begun") == "permission"
 
 
 def test_subagents_starting_and_stopping_are_the_delegation_record(row: Row, board_of: Boards) -> None:

@@ -112,6 +112,7 @@ class HistoryExtension(Extension):
             days=options.history_days,
             end_reason=end_reason,
             last_state=lambda h, s: None if store is None else store.last_state(h, s),
+            open_wait=lambda h, s: None if store is None else store.open_wait(h, s),
         )
 
     def routes(self, guard: Guard) -> Sequence[BaseRoute]:

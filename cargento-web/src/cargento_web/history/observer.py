@@ -82,6 +82,10 @@ class BoardObserver:
         first sight that finds another one records the change, seen at that board (the
         session moved while no server watched it), so the timeline never ends on a state the
         row contradicts.
+    :param open_wait: the kind of the wait the history holds open for a session (its newest
+        wait observation is a start), if any: a first sight that finds the row waiting with no
+        wait open records the start, and one that finds the wait over records its end, so every
+        wait the decisions timeline shows has its start and, once over, its end.
     """
 
     def __init__(
@@ -91,9 +95,11 @@ class BoardObserver:
         days: float,
         end_reason: Callable[[str, str], str | None] = lambda h, s: None,
         last_state: Callable[[str, str], str | None] = lambda h, s: None,
+        open_wait: Callable[[str, str], str | None] = lambda h, s: None,
     ) -> None:
         self.known = known
         self.last_state = last_state
+        self.open_wait = open_wait
         self.days = days
         self.end_reason = end_reason
         self._rows: dict[tuple[str, str], RowFacts] = {}
@@ -140,9 +146,20 @@ class BoardObserver:
     def _first_sight(self, s: BoardSession, facts: RowFacts, now: datetime) -> list[Observation]:
         if self.known(s.harness, s.session_id):
             before = self.last_state(s.harness, s.session_id)
-            if before is None or before == facts.state:
-                return []
-            return [self._make(s, "state", now, facts.source, state=facts.state, previous=before, detail=UNWATCHED)]
+            made = []
+            if before is not None and before != facts.state:
+                made.append(
+                    self._make(s, "state", now, facts.source, state=facts.state, previous=before, detail=UNWATCHED)
+                )
+            # A wait is only ever recorded open while its row waits on the reader, so only a
+            # row that waits now or did then can have a wait to open or close.
+            if facts.waiting is not None or before == "needs_input":
+                held = self.open_wait(s.harness, s.session_id)
+                if held is not None and held != facts.waiting:
+                    made.append(self._make(s, "wait_ended", now, facts.source, detail=held))
+                if facts.waiting is not None and held != facts.waiting:
+                    made.append(self._make(s, "wait_started", now, facts.source, detail=facts.waiting))
+            return made
         active_at = s.last_active_at or s.started_at
         if active_at is None or now - active_at > timedelta(days=self.days):
             return []

@@ -523,6 +523,20 @@ class HistoryStore:
             held = self._last_states.get((harness, session_id))
             return None if held is None else _decoded(held).state
 
+    def open_wait(self, harness: str, session_id: str) -> str | None:
+        """The kind of the session's open wait: the detail of its newest wait observation when
+        that is a start, else ``None`` (a walk back through what is held: ask it of the few
+        sessions that wait)."""
+        with self._lock:
+            for h in reversed(self._items):
+                if h[2] == session_id and h[1] == harness:
+                    o = _decoded(h)
+                    if o.kind == "wait_started":
+                        return o.detail or "wait"
+                    if o.kind == "wait_ended":
+                        return None
+        return None
+
     def window(self, harness: str | None = None, session_id: str | None = None) -> Window:
         """The span held: the whole store's, or one session's when named."""
         with self._lock:
