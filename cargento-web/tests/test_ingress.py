@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -201,7 +201,7 @@ def test_create_hub_follows_the_options(tmp_path: Path, builder_for: Callable[..
 
 def test_a_replay_takes_no_live_events_and_says_why(tmp_path: Path, builder_for: Callable[..., Any]) -> None:
     """A replay (--as-of) shows a past moment: it publishes no capability, so no forwarder posts
-    to it, refuses an event in its own words, and neither reads nor writes the session-end store."""
+    to it, refuses an event in its own words, and writes nothing to the session-end store."""
     from cargento.cli import Options
     from cargento.events.payloads import PayloadError
     from cargento_web.ingress import create_hub
@@ -209,7 +209,8 @@ def test_a_replay_takes_no_live_events_and_says_why(tmp_path: Path, builder_for:
     builder = builder_for([], tmp_path, env={"CARGENTO_HOME": str(tmp_path / "c")})
     replay = create_hub(builder=builder, settings=None, options=Options(as_of=datetime(2026, 11, 30, tzinfo=UTC)))
     try:
-        assert not replay.events and replay.capability is None and replay.ends is None
+        assert not replay.events and replay.capability is None
+        assert replay.ends is not None and replay.ends.journal.read_only
         assert replay.routes(object()) == []
         with pytest.raises(PayloadError, match=r"a replay \(--as-of\) takes no live lifecycle events"):
             replay.ingest("claude", {"session_id": "s1", "hook_event_name": "Stop"})
@@ -218,6 +219,56 @@ def test_a_replay_takes_no_live_events_and_says_why(tmp_path: Path, builder_for:
         assert record["irreversible"]["reason"].startswith("a replay (--as-of) takes no live lifecycle events")
     finally:
         replay.close()
+
+
+def test_a_replay_marks_the_ends_recorded_up_to_its_moment_and_writes_nothing(
+    tmp_path: Path, builder_for: Callable[..., Any]
+) -> None:
+    """The ends a live run recorded are read back as they stood at the replayed moment: an end
+    before it marks its idle row ended (a later start of the session does not take it back, it
+    had not happened yet), an end after it is not yet; the store is left byte for byte, and one
+    that does not read is left where it is, not set aside."""
+    from cargento.cli import Options
+    from cargento_web.ingress import create_hub
+    from cargento_web.runtime.stores import ENDS_FILE, End, EndsStore
+
+    moment = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    state = tmp_path / "c"
+    state.mkdir()
+    live = EndsStore(state)
+    live.load(moment)
+    live.record(End(harness="fake", session_id="before", at=moment - timedelta(minutes=10), reason="logout"), moment)
+    live.record(End(harness="fake", session_id="after", at=moment + timedelta(minutes=10)), moment)
+    live.record(End(harness="fake", session_id="resumed", at=moment - timedelta(minutes=20)), moment)
+    assert live.forget("fake", "resumed")  # it started again, after the moment replayed
+    assert live.flush()
+    live.close()
+    stored = (state / ENDS_FILE).read_bytes()
+    mtime = (state / ENDS_FILE).stat().st_mtime_ns
+
+    sessions = [FakeSession(sid, age_s=30 * 60) for sid in ("before", "after", "resumed")]
+    builder = builder_for(
+        [("fake", FakeHarness("fake", sessions))], tmp_path, env={"CARGENTO_HOME": str(state)}, clock=lambda: moment
+    )
+    replay = create_hub(builder=builder, settings=None, options=Options(as_of=moment))
+    try:
+        board = replay.on_board(builder.build(now=moment, as_of=True, overlays=replay.overlays(moment)))
+        rows = {s.session_id: s for s in board.sessions}
+        assert rows["before"].ended and rows["before"].detail.startswith("session ended")
+        assert rows["resumed"].ended
+        assert not rows["after"].ended and rows["after"].state == "idle"
+    finally:
+        replay.close()
+    assert (state / ENDS_FILE).read_bytes() == stored and (state / ENDS_FILE).stat().st_mtime_ns == mtime
+
+    (state / ENDS_FILE).write_bytes(b"not a store")
+    replay = create_hub(builder=builder, settings=None, options=Options(as_of=moment))
+    try:
+        assert replay.ends is not None and replay.ends.all() == ()
+        assert replay.ends.reset is not None and "left alone" in replay.ends.reset
+    finally:
+        replay.close()
+    assert sorted(p.name for p in state.iterdir()) == [ENDS_FILE] and (state / ENDS_FILE).read_bytes() == b"not a store"
 
 
 def test_health_answers_the_forwarders_challenge_with_the_capability_proof(server: Any, hub: EventHub) -> None:

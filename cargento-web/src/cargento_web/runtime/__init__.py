@@ -57,14 +57,16 @@ def create_hub(
     unwritten (no capability is published either); notifications of store-read gates still
     work unless *no_notify*. *replay* (``--as-of``) raises no notifications and takes no
     events, as *no_events* (saying why in its own words): nobody waits on a moment in the
-    past, and a live event says nothing about it. The notification backend is detected once, here. *vocabulary* is
+    past, and a live event says nothing about it; it reads the session ends recorded up to
+    that moment and writes none. The notification backend is detected once, here. *vocabulary* is
     the lanes of the run's registry (the installed plugins' when omitted). Quiet hours
     resolve from *quiet_hours* (``--quiet-hours``), ``CARGENTO_QUIET_HOURS`` or the
     ``quiet_hours`` file (none with *no_quiet_hours*); *no_focus* records no terminal identity.
     """
     quiet = no_notify or replay
     # A replay shows a moment already past: it takes no live events (and publishes no
-    # capability, so no forwarder posts to it), and keeps the session-end store as it is.
+    # capability, so no forwarder posts to it), and reads the session-end store as it stood
+    # at that moment, writing nothing.
     events_off = EVENTS_OFF if no_events or not replay else EVENTS_OFF_REPLAY
     if notifier is None:
         if quiet:
@@ -81,6 +83,7 @@ def create_hub(
         state_dir=state_dir(env),
         events=not (no_events or replay),
         events_off=events_off,
+        replay=replay and not no_events,
         irreversible=not no_irreversible,
         notifier=notifier,
         notify=not quiet,

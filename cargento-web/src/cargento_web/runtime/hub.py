@@ -144,6 +144,7 @@ class EventHub:
         record_terminals: bool = True,
         confirm: timedelta = CONFIRM,
         events_off: str = EVENTS_OFF,
+        replay: bool = False,
     ) -> None:
         self.clock = clock
         #: Why lifecycle events are off, when they are (``--no-events``, or a replay).
@@ -177,11 +178,13 @@ class EventHub:
         self._subagents: OrderedDict[str, None] = OrderedDict()
         started = clock()
         self.started_at = started
-        # The session-end store is read and written only with events on.
+        # The session-end store is read and written only with events on; a replay (the
+        # clock stands at the moment replayed) reads the ends recorded up to that moment and
+        # writes nothing.
         self.ends: EndsStore | None = None
-        if events and state_dir is not None:
-            self.ends = EndsStore(state_dir)
-            self.ends.load(started)
+        if state_dir is not None and (events or replay):
+            self.ends = EndsStore(state_dir, read_only=not events)
+            self.ends.load(started, as_of=not events)
         self.deliveries = DeliveriesStore(state_dir)
         self.deliveries.load()
         self.notifier: Notifier = notifier if notifier is not None else MemoryNotifier(available=False)
@@ -439,7 +442,7 @@ class EventHub:
 
     def overlays(self, now: datetime) -> dict[tuple[str, str], Overlay]:
         """The overlay per session at *now*: lane claims first, then observed ends."""
-        if not self.events:
+        if not self.events and self.ends is None:
             return {}
         out: dict[tuple[str, str], Overlay] = {}
         with self._lock:
@@ -598,7 +601,7 @@ class EventHub:
         each only while no store write came after it. Only the rows an end or a turn end is
         known for are looked at (*rows* is the board's rows by session), or every idle row when
         those are more."""
-        if not self.events:
+        if not self.events and self.ends is None:
             return board
         candidates = self._end_candidates(board, rows)
         replaced: dict[int, BoardSession] = {}

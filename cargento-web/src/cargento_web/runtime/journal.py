@@ -117,8 +117,12 @@ class Journal:
         snapshot: Callable[[], Sequence[Mapping[str, Any]]],
         legacy_key: str | None = None,
         lock: threading.RLock | None = None,
+        read_only: bool = False,
     ) -> None:
         self.lock = lock if lock is not None else threading.RLock()
+        #: Read and never written: no append, no compaction, and a file that does not read is
+        #: left where it is (a replay of a past moment reads the store as it stands).
+        self.read_only = read_only
         self.path = path
         self.name = name
         self.bound = max(1, bound)
@@ -135,7 +139,7 @@ class Journal:
         self._lines_on_disk = 0
         self._known: tuple[int, int] | None = None  # (inode, size) of the file as we left it
         self._compact_needed = False
-        self._refused = False
+        self._refused = read_only
         self._queue: queue.SimpleQueue[Mapping[str, Any] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._pending = 0
@@ -212,6 +216,11 @@ class Journal:
         return None
 
     def _set_aside(self, why: str) -> list[Mapping[str, Any]]:
+        if self.read_only:
+            self.reset = (
+                f"{self.path.name} {why}; it was left alone (this run writes nothing), and nothing of it is read"
+            )
+            return []
         try:
             aside = set_aside(self.path)
         except OSError as exc:

@@ -47,17 +47,31 @@ class End:
 class EndsStore:
     """Observed session ends, persisted in ``cargento-ends.json``.
 
-    Bounded to the newest *limit* ends within *max_age*. Only the event coordinator writes it.
+    Bounded to the newest *limit* ends within *max_age*. Only the event coordinator writes it;
+    a replay (*read_only*) reads it as it stands and never writes it.
     """
 
-    def __init__(self, directory: Path, *, limit: int = 2000, max_age: timedelta = timedelta(days=14)) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        limit: int = 2000,
+        max_age: timedelta = timedelta(days=14),
+        read_only: bool = False,
+    ) -> None:
         self.path = directory / ENDS_FILE
         self.limit = limit
         self.max_age = max_age
         self._ends: dict[tuple[str, str], End] = {}
         self._lock = threading.RLock()
         self.journal = Journal(
-            self.path, name="ends", bound=limit, snapshot=self._records, legacy_key="ends", lock=self._lock
+            self.path,
+            name="ends",
+            bound=limit,
+            snapshot=self._records,
+            legacy_key="ends",
+            lock=self._lock,
+            read_only=read_only,
         )
 
     @property
@@ -69,17 +83,22 @@ class EndsStore:
         """The last write failure, if any (the ends are still held in memory)."""
         return self.journal.write_error
 
-    def load(self, now: datetime) -> None:
+    def load(self, now: datetime, *, as_of: bool = False) -> None:
+        """Read the ends back. With *as_of* (a replay of the moment *now*), the ends as they
+        stood then: each session's newest end up to *now*, one recorded later is not yet, and a
+        later start does not take it back (it carries no time; the row's own activity after the
+        end still does: see the hub's end marks)."""
         ends: dict[tuple[str, str], End] = {}
         for record in self.journal.load():
             harness, sid = record.get("harness"), record.get("session_id")
             if not isinstance(harness, str) or not isinstance(sid, str):
                 continue
             if record.get("op") == "forget":
-                ends.pop((harness, sid), None)
+                if not as_of:
+                    ends.pop((harness, sid), None)
                 continue
             at = parse_ts(record.get("at"))
-            if at is None or now - at > self.max_age:
+            if at is None or now - at > self.max_age or (as_of and at > now):
                 continue
             reason = record.get("reason")
             ends.pop((harness, sid), None)
