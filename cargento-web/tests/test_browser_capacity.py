@@ -93,3 +93,27 @@ def test_the_consent_disclosure_then_the_switch(
     assert not page.get_by_role("switch").is_checked(), "the answer is remembered"
     assert "Allow vendor quota" not in page.locator("section.capacity").inner_text()
     assert page.errors == []
+
+
+def test_an_empty_board_still_shows_capacity_and_its_consent(
+    serve: Any, builder_for: Any, tmp_path: Path, page_for: Callable[..., Any]
+) -> None:
+    """No session in the display window (a quiet morning, or an allowance spent yesterday) is
+    when the remaining allowance matters most: the empty board says where Cargento looked and
+    still carries the capacity strip, with its consent question, under it."""
+    standin.HANDLER.clear()
+    standin.REQUESTS.clear()
+    standin.READS.clear()
+    standin.HANDLER.append(_SERVED.claude_reply)
+    _SERVED.write_login(tmp_path)
+    builder = builder_for([("fake", FakeHarness("fake", []))], tmp_path)
+    server = serve(builder, features=[FEATURE], state_dir=tmp_path / "state")
+    page = page_for(server.url + "/")
+    page.wait_for_selector(".empty-board", timeout=30_000)
+    strip = page.locator("section.capacity")
+    strip.wait_for(timeout=30_000)
+    assert "Until you answer, nothing is read and nothing is asked" in strip.inner_text()
+    page.get_by_role("button", name="Allow vendor quota").click()
+    page.locator('.cap-row[data-key="claude:5h"]').wait_for(timeout=30_000)
+    assert len(standin.REQUESTS) == 1
+    assert page.errors == []

@@ -283,16 +283,17 @@ def test_axe_finds_nothing_serious_on_the_demos_views(demo: Any, axe_page: Any, 
     _CALM.check_every_view(axe_page, demo.url, views, axe_source)
 
 
-@pytest.mark.parametrize("width", [1440, 390])
+@pytest.mark.parametrize("width", [1440, 1100, 800, 390])
 def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, page_for: Any, width: int) -> None:
     """A row is known by its title: a role, a loop, an ending chip or a workflow strip beside it
-    gives way before the title does (the demo's Spacedock first officer carries all of them);
-    and its state, with the scanning mark, is never cut."""
+    gives way before the title does (the demo's Spacedock first officer carries all of them), on
+    a wide screen, on two thirds or half of one, and on a phone; and its state, with the scanning
+    mark, is never cut."""
     page = page_for(demo.url + "/", width=width, height=900)
     page.wait_for_selector("main li.row .role", timeout=30_000)
     hidden = page.evaluate(
         """() => [...document.querySelectorAll('main li.row a.title')]
-          .filter((a) => a.textContent.trim() && a.getBoundingClientRect().width < Math.min(40, a.scrollWidth))
+          .filter((a) => a.textContent.trim() && a.getBoundingClientRect().width < Math.min(80, a.scrollWidth))
           .map((a) => a.textContent.trim() + ' ' + Math.round(a.getBoundingClientRect().width) + 'px')"""
     )
     assert hidden == [], f"titles squeezed out at {width}px: {hidden}"
@@ -301,7 +302,7 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
     clipped = page.evaluate(
         """() => [...document.querySelectorAll('main li.row .c-title')].flatMap((cell) => {
           const edge = cell.getBoundingClientRect().right + 0.5;
-          return [...cell.querySelectorAll(':scope > :not(.title):not(.sid)')]
+          return [...cell.querySelectorAll('.title-line > :not(.title)')]
             .filter((chip) => chip.getClientRects().length && chip.getBoundingClientRect().right > edge)
             .map((chip) => cell.querySelector('.title').textContent.trim() + ': ' + chip.textContent.trim());
         })"""
@@ -323,6 +324,19 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
           .map((cell) => cell.textContent.trim())"""
     )
     assert cut == [], f"state badges cut at {width}px: {cut}"
+    # The long-turn warning keeps its words whole: the turn's figures give way to it.
+    page.wait_for_selector("main li.row .c-turn .long", timeout=90_000)
+    warnings = page.evaluate(
+        """() => [...document.querySelectorAll('main li.row .c-turn')].flatMap((cell) => {
+          const long = cell.querySelector('.long');
+          if (!long || !long.getClientRects().length) return [];
+          const cutOff = long.getBoundingClientRect().right > cell.getBoundingClientRect().right + 0.5;
+          const figures = cell.querySelector('.turn-text');
+          const stub = figures && figures.getClientRects().length && figures.getBoundingClientRect().width < figures.scrollWidth - 0.5;
+          return [(cutOff ? 'cut ' : '') + (stub ? 'stub ' : '') + long.textContent.trim()];
+        })"""
+    )
+    assert warnings and all(w.startswith("⚠ 15 min+") for w in warnings), f"long-turn warnings at {width}px: {warnings}"
     assert page.errors == []
 
 

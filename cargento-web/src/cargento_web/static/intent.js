@@ -422,7 +422,7 @@ function AboveRows({ board }) {
     return html`<p class="above-rows intent-off">Annotations are off for this run (--no-annotations), so no goal you typed is shown or saved, no goal slot links to a session and no Drift mark is drawn.</p>`;
   }
   if (doc.state === "untrusted") return html`<p class="above-rows intent-untrusted">${untrustedSentence(doc.detail)}</p>`;
-  if (!doc.checked_any) return html`<p class="above-rows">No session has been checked for drift.</p>`;
+  if (!doc.checked_any && board.sessions.length) return html`<p class="above-rows">No session has been checked for drift.</p>`;
   return null;
 }
 

@@ -246,8 +246,8 @@ export function SessionRow({ session, ctx, onToggle }) {
         ? html`<span class="scan-mark" title=${SCANNING_NOTE}><span aria-hidden="true">◌</span><span class="sr-only">read by scanning</span></span>`
         : null}</span>
       <span class="c-mark hbadge" title=${s.harness_label}><${Mark} harness=${s.harness} label=${s.harness_label} /><span class="hname sr-only">${s.harness_label}</span></span>
-      <span class="c-title"><a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">${untitled(s)}</span>`}</a>${s.role
-        ? html` <span class="role" title=${s.role}>${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}<${Slot} name="row.marks" session=${s} ctx=${ctx} />
+      <span class="c-title"><span class="title-line"><a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">${untitled(s)}</span>`}</a>${s.role
+        ? html` <span class="role" title=${s.role}>${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}<${Slot} name="row.marks" session=${s} ctx=${ctx} /></span>
         <span class="sid" title=${s.session_id}>${s.display_id}</span></span>
       <span class="c-proj proj" title=${s.project || "no project label"}>${s.project || html`<span class="sr-only">no project label</span>`}</span>
       <span class="c-now detail" title=${nowTitle(s)}>${needs
@@ -369,7 +369,12 @@ export function SessionsView({ board, ctx }) {
   const activeCount = active.filter((s) => s.state !== "idle").length;
   const windowNote = board.all ? "every session ever" : `idle within the last ${board.window_hours} h`;
   if (!board.sessions.length) {
-    return html`<${ViewHeading}>Sessions</${ViewHeading}><${EmptyBoard} board=${board} />`;
+    // No row, but what the features say above and below the rows still stands (the capacity
+    // strip and its consent question above all: an allowance matters on a quiet board too).
+    return html`<${ViewHeading}>Sessions</${ViewHeading}>
+      <${Slot} name="sessions.above" board=${board} ctx=${ctx} />
+      <${EmptyBoard} board=${board} />
+      <${Slot} name="sessions.below" board=${board} ctx=${ctx} />`;
   }
   return html`<${ViewHeading}>Sessions</${ViewHeading}>
     <${Slot} name="sessions.above" board=${board} ctx=${ctx} />
