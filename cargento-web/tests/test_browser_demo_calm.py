@@ -308,6 +308,26 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
         })"""
     )
     assert clipped == [], f"chips cut at the title cell's edge at {width}px: {clipped}"
+    # A separator never trails your goal or prompt with nothing after it.
+    trailing = page.evaluate(
+        """() => [...document.querySelectorAll('main li.row .c-now')].filter((cell) => {
+          const seps = [...cell.querySelectorAll(':scope > .goal-sep')].filter((x) => x.getClientRects().length);
+          if (!seps.length) return false;
+          let after = '';
+          for (let x = seps[seps.length - 1].nextSibling; x; x = x.nextSibling) after += x.textContent;
+          return !after.trim();
+        }).map((cell) => cell.textContent.trim())"""
+    )
+    assert trailing == [], f"separators with nothing after them at {width}px: {trailing}"
+    if width <= 1000:
+        # Stacked rows: an idle row with nothing to say now but '+ goal' keeps to one line.
+        bare = page.evaluate(
+            """() => [...document.querySelectorAll('main li.row.st-idle .c-now')].filter((cell) => {
+              const way = cell.querySelector('.row-goal.none');
+              return way && cell.getClientRects().length && !cell.textContent.replace(way.textContent, '').trim();
+            }).length"""
+        )
+        assert bare == 0, f"{bare} idle rows spend a line on '+ goal' alone at {width}px"
     if width == 390:
         # A phone gives a long title a second line before cutting it.
         lines = page.evaluate(

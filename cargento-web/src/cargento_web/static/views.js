@@ -237,6 +237,7 @@ export function SessionRow({ session, ctx, onToggle }) {
     onToggle();
   };
   const age = since(ctx, s.last_active_at);
+  const now = nowText(s, ctx);
   return html`<li class=${"row st-" + s.state + (open ? " open" : "")} data-key=${s.key} data-state=${s.state}>
     <div class="line" onClick=${(ev) => {
       if (ev.target.closest("a, button")) return;
@@ -250,9 +251,9 @@ export function SessionRow({ session, ctx, onToggle }) {
         ? html` <span class="role" title=${s.role}>${s.role}</span>` : null}${s.loop ? html` <span class="risk-chip" title=${s.loop.note}>loop</span>` : null}<${Slot} name="row.marks" session=${s} ctx=${ctx} /></span>
         <span class="sid" title=${s.session_id}>${s.display_id}</span></span>
       <span class="c-proj proj" title=${s.project || "no project label"}>${s.project || html`<span class="sr-only">no project label</span>`}</span>
-      <span class="c-now detail" title=${nowTitle(s)}>${needs
-        ? html`${nowText(s, ctx)}<span class="now-after"><span class="goal-sep" aria-hidden="true"> · </span><${Slot} name="row.now" session=${s} ctx=${ctx} /></span>`
-        : html`<${Slot} name="row.now" session=${s} ctx=${ctx} />${nowText(s, ctx)}`}</span>
+      <span class=${"c-now detail" + (now ? "" : " bare")} title=${nowTitle(s)}>${needs
+        ? html`${now}<span class="now-after"><span class="goal-sep" aria-hidden="true"> · </span><${Slot} name="row.now" session=${s} ctx=${ctx} /></span>`
+        : html`<${Slot} name="row.now" session=${s} ctx=${ctx} />${now}`}</span>
       ${s.state === "working" ? html`<${MiniTurn} turn=${s.turn} ctx=${ctx} />` : html`<span class="c-turn"></span>`}
       <span class="c-model"><${Model} session=${s} /></span>
       <span class="c-rate"><${Rate} session=${s} /></span>
