@@ -360,6 +360,29 @@ def test_every_row_of_the_demo_shows_its_title_whatever_its_chips(demo: Any, pag
     assert page.errors == []
 
 
+def test_the_cockpits_activity_rows_take_the_layout_of_the_pane_they_sit_in(demo: Any, page_for: Any) -> None:
+    """The rows' layout follows the width of their own table: in the cockpit's pane on a
+    1100 px window (about 810 px) the ten columns would leave a few letters each, so the rows
+    stack as on the narrow board; the full board beside it, at the same window, keeps them."""
+    page = page_for(demo.url + "/", width=1100, height=900)
+    page.evaluate("location.hash = '#n=project:acme%2Fapi'")
+    rows = page.locator("[aria-labelledby=h-activity] li.row")
+    rows.first.wait_for(timeout=30_000)
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('[aria-labelledby=h-activity] li.row')].map((r) => ({
+          project: r.querySelector('.c-proj').getClientRects().length,
+          title: Math.round(r.querySelector('a.title').getBoundingClientRect().width),
+          full: Math.round(Math.min(r.querySelector('a.title').scrollWidth, 200)),
+          now: Math.round(r.querySelector('.c-now').getBoundingClientRect().width),
+        }))"""
+    )
+    assert shown and all(r["project"] == 0 and r["title"] >= r["full"] - 1 and r["now"] >= 500 for r in shown), shown
+    page.evaluate("location.hash = '#n=sessions'")
+    page.wait_for_selector("main .line.heads", timeout=30_000)
+    assert page.locator("main li.row .c-proj").first.is_visible(), "the whole board's table keeps its columns"
+    assert page.errors == []
+
+
 def test_no_view_of_the_demo_scrolls_sideways_on_a_phone(demo: Any, page_for: Any) -> None:
     """At 390 px every view of the richest board (capacity windows, cockpit, intent log, a
     session page) fits the screen: a phone opened from a nudge never scrolls sideways."""
