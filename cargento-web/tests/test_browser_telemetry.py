@@ -77,6 +77,8 @@ def test_a_row_fed_by_telemetry_says_so_and_its_page_lists_the_figures(
         assert "[object" not in text
         assert "tok/min" in text.split("Output rate (10 min)")[1].split("Cost")[0]
         assert "they never decide its state" in text
+        # When the export was first heard, so a total is read against its span.
+        assert "just now" in text.split("First heard")[1].split("Last heard")[0]
         page.goto(server.url + "/#n=attention")
         coverage = page.locator(".telemetry-coverage")
         coverage.wait_for(timeout=10_000)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx
 import pytest
 from cargento.cli import Options
@@ -561,21 +562,46 @@ def test_the_demo_feeds_telemetry_in_each_vocabularys_own_shape(tmp_path: Path) 
         )
         found = vocabularies(registry, demo.env, "http://127.0.0.1:4318")
         ledger = Ledger(found)
-        feeder = DemoTelemetry(ledger, lambda: board)
+
+        def written(more: int) -> Any:
+            """The board with each working session's store *more* output tokens on (one that
+            recorded none yet, from zero)."""
+            return attrs.evolve(
+                board,
+                sessions=tuple(
+                    attrs.evolve(s, output_tokens_total=(s.output_tokens_total or 0) + more)
+                    if s.state == "working"
+                    else s
+                    for s in board.sessions
+                ),
+            )
+
+        shown = [written(0)]
+        feeder = DemoTelemetry(ledger, lambda: shown[0])
         now = datetime.now(UTC)
-        assert feeder.feed(now) >= 2
+        assert feeder.feed(now) >= 1
+        shown[0] = written(500)  # the stores move on
         assert feeder.feed(now + timedelta(seconds=5)) >= 2
     finally:
         demo.stop()
     figures = ledger.snapshot(now + timedelta(seconds=5))
     working = {
-        s.key for s in board.sessions if s.state == "working" and s.harness in found and found[s.harness].output_tokens
+        s.key: s
+        for s in board.sessions
+        if s.state == "working" and s.harness in found and found[s.harness].output_tokens
     }
-    assert working and set(figures) == working
+    assert working and set(figures) == set(working)
     kinds = {found[f["harness"]].output_tokens[0].kind for f in figures.values()}
     assert kinds == {"metric", "event"}, "both shapes are exercised"
-    for f in figures.values():
-        assert f["output_tokens"] > 0 and f["tokens_from"] == found[f["harness"]].output_tokens[0].name
+    followed: set[str] = set()
+    for key, f in figures.items():
+        source = found[f["harness"]].output_tokens[0]
+        assert f["tokens_from"] == source.name
+        total = working[key].output_tokens_total or 0
+        # The figures follow the store: a counter carries its total, an event what was added.
+        assert f["output_tokens"] == (total + 500 if source.kind == "metric" else 500), (key, f)
+        followed.add(source.kind)
+    assert followed == {"metric", "event"}
 
 
 def test_gemini_outfile_objects_are_read_as_they_complete(tmp_path: Path) -> None:

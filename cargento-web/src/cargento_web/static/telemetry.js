@@ -55,6 +55,7 @@ function TelemetrySection({ session, ctx, board }) {
       <dt>Cost</dt><dd>${f.cost_usd == null ? html`<span class="muted">not reported by this harness</span>` : `$${f.cost_usd.toFixed(4)}`}</dd>
       <dt>API errors</dt><dd>${f.api_errors}</dd>
       ${decisions.length ? html`<dt>Tool decisions</dt><dd>${decisions.map(([k, n]) => `${k} ${n}`).join(", ")}</dd>` : null}
+      <dt>First heard</dt><dd>${f.first_at ? ago(since(ctx, f.first_at)) : html`<span class="muted">not recorded</span>`}</dd>
       <dt>Last heard</dt><dd>${ago(since(ctx, f.last_at))}</dd>
     </dl>
   </section>`;

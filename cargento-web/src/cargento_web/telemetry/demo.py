@@ -2,7 +2,13 @@
 the demo's working sessions, built as real OTLP requests (a cumulative counter for a metric
 source, a log record for an event source) and read through the same decoder as an export,
 so the OTel marks, the figures and ``/metrics`` are populated. No harness is named here: the
-shapes come from the vocabularies the plugins declare."""
+shapes come from the vocabularies the plugins declare.
+
+The figures follow the simulated stores, as a harness's export follows its own work: a
+counter carries the session's output total as its store records it, and an event carries
+the output written since the last feed, so the session page's telemetry corroborates its
+token measurements instead of contradicting them. A row whose store records no total gets
+a steady made-up step instead."""
 
 from __future__ import annotations
 
@@ -35,6 +41,8 @@ class DemoTelemetry:
         self.latest_board = latest_board
         self.running: dict[str, int] = {}
         self.started: dict[str, int] = {}
+        #: Each row's output total at the last feed (an event carries what was added since).
+        self.totals: dict[str, int] = {}
 
     def feed(self, now: datetime) -> int:
         board = self.latest_board()
@@ -47,15 +55,24 @@ class DemoTelemetry:
             if s.state != "working" or vocabulary is None or not vocabulary.output_tokens:
                 continue
             source = vocabulary.output_tokens[0]
-            step = _step(s.key)
+            total = s.output_tokens_total
             if source.kind == "metric":
                 self.started.setdefault(s.key, nanos)
-                self.running[s.key] = self.running.get(s.key, 0) + step
+                # A counter never goes back.
+                counted = self.running.get(s.key, 0) + _step(s.key) if total is None else total
+                self.running[s.key] = max(self.running.get(s.key, 0), counted)
                 body = _counter(vocabulary, source, s.session_id, self.running[s.key], self.started[s.key], nanos)
                 fed += self.ledger.take_points(decode_metrics(body, "protobuf", now=now), now=now)
             elif source.field is not None:
-                body = _event(vocabulary, source, s.session_id, step, nanos)
-                fed += self.ledger.take_records(decode_logs(body, "protobuf", now=now), now=now)
+                if total is None:
+                    added = _step(s.key)
+                else:
+                    before = self.totals.get(s.key)
+                    self.totals[s.key] = total
+                    added = total - before if before is not None and total > before else 0
+                if added:
+                    body = _event(vocabulary, source, s.session_id, added, nanos)
+                    fed += self.ledger.take_records(decode_logs(body, "protobuf", now=now), now=now)
         return fed
 
 
