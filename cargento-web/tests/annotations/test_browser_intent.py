@@ -375,3 +375,36 @@ def test_a_waiting_row_leads_its_now_cell_with_the_wait_and_keeps_the_goal_besid
     assert text.startswith("question: Which database should the dashboard use?"), text
     assert text.rstrip().endswith("Pick the store and wire it in a very long way"), "no trailing separator"
     assert page.errors == []
+
+
+def test_sessions_sharing_a_title_are_told_apart_in_the_intent_log_and_a_projects_goals(
+    serve: Any, builder_for: Any, tmp_path: Path, context: Any
+) -> None:
+    """Two sessions of one title (a task retried) are named with their short id beside the
+    title, as on the board, wherever the intent layer lists sessions by name: the Intent log
+    and a project's stated goals."""
+    cwd = str(tmp_path / "w" / "retry")
+    harness = FakeHarness(
+        "fake",
+        [
+            FakeSession("twin-one-0000", title="Fix the retry loop", cwd=cwd),
+            FakeSession("twin-two-0000", title="Fix the retry loop", cwd=cwd),
+            FakeSession("solo-0000", title="Tidy", cwd=cwd),
+        ],
+    )
+    srv = serve(builder_for([("fake", harness)], tmp_path), features=[FEATURE], state_dir=tmp_path / "home")
+    for sid in ("twin-one-0000", "twin-two-0000"):
+        body = {"harness": "fake", "sid": sid, "goal": f"Goal of {sid}"}
+        assert httpx.post(srv.url + "/api/annotate", json=body, timeout=5).json()["outcome"] == "stored"
+    board = httpx.get(srv.url + "/api/data", timeout=5).json()
+    ids = {s["session_id"]: s["display_id"] for s in board["sessions"]}
+    assert ids["twin-one-0000"] != ids["twin-two-0000"]
+    twins = sorted(f"Fix the retry loop ({ids[sid]})" for sid in ("twin-one-0000", "twin-two-0000"))
+    log = _open(context, srv.url + "/#n=intent")
+    log.locator('.log-row[data-key="fake:twin-two-0000"] .source[data-kind=goal]').wait_for()
+    assert sorted(log.locator(".log-row .log-head a.title").all_inner_texts()) == sorted([*twins, "Tidy"])
+    project = board["sessions"][0]["project"]
+    log.goto(srv.url + "/#n=project:" + project.replace("/", "%2F"))
+    log.locator("li.stated >> nth=1").wait_for()
+    assert sorted(log.locator("li.stated > a").all_inner_texts()) == twins
+    assert log.errors == []

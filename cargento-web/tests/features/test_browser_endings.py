@@ -287,3 +287,43 @@ def test_two_sessions_of_one_title_are_told_apart_by_id(
     assert errors == []
     context.close()
     hub.close()
+
+
+def test_two_waiting_sessions_of_one_title_are_told_apart_where_they_wait(
+    serve: Any, builder_for: Any, tmp_path: Path, browser: Any
+) -> None:
+    """Attention's Needs you now and the cockpit's Waiting on you name each waiting session by
+    its title, with its display id beside it when another session shows the same title: two
+    retries of one task waiting at once are two different answers to give."""
+    from cargento.models import Gate
+
+    cwd = str(tmp_path / "org" / "app")
+    now = datetime.now(UTC)
+    twins = [
+        FakeSession(
+            sid, cwd=cwd, title="Fix the retry loop", gate=Gate(kind="permission", text=f"run {sid}?", since=now)
+        )
+        for sid in ("twin-one", "twin-two")
+    ]
+    server = serve(
+        builder_for([("fake", FakeHarness("fake", twins))], tmp_path),
+        features=[*FEATURES, "cargento_web.cockpit"],
+        state_dir=tmp_path / "state",
+    )
+    doc = wait_for(server, lambda d: sum(s["state"] == "needs_input" for s in d["sessions"]) == 2)
+    ids = {s["session_id"]: s["display_id"] for s in doc["sessions"]}
+    named = sorted(f"Fix the retry loop ({ids[sid]})" for sid in ("twin-one", "twin-two"))
+    context = browser.new_context(viewport={"width": 1280, "height": 1200})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/#n=attention")
+    page.locator("li.needs >> nth=1").wait_for(timeout=10_000)
+    assert sorted(page.locator("li.needs a.title").all_inner_texts()) == named
+    project = doc["sessions"][0]["project"]
+    page.goto(server.url + "/#n=project:" + project.replace("/", "%2F") + ":console")
+    waiting = page.locator("[data-rail=waiting] li")
+    waiting.nth(1).wait_for(timeout=10_000)
+    assert sorted(page.locator("[data-rail=waiting] li a").all_inner_texts()) == named
+    assert errors == []
+    context.close()

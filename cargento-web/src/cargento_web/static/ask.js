@@ -10,7 +10,7 @@ import { useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
-import { duration, sessionHash } from "/static/format.js";
+import { duration, sessionHash, sessionLabels } from "/static/format.js";
 import { announce, claim, fill } from "/static/slots.js";
 
 const html = htm.bind(h);
@@ -44,7 +44,7 @@ function Asker({ question, board }) {
   }
   const s = (board.sessions || []).find((x) => x.harness === question.harness && x.session_id === question.session_id);
   if (!s) return html`<span class="muted">${question.harness} · ${question.session_id.slice(0, 8)} (not on this board)</span>`;
-  return html`<a href=${sessionHash(s)}>${s.title || s.display_id}</a>`;
+  return html`<a href=${sessionHash(s)}>${sessionLabels(board.sessions)(s)}</a>`;
 }
 
 export function QuestionCard({ question, board, ctx, showAsker = true }) {

@@ -332,7 +332,8 @@ function Timeline({ rec, board, scopeKey }) {
   if (rec.status === "loading") return html`<p class="muted" aria-busy="true">Reading the local history…</p>`;
   if (rec.status !== "ok") return html`<p class="muted">The local history could not be read: ${rec.reason}.</p>`;
   const shown = rec.doc.observations.filter((o) => keep(filter, o)).slice(-200).reverse();
-  const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, s.title || s.display_id]));
+  const label = sessionLabels(board.sessions);
+  const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, label(s)]));
   return html`<div class="timeline">
     <div class="tl-filter" role="radiogroup" aria-label="Timeline filter">${FILTERS.map((k) => html`<label class="small"><input type="radio" name=${"tl-" + scopeKey} value=${k} checked=${filter === k} onChange=${() => pick(k)} /> ${k}</label>`)}</div>
     <p class="muted small window-caption">${windowCaption(rec.doc)}</p>
@@ -355,8 +356,9 @@ function Semantic({ board, project, selected }) {
 function CourseTab({ scope, board, ctx, project, selected, rec }) {
   // Completed tasks: those the rows publish now, then those the local history observed
   // completing (which outlive a row that left the board).
-  const done = scope.flatMap((s) => s.tasks.filter((t) => t.status === "completed").map((t) => ({ subject: t.subject, who: s.title || s.display_id, source: "on the board" })));
-  const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, s.title || s.display_id]));
+  const label = sessionLabels(board.sessions);
+  const done = scope.flatMap((s) => s.tasks.filter((t) => t.status === "completed").map((t) => ({ subject: t.subject, who: label(s), source: "on the board" })));
+  const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, label(s)]));
   const seen = new Set(done.map((d) => `${d.who}\u0000${d.subject}`));
   for (const o of rec.status === "ok" ? rec.doc.observations : []) {
     if (o.kind !== "task_completed" || !o.detail) continue;
@@ -434,6 +436,7 @@ function ConsoleTab({ scope, board, ctx, selected, rec }) {
   const c = feature("cockpit") || {};
   const waiting = scope.filter((s) => s.state === "needs_input");
   const asked = questionsFrom(board, ctx, scope);
+  const label = sessionLabels(board.sessions);
   const tw = tripwiresOf(board);
   const terminal = (board.cockpit && board.cockpit.terminal) || c.terminal || { offered: false };
   const terminalOn = terminal.offered;
@@ -449,9 +452,9 @@ function ConsoleTab({ scope, board, ctx, selected, rec }) {
   return html`<section class="ck-part rail" aria-labelledby="h-rail"><h3 id="h-rail">Operations</h3>
       <${Delegation} scope=${scope} rec=${rec} />
       <div class="rail-part" data-rail="waiting"><h4>Waiting on you</h4>${waiting.length || asked.length
-        ? html`<ul>${waiting.map((s) => html`<li><a href=${sessionHash(s)}>${s.title || s.display_id}</a>: ${s.waiting && s.waiting.text ? s.waiting.text : s.detail}</li>`)}${asked.map((q) => {
+        ? html`<ul>${waiting.map((s) => html`<li><a href=${sessionHash(s)}>${label(s)}</a>: ${s.waiting && s.waiting.text ? s.waiting.text : s.detail}</li>`)}${asked.map((q) => {
             const s = scope.find((x) => x.harness === q.harness && x.session_id === q.session_id);
-            return html`<li data-question=${q.id}>${s ? html`<a href=${sessionHash(s)}>${s.title || s.display_id}</a>` : "a session"} asks: ${q.text}</li>`;
+            return html`<li data-question=${q.id}>${s ? html`<a href=${sessionHash(s)}>${label(s)}</a>` : "a session"} asks: ${q.text}</li>`;
           })}</ul>`
         : html`<p class="muted small">Nothing in this scope waits on you.</p>`}</div>
       <${Capacity} scope=${scope} board=${board} />

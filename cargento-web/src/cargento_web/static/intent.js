@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import { getJSON, postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
-import { ago, clock, plural, sessionHash } from "/static/format.js";
+import { ago, clock, plural, sessionHash, sessionLabels } from "/static/format.js";
 import { harnessMeta } from "/static/marks.js";
 import { fill, view } from "/static/slots.js";
 import { ViewHeading, since } from "/static/views.js";
@@ -431,6 +431,7 @@ function AboveRows({ board }) {
 function ProjectGoals({ board, ctx, sessions }) {
   if (!CONF) return null;
   const doc = board.annotations || {};
+  const label = sessionLabels(board.sessions);
   const rows = [];
   for (const s of sessions) {
     const entry = (doc.sessions || {})[s.key];
@@ -438,7 +439,7 @@ function ProjectGoals({ board, ctx, sessions }) {
     const typed = on() && doc.on !== false && entry && entry.kind === "words" ? entry : null;
     if (!published && !typed) continue;
     rows.push(html`<li class="stated" data-key=${s.key}>
-      <a href=${sessionHash(s)}>${s.title || s.display_id}</a>
+      <a href=${sessionHash(s)}>${label(s)}</a>
       <ul>
         ${published ? html`<li class="stated-row published" data-source="published"><span class="src-label">published by ${s.harness_label}: latest prompt</span> ${bounded(published.text)} <span class="muted small">· observed ${published.at ? ago(since(ctx, published.at)) : "at a time unknown"}</span></li>` : null}
         ${typed && typed.goal ? html`<li class="stated-row typed" data-source="typed"><span class="src-label">your goal${typed.goal_source === "prompt" ? " (from your prompt)" : ""}</span> ${typed.goal} <span class="muted small">· revision ${typed.revision}</span></li>` : null}
@@ -511,11 +512,13 @@ export function IntentLog({ board, ctx }) {
   const entries = new Map(current && current.state !== "untrusted" ? current.annotations.map((a) => [a.key, a]) : []);
   const rows = [];
   const seen = new Set();
+  // Sessions sharing a title are told apart by their short id, as on the board.
+  const named = sessionLabels(board.sessions);
   for (const s of board.sessions) {
     if (seen.has(s.key)) continue;
     seen.add(s.key);
     const binding = ((doc.sessions || {})[s.key] || {}).binding;
-    rows.push({ key: s.key, session: s, entry: entries.get(s.key) || null, binding, harness: s.harness, label: s.harness_label, sid: s.session_id });
+    rows.push({ key: s.key, session: s, title: s.title ? named(s) : null, entry: entries.get(s.key) || null, binding, harness: s.harness, label: s.harness_label, sid: s.session_id });
   }
   const offBoard = [...entries.values()].filter((a) => !seen.has(a.key));
   offBoard.sort((a, b) => String(b.at || "").localeCompare(String(a.at || "")));
@@ -543,7 +546,7 @@ function LogRow({ row, ctx, typedOn }) {
   }
   return html`<li class="log-row" data-key=${row.key} data-annotation=${a ? a.kind : "none"}>
     <div class="log-head">
-      <a class="title" href=${href}>${s ? s.title || html`<span class="muted">untitled session</span>` : html`<span class="mono">${row.sid}</span>`}</a>
+      <a class="title" href=${href}>${s ? row.title || html`<span class="muted">untitled session</span>` : html`<span class="mono">${row.sid}</span>`}</a>
       <span class="muted small"> · ${row.label} · ${s ? s.project || "no project" : "not on the board"}${a && a.kind === "words" ? ` · revision ${a.revision}` : ""}${a && a.kind === "words" && a.persisted === false ? " · held for this run only" : ""}</span>
       ${row.binding && !row.binding.exact ? html`<span class="shared-binding small"> · a short id shared with ${plural(row.binding.shared_with, "other session")}</span>` : null}
     </div>

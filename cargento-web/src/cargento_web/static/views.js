@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import {
   BROWSER_NOTIFY_TEXT, LONG_TURN_NOTE, NO_ESTIMATE_NOTE, SCANNING_NOTE, STATE_TEXT, ago, clock, duration, pillLabels, plural,
-  projectHash, rate, sessionHash, shortAge,
+  projectHash, rate, sessionHash, sessionLabels, shortAge,
 } from "/static/format.js";
 import { evidenceTitle } from "/static/evidence.js";
 import { Mark, harnessMeta } from "/static/marks.js";
@@ -503,6 +503,7 @@ function useReports(revision, everyMs, kept) {
 function ReportedCommands({ board, ctx }) {
   const doc = useReports(board.revision, ctx.recordEveryMs, ctx.recordKept);
   const names = new Map(board.sessions.map((s) => [`${s.harness}:${s.session_id}`, s]));
+  const label = sessionLabels(board.sessions);
   let body;
   if (!ctx.recordKept) body = html`<p class="empty">This dashboard runs without its event lane, so no command is reported.</p>`;
   else if (!doc) body = html`<p class="empty" aria-busy="true">Reading the reports…</p>`;
@@ -513,7 +514,7 @@ function ReportedCommands({ board, ctx }) {
     body = html`<ul class="reports">${doc.reports.map((r) => {
       const s = names.get(`${r.harness}:${r.session_id}`);
       return html`<li class="report" data-shape=${r.shape} data-session=${`${r.harness}:${r.session_id}`}>
-        <b>${r.shape_words}</b> · ${s ? html`<a href=${sessionHash(s)}>${s.title || s.display_id}</a>` : html`<span class="mono">${r.harness} ${r.session_id}</span>`}
+        <b>${r.shape_words}</b> · ${s ? html`<a href=${sessionHash(s)}>${label(s)}</a>` : html`<span class="mono">${r.harness} ${r.session_id}</span>`}
         · <${When} at=${r.at} ctx=${ctx} />
         <div class="mono" title=${r.tool ? `reported by the ${r.tool} tool` : "reported by an after-tool hook"}>${r.command}</div></li>`;
     })}</ul>`;
@@ -552,6 +553,7 @@ export function AttentionView({ board, ctx }) {
   const blind = hs.filter((x) => x.absent || !x.reports_waits);
   const faults = board.harnesses.filter((x) => x.error);
   const partial = board.sessions.filter((s) => s.missing.length);
+  const label = sessionLabels(board.sessions);
   const off = offCountItems(board);
   return html`<section class="attention" aria-labelledby="view-h">
     <${ViewHeading}>Attention</${ViewHeading}>
@@ -590,7 +592,7 @@ export function AttentionView({ board, ctx }) {
         : null}
       ${partial.length
         ? html`<p>Sessions whose source was not fully read:</p>
-          <ul>${partial.map((s) => html`<li><a href=${sessionHash(s)}>${s.title || s.display_id}</a> (${s.harness_label}): ${s.missing.join(", ")}</li>`)}</ul>`
+          <ul>${partial.map((s) => html`<li><a href=${sessionHash(s)}>${label(s)}</a> (${s.harness_label}): ${s.missing.join(", ")}</li>`)}</ul>`
         : null}
       <p>Without lifecycle events, a harness with no turn-end signal reads a quiet session as idle; it may still be waiting on you.</p>
       <p>Covered: ${waiters.length ? `${plural(waiters.length, "installed harness", "installed harnesses")} can report that a session waits on you, within these conditions:` : "no installed harness can report that a session waits on you."}</p>
@@ -613,7 +615,7 @@ function NeedsItem({ session, board, ctx }) {
     <div class="row-head">
       <${HarnessBadge} session=${s} />
       <${StateBadge} state=${s.state} session=${s} />
-      <a class="title" href=${sessionHash(s)}>${s.title || html`<span class="muted">${untitled(s)}</span>`}</a>
+      <a class="title" href=${sessionHash(s)}>${s.title ? sessionLabels(board.sessions)(s) : html`<span class="muted">${untitled(s)}</span>`}</a>
       <span class="proj">${s.project || "no project"}</span>
     </div>
     <div class="question">${w ? html`<b>${w.kind}</b>: ${w.text || s.detail}` : s.detail}
