@@ -128,9 +128,11 @@ VIEWS = (
 )
 
 
-def check_every_view(open_page: Callable[..., Any], base: str, views: tuple[str, ...], source: str) -> None:
+def check_every_view(
+    open_page: Callable[..., Any], base: str, views: tuple[str, ...], source: str, *, width: int = 1440
+) -> None:
     for view in views:
-        page = open_page(base + "/" + view)
+        page = open_page(base + "/" + view, width=width)
         page.wait_for_timeout(300)
         # open one row's details too, so the hidden half of a row is checked as well
         more = page.locator("main button.more-btn")
