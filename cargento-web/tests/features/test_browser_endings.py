@@ -61,6 +61,16 @@ def repo(path: Path, *, dirty: bool | None) -> str:
     return str(path)
 
 
+def attention_page(browser: Any, url: str) -> tuple[Any, Any, list[str]]:
+    """A fresh browser context on *url*'s Attention view, and the page errors it collects."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "/#n=attention")
+    return context, page, errors
+
+
 def wait_for(server: Any, predicate: Any) -> dict[str, Any]:
     deadline = time.monotonic() + 20
     doc: dict[str, Any] = {}
@@ -114,11 +124,7 @@ def test_every_group_and_the_remembered_timeline_filter(
         "end-plain": "end-unmeasured",
     }
 
-    context = browser.new_context(viewport={"width": 1280, "height": 1600})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/#n=attention")
+    context, page, errors = attention_page(browser, server.url)
     page.locator(".close-loop .ending").first.wait_for(timeout=10_000)
     shown = sorted(page.locator(".close-loop .ending").evaluate_all("els => els.map(e => e.dataset.outcome)"))
     assert shown == ["end-clean", "end-unmeasured", "stop-clean", "stop-dirty", "stop-unmeasured"]
@@ -266,11 +272,7 @@ def test_two_sessions_of_one_title_are_told_apart_by_id(
         s.turn = "ended"
     doc = wait_for(server, lambda d: len(d["endings"]["readings"]) == 3)
     ids = {s["session_id"]: s["display_id"] for s in doc["sessions"]}
-    context = browser.new_context(viewport={"width": 1280, "height": 1600})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/#n=attention")
+    context, page, errors = attention_page(browser, server.url)
     page.locator(".close-loop .ending >> nth=2").wait_for(timeout=10_000)
     names = sorted(page.locator(".close-loop .ending a").all_inner_texts())
     assert names == sorted(
@@ -313,11 +315,7 @@ def test_two_waiting_sessions_of_one_title_are_told_apart_where_they_wait(
     doc = wait_for(server, lambda d: sum(s["state"] == "needs_input" for s in d["sessions"]) == 2)
     ids = {s["session_id"]: s["display_id"] for s in doc["sessions"]}
     named = sorted(f"Fix the retry loop ({ids[sid]})" for sid in ("twin-one", "twin-two"))
-    context = browser.new_context(viewport={"width": 1280, "height": 1200})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/#n=attention")
+    context, page, errors = attention_page(browser, server.url)
     page.locator("li.needs >> nth=1").wait_for(timeout=10_000)
     assert sorted(page.locator("li.needs a.title").all_inner_texts()) == named
     project = doc["sessions"][0]["project"]
