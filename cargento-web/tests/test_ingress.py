@@ -225,9 +225,10 @@ def test_a_replay_marks_the_ends_recorded_up_to_its_moment_and_writes_nothing(
     tmp_path: Path, builder_for: Callable[..., Any]
 ) -> None:
     """The ends a live run recorded are read back as they stood at the replayed moment: an end
-    before it marks its idle row ended (a later start of the session does not take it back, it
-    had not happened yet), an end after it is not yet; the store is left byte for byte, and one
-    that does not read is left where it is, not set aside."""
+    before it marks its idle row ended, an end after it is not yet; a start takes an end back
+    only when it came by the moment (one recorded without a time, by an earlier build, is not
+    applied); the store is left byte for byte, and one that does not read is left where it is,
+    not set aside."""
     from cargento.cli import Options
     from cargento_web.ingress import create_hub
     from cargento_web.runtime.stores import ENDS_FILE, End, EndsStore
@@ -239,14 +240,18 @@ def test_a_replay_marks_the_ends_recorded_up_to_its_moment_and_writes_nothing(
     live.load(moment)
     live.record(End(harness="fake", session_id="before", at=moment - timedelta(minutes=10), reason="logout"), moment)
     live.record(End(harness="fake", session_id="after", at=moment + timedelta(minutes=10)), moment)
-    live.record(End(harness="fake", session_id="resumed", at=moment - timedelta(minutes=20)), moment)
-    assert live.forget("fake", "resumed")  # it started again, after the moment replayed
+    for sid in ("resumed", "resumed-before", "resumed-untimed"):
+        live.record(End(harness="fake", session_id=sid, at=moment - timedelta(minutes=20)), moment)
+    assert live.forget("fake", "resumed", at=moment + timedelta(minutes=5))  # after the moment replayed
+    assert live.forget("fake", "resumed-before", at=moment - timedelta(minutes=5))
+    assert live.forget("fake", "resumed-untimed")
     assert live.flush()
     live.close()
     stored = (state / ENDS_FILE).read_bytes()
     mtime = (state / ENDS_FILE).stat().st_mtime_ns
 
-    sessions = [FakeSession(sid, age_s=30 * 60) for sid in ("before", "after", "resumed")]
+    names = ("before", "after", "resumed", "resumed-before", "resumed-untimed")
+    sessions = [FakeSession(sid, age_s=30 * 60) for sid in names]
     builder = builder_for(
         [("fake", FakeHarness("fake", sessions))], tmp_path, env={"CARGENTO_HOME": str(state)}, clock=lambda: moment
     )
@@ -255,7 +260,8 @@ def test_a_replay_marks_the_ends_recorded_up_to_its_moment_and_writes_nothing(
         board = replay.on_board(builder.build(now=moment, as_of=True, overlays=replay.overlays(moment)))
         rows = {s.session_id: s for s in board.sessions}
         assert rows["before"].ended and rows["before"].detail.startswith("session ended")
-        assert rows["resumed"].ended
+        assert rows["resumed"].ended and rows["resumed-untimed"].ended
+        assert not rows["resumed-before"].ended, "it had started again by the moment replayed"
         assert not rows["after"].ended and rows["after"].state == "idle"
     finally:
         replay.close()

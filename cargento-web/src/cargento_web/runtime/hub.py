@@ -306,7 +306,7 @@ class EventHub:
                 event.kind == "session_started"
                 and event.reason != "compact"
                 and self.ends is not None
-                and self.ends.forget(*key)
+                and self.ends.forget(*key, at=now)
             ):
                 effect += "; earlier end withdrawn"
             if effect.startswith("idle: turn ended"):

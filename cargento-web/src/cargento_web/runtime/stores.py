@@ -85,16 +85,18 @@ class EndsStore:
 
     def load(self, now: datetime, *, as_of: bool = False) -> None:
         """Read the ends back. With *as_of* (a replay of the moment *now*), the ends as they
-        stood then: each session's newest end up to *now*, one recorded later is not yet, and a
-        later start does not take it back (it carries no time; the row's own activity after the
-        end still does: see the hub's end marks)."""
+        stood then: each session's newest end up to *now*, one recorded later is not yet, and
+        a start takes an end back only when it came by then (a start recorded by an earlier
+        build carries no time and is not applied; the row's own activity after the end still
+        retires its mark: see the hub's end marks)."""
         ends: dict[tuple[str, str], End] = {}
         for record in self.journal.load():
             harness, sid = record.get("harness"), record.get("session_id")
             if not isinstance(harness, str) or not isinstance(sid, str):
                 continue
             if record.get("op") == "forget":
-                if not as_of:
+                started = parse_ts(record.get("at"))
+                if not as_of or (started is not None and started <= now):
                     ends.pop((harness, sid), None)
                 continue
             at = parse_ts(record.get("at"))
@@ -126,12 +128,16 @@ class EndsStore:
             if trimmed:
                 self.journal.compact_soon()
 
-    def forget(self, harness: str, session_id: str) -> bool:
-        """Drop a session's end (it started again) and persist; True when there was one."""
+    def forget(self, harness: str, session_id: str, at: datetime | None = None) -> bool:
+        """Drop a session's end (it started again, at *at*) and persist; True when there was
+        one. The time lets a replay of an earlier moment keep the end."""
         with self._lock:
             found = self._ends.pop((harness, session_id), None)
             if found is not None:
-                self.journal.append({"op": "forget", "harness": harness, "session_id": session_id})
+                record: dict[str, Any] = {"op": "forget", "harness": harness, "session_id": session_id}
+                if at is not None:
+                    record["at"] = iso(at)
+                self.journal.append(record)
         return found is not None
 
     def flush(self, timeout_s: float = 5.0) -> bool:
