@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,7 +151,11 @@ def test_a_departure_marks_and_ranks_the_row(serve: Any, builder_for: Any, tmp_p
         page.goto(server.url + "/#n=sessions")
         row = page.locator(f"li.row[data-key$='{kit.SID}']")
         row.locator(".drift-mark").wait_for()
-        assert row.locator(".drift-mark").inner_text().startswith("drift ·")
+        # Its age short, as the age column says it, and whole in its title.
+        assert re.fullmatch(r"drift · \d+[smhd]", row.locator(".drift-mark").inner_text())
+        assert re.search(
+            r"raised (just now|\d+ (s|min|h|d) ago)", row.locator(".drift-mark").get_attribute("title") or ""
+        )
         active = page.locator("section[aria-labelledby='h-active']")
         assert active.locator(f"li.row[data-key$='{kit.SID}']").count() == 1, "a departed idle session ranks in Active"
         # The figure and the rows read in one go: a revision landing between two reads (the

@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import htm from "/static/vendor/htm.mjs";
 import { postJSON } from "/static/api.js";
 import { feature } from "/static/config.js";
-import { ago, plural } from "/static/format.js";
+import { ago, plural, shortAge } from "/static/format.js";
 import { RaiseTerminal } from "/static/focus.js";
 import { fillLogRow, fillPanel } from "/static/intent.js";
 import { claimsFrom, fill, raise, waitsOnReader } from "/static/slots.js";
@@ -64,10 +64,11 @@ raise((session, board) => {
 function DriftMark({ session, ctx }) {
   const rec = recordOf(ctx.board, session.harness, session.session_id);
   if (!rec || !rec.departed) return null;
-  const age = rec.departed_at ? ago(since(ctx, rec.departed_at)) : "age unknown";
+  // The row's mark says the age short ("12m"), as the age column does; its title says it whole.
+  const seconds = rec.departed_at ? since(ctx, rec.departed_at) : null;
   const moved = rec.departed_revision != null && rec.revision != null && rec.revision > rec.departed_revision;
-  const title = `a departure is on record, raised ${rec.departed_at ? age : "at a time not recorded"}${moved ? `; it read revision ${rec.departed_revision} and the words have since moved to revision ${rec.revision}` : ""}`;
-  return html` <span class="drift-mark" data-drift="departed" title=${title}>drift · ${age}${moved ? " · words moved" : ""}</span>`;
+  const title = `a departure is on record, raised ${seconds != null ? ago(seconds) : "at a time not recorded"}${moved ? `; it read revision ${rec.departed_revision} and the words have since moved to revision ${rec.revision}` : ""}`;
+  return html` <span class="drift-mark" data-drift="departed" title=${title}>drift · ${seconds != null ? shortAge(seconds) : "age unknown"}${moved ? " · words moved" : ""}</span>`;
 }
 
 function Disclosure({ d, open }) {
@@ -366,5 +367,5 @@ if (annotations) {
 fill("row.marks", DriftMark, (board, s, ctx) => {
   const rec = recordOf(board, s.harness, s.session_id);
   if (!rec || !rec.departed) return null;
-  return [rec.departed_at, rec.departed_revision, rec.revision, rec.departed_at ? ago(since(ctx, rec.departed_at)) : null];
+  return [rec.departed_at, rec.departed_revision, rec.revision, rec.departed_at ? shortAge(since(ctx, rec.departed_at)) : null];
 });
