@@ -602,6 +602,17 @@ def test_the_demo_feeds_telemetry_in_each_vocabularys_own_shape(tmp_path: Path) 
         assert f["output_tokens"] == (total + 500 if source.kind == "metric" else 500), (key, f)
         followed.add(source.kind)
     assert followed == {"metric", "event"}
+    # The demo starts new sessions as it goes; what the feeder keeps is only the rows on the board.
+    for round_ in range(120):
+        shown[0] = attrs.evolve(
+            board,
+            sessions=tuple(
+                attrs.evolve(s, key=f"{s.key}-{round_}", output_tokens_total=round_) for s in board.sessions
+            ),
+        )
+        feeder.feed(now + timedelta(seconds=10 + round_))
+    kept = set(feeder.running) | set(feeder.started) | set(feeder.totals)
+    assert len(kept) <= 4 * len(board.sessions) + 64, len(kept)
 
 
 def test_gemini_outfile_objects_are_read_as_they_complete(tmp_path: Path) -> None:

@@ -95,8 +95,7 @@ class EndsStore:
             if not isinstance(harness, str) or not isinstance(sid, str):
                 continue
             if record.get("op") == "forget":
-                started = parse_ts(record.get("at"))
-                if not as_of or (started is not None and started <= now):
+                if not as_of or ((started := parse_ts(record.get("at"))) is not None and started <= now):
                     ends.pop((harness, sid), None)
                 continue
             at = parse_ts(record.get("at"))

@@ -564,7 +564,7 @@ export function AttentionView({ board, ctx }) {
     <h3 class="needs-h group-h">NEEDS YOU NOW <span class="count">${needs.length + beyond.offBoard}</span></h3>
     <${Slot} name="attention.needs" board=${board} ctx=${ctx} />
     ${gates.length
-      ? html`<ul class="rows">${gates.map((s) => html`<${NeedsItem} key=${s.key} session=${s} board=${board} ctx=${ctx} />`)}</ul>`
+      ? html`<ul class="rows">${gates.map((s) => html`<${NeedsItem} key=${s.key} session=${s} board=${board} ctx=${ctx} label=${label} />`)}</ul>`
       : needs.length || beyond.offBoard
         ? html`<p class="empty">No harness that can report a wait reports one beside the questions above. That is not an all-clear: see the coverage details below.</p>`
         : html`<p class="empty">No harness that can report a wait reports one. That is not an all-clear: see the coverage details below.</p>`}
@@ -608,14 +608,14 @@ export function AttentionView({ board, ctx }) {
   </section>`;
 }
 
-function NeedsItem({ session, board, ctx }) {
+function NeedsItem({ session, board, ctx, label }) {
   const s = session;
   const w = s.waiting;
   return html`<li class="row st-needs_input needs" data-key=${s.key} data-state=${s.state}>
     <div class="row-head">
       <${HarnessBadge} session=${s} />
       <${StateBadge} state=${s.state} session=${s} />
-      <a class="title" href=${sessionHash(s)}>${s.title ? sessionLabels(board.sessions)(s) : html`<span class="muted">${untitled(s)}</span>`}</a>
+      <a class="title" href=${sessionHash(s)}>${s.title ? label(s) : html`<span class="muted">${untitled(s)}</span>`}</a>
       <span class="proj">${s.project || "no project"}</span>
     </div>
     <div class="question">${w ? html`<b>${w.kind}</b>: ${w.text || s.detail}` : s.detail}
